@@ -1,0 +1,183 @@
+// Shared pieces of the reduction kernels (The CUDA Handbook, chapter 12).
+// Header-free on purpose: only NVRTC's built-in declarations are used, so the
+// kernels that include this compile where just the driver and NVRTC exist.
+#ifndef CURED_COMMON_CUH
+#define CURED_COMMON_CUH
+
+typedef unsigned long long u64;
+
+// Sum. Integer additions go through unsigned arithmetic so that int32 wraps
+// modulo 2^32 by definition, not by undefined signed overflow.
+struct Sum {
+    template <class A> __device__ static A identity() { return A(0); }
+    __device__ int operator()(int a, int b) const { return (int)((unsigned)a + (unsigned)b); }
+    __device__ long long operator()(long long a, long long b) const
+    {
+        return (long long)((u64)a + (u64)b);
+    }
+    template <class A> __device__ A operator()(A a, A b) const { return a + b; }
+};
+
+// atomicAdd for the accumulator types of the atomic variants.
+__device__ inline void atomic_add(int *p, int v) { atomicAdd(p, v); }
+__device__ inline void atomic_add(long long *p, long long v) { atomicAdd((u64 *)p, (u64)v); }
+__device__ inline int atomic_take(int *p) { return atomicExch(p, 0); }
+__device__ inline long long atomic_take(long long *p) { return (long long)atomicExch((u64 *)p, 0ull); }
+
+// Per-thread partial over a grid-stride loop, one element per load (the
+// Handbook's two-pass and single-pass kernels).
+template <class T, class A, class Op>
+__device__ A thread_reduce_scalar(const T *in, size_t n, Op op)
+{
+    A acc = Op::template identity<A>();
+    size_t stride = (size_t)gridDim.x * blockDim.x;
+    for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride)
+        acc = op(acc, (A)in[i]);
+    return acc;
+}
+
+// Combine the elements of one 16-byte vector.
+template <class T, class A, class Op> __device__ A reduce_vec(uint4 v, Op op)
+{
+    const T *e = reinterpret_cast<const T *>(&v);
+    A r = (A)e[0];
+#pragma unroll
+    for (int k = 1; k < (int)(16 / sizeof(T)); k++)
+        r = op(r, (A)e[k]);
+    return r;
+}
+
+// Per-thread partial with 16-byte loads, UNROLL of them in flight per thread.
+// `in` need only be aligned to sizeof(T): the elements before the first
+// 16-byte boundary (the head) and after the last whole vector (the tail) are
+// read one by one, by the first threads of the grid.
+template <class T, class A, class Op, int UNROLL>
+__device__ A thread_reduce_vec(const T *in, size_t n, Op op)
+{
+    const int VEC = 16 / sizeof(T);
+    const size_t tid = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    const size_t nthreads = (size_t)gridDim.x * blockDim.x;
+    A acc = Op::template identity<A>();
+
+    size_t mis = (size_t)(reinterpret_cast<u64>(in) & 15) / sizeof(T);
+    size_t head = mis ? VEC - mis : 0;
+    if (head > n)
+        head = n;
+    if (tid < head)
+        acc = op(acc, (A)in[tid]);
+
+    const uint4 *body = reinterpret_cast<const uint4 *>(in + head);
+    const size_t nvec = (n - head) / VEC;
+    size_t i = tid;
+    for (; i + (UNROLL - 1) * nthreads < nvec; i += UNROLL * nthreads) {
+        uint4 v[UNROLL];
+#pragma unroll
+        for (int u = 0; u < UNROLL; u++) // all loads issued before any use
+            v[u] = __ldg(body + i + u * nthreads);
+#pragma unroll
+        for (int u = 0; u < UNROLL; u++)
+            acc = op(acc, reduce_vec<T, A>(v[u], op));
+    }
+    for (; i < nvec; i += nthreads)
+        acc = op(acc, reduce_vec<T, A>(__ldg(body + i), op));
+
+    const size_t tail = head + nvec * VEC;
+    if (tid < n - tail)
+        acc = op(acc, (A)in[tail + tid]);
+    return acc;
+}
+
+// Warp reduction with shuffles; lane 0 holds the result.
+template <class A, class Op> __device__ A warp_reduce(A v, Op op)
+{
+#pragma unroll
+    for (int offset = 16; offset > 0; offset >>= 1)
+        v = op(v, __shfl_down_sync(0xffffffffu, v, offset));
+    return v;
+}
+
+// Block reduction: shuffles within warps, one shared word per warp, then the
+// first warp. Thread 0 holds the result. Ends with a barrier so that it can be
+// called twice in one kernel.
+template <int BLOCK, class A, class Op> __device__ A block_reduce_shuffle(A v, Op op)
+{
+    __shared__ A warp_partial[BLOCK / 32];
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    v = warp_reduce(v, op);
+    if (lane == 0)
+        warp_partial[warp] = v;
+    __syncthreads();
+    if (warp == 0) {
+        v = lane < BLOCK / 32 ? warp_partial[lane] : Op::template identity<A>();
+        v = warp_reduce(v, op);
+    }
+    __syncthreads();
+    return v;
+}
+
+// Block reduction as a shared-memory tree (the Handbook's first kernel),
+// with a barrier at every level: warp-synchronous tricks are unsafe since Volta.
+template <int BLOCK, class A, class Op> __device__ A block_reduce_tree(A v, Op op)
+{
+    __shared__ A partial[BLOCK];
+    const int tid = threadIdx.x;
+    partial[tid] = v;
+    __syncthreads();
+#pragma unroll
+    for (int active = BLOCK / 2; active > 0; active >>= 1) {
+        if (tid < active)
+            partial[tid] = op(partial[tid], partial[tid + active]);
+        __syncthreads();
+    }
+    A r = partial[0];
+    __syncthreads();
+    return r;
+}
+
+// Single-pass finish with a ticket: each block stores its partial, fences,
+// and takes a ticket; the block that takes the last ticket combines all the
+// partials in block order (so float results do not depend on timing), writes
+// *out and resets the ticket for the next launch on this workspace.
+template <int BLOCK, class A, class Op>
+__device__ void finish_last_block(A block_value, A *out, A *partials, unsigned int *ticket, Op op)
+{
+    if (gridDim.x == 1) {
+        if (threadIdx.x == 0)
+            *out = block_value;
+        return;
+    }
+    __shared__ bool last;
+    if (threadIdx.x == 0) {
+        partials[blockIdx.x] = block_value;
+        __threadfence();
+        last = atomicAdd(ticket, 1u) == gridDim.x - 1;
+    }
+    __syncthreads();
+    if (!last)
+        return;
+    A v = Op::template identity<A>();
+    for (unsigned int i = threadIdx.x; i < gridDim.x; i += BLOCK)
+        v = op(v, __ldcg(partials + i)); // L2: the partials were written by other SMs
+    v = block_reduce_shuffle<BLOCK>(v, op);
+    if (threadIdx.x == 0) {
+        *out = v;
+        *ticket = 0;
+    }
+}
+
+// Finish of the atomic variants, run by thread 0 of each block: one atomicAdd
+// of the block's partial into the workspace accumulator, then a ticket; the
+// last block moves the total to *out and leaves accumulator and ticket at
+// zero, so no memset is needed before the next launch.
+template <class A>
+__device__ void finish_atomic(A block_value, A *out, A *accum, unsigned int *ticket)
+{
+    atomic_add(accum, block_value);
+    __threadfence();
+    if (atomicAdd(ticket, 1u) == gridDim.x - 1) {
+        *out = atomic_take(accum);
+        *ticket = 0;
+    }
+}
+
+#endif

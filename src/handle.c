@@ -1,0 +1,321 @@
+/*
+ * Handles: a context, device facts, per-stream workspaces and the kernels
+ * loaded into the context.
+ */
+#include "internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+cured_status cr_enter(cured_handle h, CUcontext *saved)
+{
+    CUcontext cur = NULL;
+    CUresult r = h->d->CtxGetCurrent(&cur);
+    if (r != CUDA_SUCCESS)
+        return cr_fail_cuda(r, "cuCtxGetCurrent");
+    *saved = cur;
+    if (cur == h->ctx)
+        return CURED_SUCCESS;
+    r = h->d->CtxPushCurrent(h->ctx);
+    return r == CUDA_SUCCESS ? CURED_SUCCESS : cr_fail_cuda(r, "cuCtxPushCurrent");
+}
+
+void cr_leave(cured_handle h, CUcontext saved)
+{
+    if (saved != h->ctx) {
+        CUcontext popped;
+        h->d->CtxPopCurrent(&popped);
+    }
+}
+
+/* A further chunk of CR_SLOTS_PER_CHUNK zeroed workspaces. Caller holds h->lock and the context. */
+static cured_status add_chunk(cured_handle h)
+{
+    size_t cap = h->slots_cap + CR_SLOTS_PER_CHUNK;
+    struct cr_slot *slots = realloc(h->slots, cap * sizeof *slots);
+    CUdeviceptr *chunks = realloc(h->chunks, (h->nchunks + 1) * sizeof *chunks);
+    if (slots)
+        h->slots = slots;
+    if (chunks)
+        h->chunks = chunks;
+    if (!slots || !chunks)
+        return cr_fail(CURED_ERROR_OUT_OF_MEMORY, "out of host memory for workspace bookkeeping");
+    CUdeviceptr base;
+    size_t bytes = h->slot_bytes * CR_SLOTS_PER_CHUNK;
+    CUresult r = h->d->MemAlloc(&base, bytes);
+    if (r != CUDA_SUCCESS)
+        return cr_fail_cuda(r, "cuMemAlloc of the per-stream workspace");
+    /* Tickets and accumulators start at zero; kernels leave them at zero. */
+    r = h->d->MemsetD8(base, 0, bytes);
+    if (r != CUDA_SUCCESS) {
+        h->d->MemFree(base);
+        return cr_fail_cuda(r, "cuMemsetD8 of the per-stream workspace");
+    }
+    h->chunks[h->nchunks++] = base;
+    for (size_t i = 0; i < CR_SLOTS_PER_CHUNK; i++) {
+        h->slots[h->slots_cap + i].stream = NULL;
+        h->slots[h->slots_cap + i].base = base + i * h->slot_bytes;
+    }
+    h->slots_cap = cap;
+    return CURED_SUCCESS;
+}
+
+cured_status cr_slot_for(cured_handle h, CUstream s, CUdeviceptr *base)
+{
+    pthread_mutex_lock(&h->lock);
+    for (size_t i = 0; i < h->nslots; i++)
+        if (h->slots[i].stream == s) {
+            *base = h->slots[i].base;
+            pthread_mutex_unlock(&h->lock);
+            return CURED_SUCCESS;
+        }
+    cured_status st = CURED_SUCCESS;
+    if (h->nslots == h->slots_cap) {
+        /* Allocating is not allowed while the stream is being captured. */
+        CUstreamCaptureStatus cs = CU_STREAM_CAPTURE_STATUS_NONE;
+        CUresult r = h->d->StreamIsCapturing(s, &cs);
+        if (r != CUDA_SUCCESS)
+            st = cr_fail_cuda(r, "cuStreamIsCapturing");
+        else if (cs != CU_STREAM_CAPTURE_STATUS_NONE)
+            st = cr_fail(CURED_ERROR_NOT_SUPPORTED,
+                         "this handle already serves %zu streams; the first call on a further stream "
+                         "allocates its workspace and cannot be made during graph capture: make one "
+                         "call on the stream before capturing",
+                         h->nslots);
+        else
+            st = add_chunk(h);
+    }
+    if (st == CURED_SUCCESS) {
+        h->slots[h->nslots].stream = s;
+        *base = h->slots[h->nslots++].base;
+    }
+    pthread_mutex_unlock(&h->lock);
+    return st;
+}
+
+cured_status cr_handle_arch(cured_handle h, int *arch, int *ptx)
+{
+    pthread_mutex_lock(&h->lock);
+    if (h->arch_status < 0) {
+        const struct cr_nvrtc *nv;
+        cured_status st = cr_nvrtc(&nv);
+        if (st == CURED_SUCCESS)
+            st = cr_select_arch(h->cc, nv->archs, nv->narchs, getenv("CURED_ARCH"), &h->arch, &h->ptx);
+        if (st != CURED_ERROR_NO_NVRTC) /* NVRTC may be installed later; anything else is final */
+            h->arch_status = (int)st;
+        if (st != CURED_SUCCESS) {
+            pthread_mutex_unlock(&h->lock);
+            return st;
+        }
+    }
+    cured_status st = (cured_status)h->arch_status;
+    if (st != CURED_SUCCESS)
+        st = cr_fail(st, "no usable compilation target for compute capability %d.%d", h->cc / 10,
+                     h->cc % 10);
+    *arch = h->arch;
+    *ptx = h->ptx;
+    pthread_mutex_unlock(&h->lock);
+    return st;
+}
+
+/* Load a compiled image into the context and find its kernels. Caller holds the context. */
+static cured_status load_kernel(cured_handle h, const struct cr_program *p,
+                                const struct cr_image *img, struct cr_kernel *k)
+{
+    CUresult r = h->d->ModuleLoadData(&k->module, img->data);
+    if (r != CUDA_SUCCESS)
+        return cr_fail(r == CUDA_ERROR_OUT_OF_MEMORY ? CURED_ERROR_OUT_OF_MEMORY : CURED_ERROR_CUDA,
+                       "cuModuleLoadData of kernels-src/%s (%s): %s", p->file,
+                       img->ptx ? "PTX" : "cubin", cr_driver_error_text(r));
+    for (int i = 0; i < p->nkernels; i++)
+        if ((r = h->d->ModuleGetFunction(&k->fn[i], k->module, img->lowered[i])) != CUDA_SUCCESS) {
+            h->d->ModuleUnload(k->module);
+            return cr_fail_cuda(r, "cuModuleGetFunction");
+        }
+    r = h->d->OccupancyMaxActiveBlocksPerMultiprocessor(&k->blocks_per_sm, k->fn[0], CR_BLOCK, 0);
+    if (r != CUDA_SUCCESS || k->blocks_per_sm < 1)
+        k->blocks_per_sm = 1;
+    if (k->blocks_per_sm > h->max_blocks_per_sm)
+        k->blocks_per_sm = h->max_blocks_per_sm;
+    return CURED_SUCCESS;
+}
+
+cured_status cr_kernel_get(cured_handle h, int spec, const struct cr_kernel **out)
+{
+    struct cr_kernel *k = atomic_load_explicit(&h->kernels[spec], memory_order_acquire);
+    if (k != NULL) {
+        *out = k;
+        return CURED_SUCCESS;
+    }
+    int arch, ptx;
+    cured_status st = cr_handle_arch(h, &arch, &ptx);
+    if (st != CURED_SUCCESS)
+        return st;
+    const struct cr_program *p = cr_spec((size_t)spec);
+    const struct cr_image *img;
+    if ((st = cr_kcache_get(p, arch, ptx, &img)) != CURED_SUCCESS) /* no handle lock while compiling */
+        return st;
+    pthread_mutex_lock(&h->lock);
+    k = atomic_load_explicit(&h->kernels[spec], memory_order_relaxed);
+    if (k == NULL) {
+        k = calloc(1, sizeof *k);
+        if (k == NULL)
+            st = cr_fail(CURED_ERROR_OUT_OF_MEMORY, "out of host memory");
+        else if ((st = load_kernel(h, p, img, k)) != CURED_SUCCESS) {
+            free(k);
+            k = NULL;
+        } else
+            atomic_store_explicit(&h->kernels[spec], k, memory_order_release);
+    }
+    pthread_mutex_unlock(&h->lock);
+    *out = k;
+    return st;
+}
+
+static cured_status finish_create(cured_handle h, cured_handle *out)
+{
+    CUcontext saved;
+    cured_status st = cr_enter(h, &saved);
+    if (st != CURED_SUCCESS)
+        return st;
+    const struct cr_driver *d = h->d;
+    int major = 0, minor = 0;
+    CUresult r;
+    if ((r = d->CtxGetDevice(&h->dev)) != CUDA_SUCCESS ||
+        (r = d->DeviceGetAttribute(&h->sms, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, h->dev)) ||
+        (r = d->DeviceGetAttribute(&major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, h->dev)) ||
+        (r = d->DeviceGetAttribute(&minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, h->dev)) ||
+        (r = d->DeviceGetAttribute(&h->max_blocks_per_sm,
+                                   CU_DEVICE_ATTRIBUTE_MAX_BLOCKS_PER_MULTIPROCESSOR, h->dev))) {
+        st = r == CUDA_ERROR_INVALID_CONTEXT || r == CUDA_ERROR_CONTEXT_IS_DESTROYED
+                 ? cr_fail(CURED_ERROR_INVALID_DEVICE, "the context is not valid: %s",
+                           cr_driver_error_text(r))
+                 : cr_fail_cuda(r, "reading device attributes");
+    } else {
+        h->cc = major * 10 + minor;
+        if (h->max_blocks_per_sm < 1)
+            h->max_blocks_per_sm = 1;
+        /* Room for one partial per resident block, for any kernel. */
+        h->partials_capacity = (size_t)h->sms * (size_t)h->max_blocks_per_sm;
+        h->slot_bytes = (CR_WS_PARTIALS + h->partials_capacity * 8 + 255) & ~(size_t)255;
+        pthread_mutex_lock(&h->lock);
+        st = add_chunk(h);
+        pthread_mutex_unlock(&h->lock);
+    }
+    cr_leave(h, saved);
+    if (st != CURED_SUCCESS) {
+        cured_destroy(h);
+        return st;
+    }
+    *out = h;
+    return CURED_SUCCESS;
+}
+
+static cured_status new_handle(cured_handle *out, cured_handle *h)
+{
+    if (out == NULL)
+        return cr_fail(CURED_ERROR_NULL_POINTER, "the handle output pointer is NULL");
+    *out = NULL;
+    const struct cr_driver *d;
+    cured_status st = cr_driver(&d);
+    if (st != CURED_SUCCESS)
+        return st;
+    *h = calloc(1, sizeof **h);
+    struct cr_kernel *_Atomic *kernels = calloc(cr_spec_count(), sizeof *kernels);
+    if (*h == NULL || kernels == NULL) {
+        free(*h);
+        free(kernels);
+        return cr_fail(CURED_ERROR_OUT_OF_MEMORY, "out of host memory for a handle");
+    }
+    (*h)->d = d;
+    (*h)->kernels = kernels;
+    (*h)->arch_status = -1;
+    pthread_mutex_init(&(*h)->lock, NULL);
+    return CURED_SUCCESS;
+}
+
+CR_API cured_status cured_create(int device, cured_handle *out)
+{
+    cured_handle h;
+    cured_status st = new_handle(out, &h);
+    if (st != CURED_SUCCESS)
+        return st;
+    int count = 0;
+    CUresult r = h->d->DeviceGetCount(&count);
+    if (r != CUDA_SUCCESS || count == 0) {
+        cured_destroy(h);
+        return r != CUDA_SUCCESS ? cr_fail_cuda(r, "cuDeviceGetCount")
+                                 : cr_fail(CURED_ERROR_NO_DEVICE, "the CUDA driver reports no device");
+    }
+    if (device < 0 || device >= count) {
+        cured_destroy(h);
+        return cr_fail(CURED_ERROR_INVALID_DEVICE, "device ordinal %d is out of range (%d device%s)",
+                       device, count, count == 1 ? "" : "s");
+    }
+    if ((r = h->d->DeviceGet(&h->dev, device)) != CUDA_SUCCESS ||
+        (r = h->d->DevicePrimaryCtxRetain(&h->ctx, h->dev)) != CUDA_SUCCESS) {
+        cured_destroy(h);
+        return cr_fail_cuda(r, "retaining the device's primary context");
+    }
+    h->own_primary = 1;
+    return finish_create(h, out);
+}
+
+CR_API cured_status cured_create_for_context(struct CUctx_st *ctx, cured_handle *out)
+{
+    cured_handle h;
+    cured_status st = new_handle(out, &h);
+    if (st != CURED_SUCCESS)
+        return st;
+    if (ctx == NULL) {
+        cured_destroy(h);
+        return cr_fail(CURED_ERROR_NULL_POINTER, "the context is NULL");
+    }
+    h->ctx = ctx;
+    return finish_create(h, out);
+}
+
+CR_API cured_status cured_destroy(cured_handle h)
+{
+    if (h == NULL)
+        return CURED_SUCCESS;
+    cured_status st = CURED_SUCCESS;
+    CUcontext saved = NULL;
+    int entered = h->ctx != NULL && cr_enter(h, &saved) == CURED_SUCCESS;
+    if (entered) {
+        for (size_t i = 0; i < cr_spec_count(); i++) {
+            struct cr_kernel *k = atomic_load(&h->kernels[i]);
+            if (k != NULL && h->d->ModuleUnload(k->module) != CUDA_SUCCESS)
+                st = cr_fail(CURED_ERROR_CUDA, "cuModuleUnload failed while destroying a handle");
+        }
+        for (size_t i = 0; i < h->nchunks; i++)
+            if (h->d->MemFree(h->chunks[i]) != CUDA_SUCCESS)
+                st = cr_fail(CURED_ERROR_CUDA, "cuMemFree failed while destroying a handle");
+        cr_leave(h, saved);
+    }
+    for (size_t i = 0; i < cr_spec_count(); i++)
+        free(atomic_load(&h->kernels[i]));
+    if (h->own_primary)
+        h->d->DevicePrimaryCtxRelease(h->dev);
+    pthread_mutex_destroy(&h->lock);
+    free((void *)h->kernels);
+    free(h->slots);
+    free(h->chunks);
+    free(h);
+    return st;
+}
+
+CR_API cured_status cured_get_arch(cured_handle h, int *sm, int *is_ptx)
+{
+    if (h == NULL)
+        return cr_fail(CURED_ERROR_NULL_HANDLE, "cured_get_arch: the handle is NULL");
+    int arch, ptx;
+    cured_status st = cr_handle_arch(h, &arch, &ptx);
+    if (st == CURED_SUCCESS) {
+        if (sm)
+            *sm = arch;
+        if (is_ptx)
+            *is_ptx = ptx;
+    }
+    return st;
+}

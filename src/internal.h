@@ -1,0 +1,171 @@
+/* Declarations shared by the library's source files (never installed). */
+#ifndef CURED_INTERNAL_H
+#define CURED_INTERNAL_H
+
+#include <config.h>
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stddef.h>
+
+#include <cuda.h>
+#include <nvrtc.h>
+
+#include "cured.h"
+#include "driver.h"
+
+#define CR_API CURED_EXPORT
+
+/* ---- error.c: thread-local detailed message ---------------------------- */
+/* Record a message for cured_last_error() and return status (for `return cr_fail(...)`). */
+cured_status cr_fail(cured_status status, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+/* Fail with a driver call's error text appended. */
+cured_status cr_fail_cuda(CUresult r, const char *what);
+
+/* The driver table, or a failure recorded with cr_fail (NO_DRIVER / NO_DEVICE). */
+cured_status cr_driver(const struct cr_driver **out);
+
+/* ---- nvrtc_lib.c: NVRTC opened at run time ------------------------------ */
+#define CR_NVRTC_FUNCTIONS(X)                                                             \
+    X(Version, nvrtcResult, (int *, int *))                                               \
+    X(GetErrorString, const char *, (nvrtcResult))                                        \
+    X(GetNumSupportedArchs, nvrtcResult, (int *))                                         \
+    X(GetSupportedArchs, nvrtcResult, (int *))                                            \
+    X(CreateProgram, nvrtcResult,                                                         \
+      (nvrtcProgram *, const char *, const char *, int, const char *const *,              \
+       const char *const *))                                                              \
+    X(DestroyProgram, nvrtcResult, (nvrtcProgram *))                                      \
+    X(CompileProgram, nvrtcResult, (nvrtcProgram, int, const char *const *))              \
+    X(GetProgramLogSize, nvrtcResult, (nvrtcProgram, size_t *))                           \
+    X(GetProgramLog, nvrtcResult, (nvrtcProgram, char *))                                 \
+    X(GetPTXSize, nvrtcResult, (nvrtcProgram, size_t *))                                  \
+    X(GetPTX, nvrtcResult, (nvrtcProgram, char *))                                        \
+    X(GetCUBINSize, nvrtcResult, (nvrtcProgram, size_t *))                                \
+    X(GetCUBIN, nvrtcResult, (nvrtcProgram, char *))                                      \
+    X(AddNameExpression, nvrtcResult, (nvrtcProgram, const char *const))                  \
+    X(GetLoweredName, nvrtcResult, (nvrtcProgram, const char *const, const char **))
+
+struct cr_nvrtc {
+#define CR_NVRTC_FIELD(name, ret, params) ret (*name) params;
+    CR_NVRTC_FUNCTIONS(CR_NVRTC_FIELD)
+#undef CR_NVRTC_FIELD
+    int major, minor;
+    int *archs; /* supported architectures, ascending */
+    int narchs;
+};
+/* Load NVRTC once; on failure records CURED_ERROR_NO_NVRTC naming what was tried. */
+cured_status cr_nvrtc(const struct cr_nvrtc **out);
+
+/* ---- arch.c: which target to compile for -------------------------------- */
+/*
+ * Choose the NVRTC target for a device of compute capability cc (e.g. 90)
+ * given NVRTC's supported list. override is CURED_ARCH's value or NULL
+ * ("sm_XY" = cubin, "compute_XY" = PTX). Pure: no driver or NVRTC calls.
+ */
+cured_status cr_select_arch(int cc, const int *supported, int nsupported, const char *override,
+                            int *arch, int *ptx);
+
+/* ---- toolkit.c: headers for the cooperative-groups kernels -------------- */
+/* The toolkit's include dir or NULL (with a cr_fail message of what was searched). */
+const char *cr_toolkit_include_dir(void);
+
+/* ---- kernels_embedded.c (generated from kernels-src/) ------------------- */
+struct cr_source {
+    const char *name; /* file name as in kernels-src/, e.g. "fast.cu" */
+    const char *text;
+};
+extern const struct cr_source cr_sources[];
+extern const size_t cr_nsources;
+const char *cr_source_text(const char *name);
+
+/* ---- specs.c: the built-in kernel specializations ----------------------- */
+#define CR_MAX_KERNELS 2 /* name expressions in one program (two-pass: 2) */
+#define CR_BLOCK 256
+
+struct cr_program {
+    const char *file;                       /* kernels-src file, e.g. "fast.cu" */
+    int needs_toolkit;                      /* includes cooperative_groups.h */
+    int nkernels;
+    char kernels[CR_MAX_KERNELS][96];       /* NVRTC name expressions */
+    char label[96];                         /* for cured_kernel_name() */
+};
+/* Index of the program for (algo, in, out); -1 if that combination is not offered. */
+int cr_spec_index(cured_op op, cured_algorithm algo, cured_type in, cured_type out);
+const struct cr_program *cr_spec(size_t index);
+size_t cr_spec_count(void);
+size_t cr_type_size(cured_type t);
+
+/* ---- jit.c: one NVRTC compilation --------------------------------------- */
+struct cr_image {
+    void *data;   /* cubin, or NUL-terminated PTX */
+    size_t size;
+    int ptx;
+    char lowered[CR_MAX_KERNELS][256]; /* mangled kernel names */
+};
+cured_status cr_jit_compile(const struct cr_program *p, int arch, int ptx, struct cr_image *out);
+void cr_image_free(struct cr_image *img);
+
+/* ---- kcache.c: process-wide cache of compiled images --------------------- */
+/*
+ * The image for (program, arch, ptx), compiling it at most once per process
+ * however many threads ask at once; NVRTC runs without the cache lock held.
+ * The returned image lives until process exit.
+ */
+cured_status cr_kcache_get(const struct cr_program *p, int arch, int ptx,
+                           const struct cr_image **out);
+/* Test hook: counters (also behind cured_get_stats) and a reset for tests. */
+void cr_kcache_stats(cured_stats *s);
+
+/* ---- handle.c ------------------------------------------------------------ */
+/* Per-stream workspace: ticket, accumulator, host-result staging, partials. */
+#define CR_WS_TICKET 0
+#define CR_WS_ACCUM 16
+#define CR_WS_RESULT 32
+#define CR_WS_PARTIALS 64
+#define CR_SLOTS_PER_CHUNK 16
+
+struct cr_slot {
+    CUstream stream;
+    CUdeviceptr base;
+};
+
+struct cr_kernel {            /* one program loaded in the handle's context */
+    CUmodule module;
+    CUfunction fn[CR_MAX_KERNELS];
+    int blocks_per_sm;        /* occupancy of fn[0] at CR_BLOCK threads */
+};
+
+struct cured_handle_st {
+    const struct cr_driver *d;
+    CUcontext ctx;
+    CUdevice dev;
+    int own_primary;          /* retained the primary context */
+    int sms, cc, max_blocks_per_sm;
+    size_t partials_capacity; /* elements of 8 bytes */
+    size_t slot_bytes;
+
+    pthread_mutex_t lock;     /* slots, kernel loading, arch */
+    int arch, ptx, arch_status; /* arch_status: -1 = not chosen yet */
+    struct cr_slot *slots;
+    size_t nslots, slots_cap;
+    CUdeviceptr *chunks;
+    size_t nchunks;
+    struct cr_kernel *_Atomic *kernels; /* [cr_spec_count()], published once loaded */
+};
+
+/* Make h's context current for the duration of a call. */
+cured_status cr_enter(cured_handle h, CUcontext *saved);
+void cr_leave(cured_handle h, CUcontext saved);
+/* The workspace slot of a stream (assigning one on first use). */
+cured_status cr_slot_for(cured_handle h, CUstream s, CUdeviceptr *base);
+/* The loaded kernels of a spec (compiling/loading on first use). */
+cured_status cr_kernel_get(cured_handle h, int spec, const struct cr_kernel **out);
+cured_status cr_handle_arch(cured_handle h, int *arch, int *ptx);
+
+/* ---- reduce.c ------------------------------------------------------------ */
+/* Argument checks that need no GPU; exposed for the tests. */
+cured_status cr_check_args(cured_op op, cured_algorithm algo, const void *in, cured_type in_type,
+                           size_t n, const void *out, cured_type out_type, int *spec);
+
+#endif

@@ -1,0 +1,126 @@
+/* One NVRTC compilation of a kernel program for one target. */
+#include "internal.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Headers the kernels may include, served from the embedded sources. */
+static const char *const header_names[] = {"common.cuh"};
+#define NHEADERS (sizeof header_names / sizeof *header_names)
+
+static cured_status nvrtc_error(const struct cr_nvrtc *nv, nvrtcResult r, const char *what,
+                                const struct cr_program *p)
+{
+    return cr_fail(CURED_ERROR_INTERNAL, "%s failed for kernels-src/%s: %s", what, p->file,
+                   nv->GetErrorString(r));
+}
+
+static int arch_offered(const struct cr_nvrtc *nv, int arch)
+{
+    for (int i = 0; i < nv->narchs; i++)
+        if (nv->archs[i] == arch)
+            return 1;
+    return 0;
+}
+
+cured_status cr_jit_compile(const struct cr_program *p, int arch, int ptx, struct cr_image *out)
+{
+    const struct cr_nvrtc *nv;
+    cured_status st = cr_nvrtc(&nv);
+    if (st != CURED_SUCCESS)
+        return st;
+    memset(out, 0, sizeof *out);
+    if (!arch_offered(nv, arch))
+        return cr_fail(CURED_ERROR_NOT_SUPPORTED, "NVRTC %d.%d cannot compile for %s_%d", nv->major,
+                       nv->minor, ptx ? "compute" : "sm", arch);
+
+    const char *opts[8];
+    int nopts = 0;
+    char arch_opt[48], inc1[1100], inc2[1100];
+    snprintf(arch_opt, sizeof arch_opt, "--gpu-architecture=%s_%d", ptx ? "compute" : "sm", arch);
+    opts[nopts++] = arch_opt;
+    opts[nopts++] = "--std=c++17";
+    if (p->needs_toolkit) {
+        const char *inc = cr_toolkit_include_dir();
+        if (inc == NULL)
+            return CURED_ERROR_NOT_SUPPORTED; /* message already recorded */
+        snprintf(inc1, sizeof inc1, "--include-path=%s", inc);
+        snprintf(inc2, sizeof inc2, "--include-path=%s/cccl", inc); /* CUDA 13 keeps libcu++ here */
+        opts[nopts++] = inc1;
+        opts[nopts++] = inc2;
+    }
+
+    const char *text = cr_source_text(p->file);
+    const char *headers[NHEADERS];
+    for (size_t i = 0; i < NHEADERS; i++)
+        headers[i] = cr_source_text(header_names[i]);
+    if (text == NULL)
+        return cr_fail(CURED_ERROR_INTERNAL, "kernel source %s is not embedded", p->file);
+
+    /* The program is named by its path so the log points at kernels-src/<file>:<line>. */
+    char name[128];
+    snprintf(name, sizeof name, "kernels-src/%s", p->file);
+    nvrtcProgram prog;
+    nvrtcResult r = nv->CreateProgram(&prog, text, name, (int)NHEADERS, headers, header_names);
+    if (r != NVRTC_SUCCESS)
+        return r == NVRTC_ERROR_OUT_OF_MEMORY
+                   ? cr_fail(CURED_ERROR_OUT_OF_MEMORY, "nvrtcCreateProgram: out of memory")
+                   : nvrtc_error(nv, r, "nvrtcCreateProgram", p);
+    for (int k = 0; k < p->nkernels; k++)
+        if ((r = nv->AddNameExpression(prog, p->kernels[k])) != NVRTC_SUCCESS) {
+            st = nvrtc_error(nv, r, "nvrtcAddNameExpression", p);
+            goto done;
+        }
+
+    r = nv->CompileProgram(prog, nopts, opts);
+    if (r != NVRTC_SUCCESS) {
+        size_t log_size = 0;
+        char *log = NULL;
+        if (nv->GetProgramLogSize(prog, &log_size) == NVRTC_SUCCESS && (log = malloc(log_size + 1)))
+            if (nv->GetProgramLog(prog, log) != NVRTC_SUCCESS)
+                log[0] = '\0';
+        st = cr_fail(CURED_ERROR_COMPILE, "NVRTC failed to compile %s for %s_%d (%s):\n%s", name,
+                     ptx ? "compute" : "sm", arch, nv->GetErrorString(r), log ? log : "(no log)");
+        free(log);
+        goto done;
+    }
+    for (int k = 0; k < p->nkernels; k++) {
+        const char *lowered = NULL;
+        if ((r = nv->GetLoweredName(prog, p->kernels[k], &lowered)) != NVRTC_SUCCESS ||
+            lowered == NULL || strlen(lowered) >= sizeof out->lowered[k]) {
+            st = cr_fail(CURED_ERROR_INTERNAL, "no lowered name for %s", p->kernels[k]);
+            goto done;
+        }
+        strcpy(out->lowered[k], lowered);
+    }
+    r = ptx ? nv->GetPTXSize(prog, &out->size) : nv->GetCUBINSize(prog, &out->size);
+    if (r != NVRTC_SUCCESS) {
+        st = nvrtc_error(nv, r, ptx ? "nvrtcGetPTXSize" : "nvrtcGetCUBINSize", p);
+        goto done;
+    }
+    if ((out->data = malloc(out->size + 1)) == NULL) {
+        st = cr_fail(CURED_ERROR_OUT_OF_MEMORY, "out of host memory for a %zu-byte image", out->size);
+        goto done;
+    }
+    r = ptx ? nv->GetPTX(prog, out->data) : nv->GetCUBIN(prog, out->data);
+    if (r != NVRTC_SUCCESS) {
+        st = nvrtc_error(nv, r, ptx ? "nvrtcGetPTX" : "nvrtcGetCUBIN", p);
+        goto done;
+    }
+    ((char *)out->data)[out->size] = '\0';
+    out->ptx = ptx;
+    st = CURED_SUCCESS;
+done:
+    nv->DestroyProgram(&prog);
+    if (st != CURED_SUCCESS)
+        cr_image_free(out);
+    return st;
+}
+
+void cr_image_free(struct cr_image *img)
+{
+    free(img->data);
+    img->data = NULL;
+    img->size = 0;
+}
