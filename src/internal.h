@@ -69,6 +69,10 @@ cured_status cr_select_arch(int cc, const int *supported, int nsupported, const 
 /* ---- toolkit.c: headers for the cooperative-groups kernels -------------- */
 /* The toolkit's include dir or NULL (with a cr_fail message of what was searched). */
 const char *cr_toolkit_include_dir(void);
+/* The search itself, over given candidate toolkit roots (NULL/"" entries skipped):
+ * 1 and found = "<root>/include" on success; searched lists the probes. */
+int cr_toolkit_search(const char *const *candidates, size_t n, char *found, size_t found_cap,
+                      char *searched, size_t searched_cap);
 
 /* ---- kernels_embedded.c (generated from kernels-src/) ------------------- */
 struct cr_source {
@@ -85,6 +89,7 @@ const char *cr_source_text(const char *name);
 
 struct cr_program {
     const char *file;                       /* kernels-src file, e.g. "fast.cu" */
+    const char *source;                     /* its text; NULL = the embedded file */
     int needs_toolkit;                      /* includes cooperative_groups.h */
     int nkernels;
     char kernels[CR_MAX_KERNELS][96];       /* NVRTC name expressions */

@@ -51,7 +51,7 @@ cured_status cr_jit_compile(const struct cr_program *p, int arch, int ptx, struc
         opts[nopts++] = inc2;
     }
 
-    const char *text = cr_source_text(p->file);
+    const char *text = p->source ? p->source : cr_source_text(p->file);
     const char *headers[NHEADERS];
     for (size_t i = 0; i < NHEADERS; i++)
         headers[i] = cr_source_text(header_names[i]);

@@ -11,24 +11,32 @@ static char searched[2048];
 static int have;
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 
-static void search(void)
+int cr_toolkit_search(const char *const *candidates, size_t n, char *out, size_t out_cap,
+                      char *probes, size_t probes_cap)
 {
-    const char *candidates[] = {getenv("CURED_CUDA_HOME"), getenv("CUDA_HOME"), getenv("CUDA_PATH"),
-                                CURED_CONFIGURE_CUDA_HOME, "/usr/local/cuda"};
-    for (size_t i = 0; i < sizeof candidates / sizeof *candidates; i++) {
+    probes[0] = '\0';
+    for (size_t i = 0; i < n; i++) {
         const char *dir = candidates[i];
         if (dir == NULL || *dir == '\0')
             continue;
         char probe[1200];
         snprintf(probe, sizeof probe, "%s/include/cooperative_groups.h", dir);
-        size_t len = strlen(searched);
-        snprintf(searched + len, sizeof searched - len, "%s%s", len ? ", " : "", probe);
+        size_t len = strlen(probes);
+        snprintf(probes + len, probes_cap - len, "%s%s", len ? ", " : "", probe);
         if (access(probe, R_OK) == 0) {
-            snprintf(found, sizeof found, "%s/include", dir);
-            have = 1;
-            return;
+            snprintf(out, out_cap, "%s/include", dir);
+            return 1;
         }
     }
+    return 0;
+}
+
+static void search(void)
+{
+    const char *candidates[] = {getenv("CURED_CUDA_HOME"), getenv("CUDA_HOME"), getenv("CUDA_PATH"),
+                                CURED_CONFIGURE_CUDA_HOME, "/usr/local/cuda"};
+    have = cr_toolkit_search(candidates, sizeof candidates / sizeof *candidates, found, sizeof found,
+                             searched, sizeof searched);
 }
 
 const char *cr_toolkit_include_dir(void)
