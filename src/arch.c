@@ -7,11 +7,12 @@
 static int parse_override(const char *s, int *arch, int *ptx)
 {
     const char *digits;
+    int is_ptx;
     if (strncmp(s, "sm_", 3) == 0) {
-        *ptx = 0;
+        is_ptx = 0;
         digits = s + 3;
     } else if (strncmp(s, "compute_", 8) == 0) {
-        *ptx = 1;
+        is_ptx = 1;
         digits = s + 8;
     } else {
         return 0;
@@ -21,6 +22,7 @@ static int parse_override(const char *s, int *arch, int *ptx)
     if (end == digits || *end != '\0' || v < 10 || v > 1000)
         return 0;
     *arch = (int)v;
+    *ptx = is_ptx;
     return 1;
 }
 

@@ -66,7 +66,7 @@
     X(StreamBeginCapture, "cuStreamBeginCapture", 10010, CUresult,                        \
       (CUstream, CUstreamCaptureMode))                                                    \
     X(StreamEndCapture, "cuStreamEndCapture", 10000, CUresult, (CUstream, CUgraph *))     \
-    X(GraphInstantiate, "cuGraphInstantiate", 12000, CUresult,                            \
+    X(GraphInstantiate, "cuGraphInstantiateWithFlags", 11040, CUresult,                   \
       (CUgraphExec *, CUgraph, unsigned long long))                                       \
     X(GraphLaunch, "cuGraphLaunch", 10000, CUresult, (CUgraphExec, CUstream))             \
     X(GraphExecDestroy, "cuGraphExecDestroy", 10000, CUresult, (CUgraphExec))             \

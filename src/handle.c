@@ -176,8 +176,12 @@ static cured_status finish_create(cured_handle h, cured_handle *out)
 {
     CUcontext saved;
     cured_status st = cr_enter(h, &saved);
-    if (st != CURED_SUCCESS)
-        return st;
+    if (st != CURED_SUCCESS) {
+        cured_destroy(h);
+        return st == CURED_ERROR_CUDA ? cr_fail(CURED_ERROR_INVALID_DEVICE, "the context cannot be made current: %s",
+                                                cured_last_error())
+                                      : st;
+    }
     const struct cr_driver *d = h->d;
     int major = 0, minor = 0;
     CUresult r;

@@ -9,6 +9,7 @@
  * compiling, store after.
  */
 #include "internal.h"
+#include "sha256.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -42,7 +43,10 @@ static double now(void)
 
 static void make_key(char *key, size_t cap, const struct cr_program *p, int arch, int ptx)
 {
-    int len = snprintf(key, cap, "kernels-src/%s|%s_%d", p->file, ptx ? "compute" : "sm", arch);
+    char digest[65] = "embedded"; /* a program's own source is part of what was compiled */
+    if (p->source != NULL)
+        cr_sha256_hex(p->source, strlen(p->source), digest);
+    int len = snprintf(key, cap, "kernels-src/%s|%s|%s_%d", p->file, digest, ptx ? "compute" : "sm", arch);
     for (int k = 0; k < p->nkernels && len > 0 && (size_t)len < cap; k++)
         len += snprintf(key + len, cap - (size_t)len, "|%s", p->kernels[k]);
 }

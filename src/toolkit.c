@@ -19,6 +19,11 @@ int cr_toolkit_search(const char *const *candidates, size_t n, char *out, size_t
         const char *dir = candidates[i];
         if (dir == NULL || *dir == '\0')
             continue;
+        int seen = 0; /* CUDA_HOME and the configure-time path are often the same */
+        for (size_t j = 0; j < i; j++)
+            seen |= candidates[j] != NULL && strcmp(candidates[j], dir) == 0;
+        if (seen)
+            continue;
         char probe[1200];
         snprintf(probe, sizeof probe, "%s/include/cooperative_groups.h", dir);
         size_t len = strlen(probes);

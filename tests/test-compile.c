@@ -1,0 +1,307 @@
+/*
+ * NVRTC compilation without a GPU: every built-in kernel for every
+ * architecture NVRTC offers, PTX output, compile-error reporting, the
+ * toolkit-header search and the in-memory cache counters.
+ *
+ * Needs NVRTC (exit 77 without it) and, for the cooperative-groups kernels,
+ * a CUDA toolkit's headers, which CI and the GPU hosts have: those kernels
+ * must compile, not skip.
+ */
+#include "internal.h"
+#include "broken.h"
+
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int archs[64];
+static int narchs;
+
+static const char *toolkit_root(void)
+{
+    const char *root = getenv("CURED_TEST_CUDA_HOME");
+    return root != NULL && *root != '\0' ? root : "/usr/local/cuda";
+}
+
+static int is_elf(const struct cr_image *img)
+{
+    return img->size > 4 && memcmp(img->data, "\177ELF", 4) == 0;
+}
+
+/* ---- every kernel, every architecture ------------------------------------------ */
+
+/* Loop test over kernel indices: a cubin for every architecture NVRTC offers. */
+START_TEST(test_cubin_every_arch)
+{
+    size_t k = (size_t)_i;
+    const struct cr_program *p = cr_spec(k);
+    ck_assert_ptr_nonnull(p);
+    for (int a = 0; a < narchs; a++) {
+        size_t bytes = 0;
+        cured_status st = cured_compile_kernel(k, archs[a], 0, &bytes);
+        ck_assert_msg(st == CURED_SUCCESS, "%s for sm_%d: %s\n%s", cured_kernel_name(k), archs[a],
+                      cured_status_string(st), cured_last_error());
+        ck_assert_msg(bytes > 0, "%s for sm_%d: empty image", cured_kernel_name(k), archs[a]);
+
+        /* The same image through the cache: a cubin (ELF) of that size with every kernel. */
+        const struct cr_image *img = NULL;
+        st = cr_kcache_get(p, archs[a], 0, &img);
+        ck_assert_msg(st == CURED_SUCCESS, "cache lookup: %s", cured_last_error());
+        ck_assert_uint_eq(img->size, bytes);
+        ck_assert_int_eq(img->ptx, 0);
+        ck_assert_msg(is_elf(img), "%s for sm_%d is not an ELF cubin", cured_kernel_name(k), archs[a]);
+        for (int f = 0; f < p->nkernels; f++)
+            ck_assert_msg(img->lowered[f][0] != '\0', "%s: no lowered name for %s",
+                          cured_kernel_name(k), p->kernels[f]);
+    }
+}
+END_TEST
+
+/* Loop test over kernel indices: PTX for the newest architecture. */
+START_TEST(test_ptx_newest_arch)
+{
+    size_t k = (size_t)_i;
+    int arch = archs[narchs - 1];
+    size_t bytes = 0;
+    cured_status st = cured_compile_kernel(k, arch, 1, &bytes);
+    ck_assert_msg(st == CURED_SUCCESS, "%s for compute_%d: %s\n%s", cured_kernel_name(k), arch,
+                  cured_status_string(st), cured_last_error());
+    ck_assert_uint_gt(bytes, 0);
+
+    const struct cr_program *p = cr_spec(k);
+    const struct cr_image *img = NULL;
+    ck_assert_int_eq(cr_kcache_get(p, arch, 1, &img), CURED_SUCCESS);
+    ck_assert_int_eq(img->ptx, 1);
+    ck_assert_uint_eq(img->size, bytes);
+    const char *text = img->data;
+    size_t len = strlen(text); /* NUL-terminated, as cuModuleLoadData needs */
+    ck_assert_msg(len > 0 && len <= img->size, "PTX length %zu, image size %zu", len, img->size);
+    for (size_t i = 0; i < len; i++)
+        ck_assert_msg(text[i] == '\n' || text[i] == '\t' || text[i] == '\r' ||
+                          (text[i] >= 0x20 && text[i] < 0x7f),
+                      "PTX of %s has a non-text byte 0x%02x at %zu", cured_kernel_name(k),
+                      (unsigned char)text[i], i);
+    ck_assert_msg(strstr(text, ".version") != NULL, "no .version in the PTX of %s",
+                  cured_kernel_name(k));
+    char target[32];
+    snprintf(target, sizeof target, ".target sm_%d", arch);
+    ck_assert_msg(strstr(text, target) != NULL, "no \"%s\" in the PTX of %s", target,
+                  cured_kernel_name(k));
+    for (int f = 0; f < p->nkernels; f++) {
+        char entry[300];
+        snprintf(entry, sizeof entry, ".entry %s(", img->lowered[f]);
+        ck_assert_msg(strstr(text, entry) != NULL, "the PTX of %s has no %s",
+                      cured_kernel_name(k), entry);
+    }
+}
+END_TEST
+
+START_TEST(test_supported_archs)
+{
+    int major = -1, minor = -1;
+    ck_assert_int_eq(cured_nvrtc_version(&major, &minor), CURED_SUCCESS);
+    ck_assert_int_ge(major, 12);
+    ck_assert_int_ge(minor, 0);
+
+    /* Ascending, and a short array gets the first entries and the full count. */
+    for (int a = 1; a < narchs; a++)
+        ck_assert_int_lt(archs[a - 1], archs[a]);
+    int few[3] = {-1, -1, -1}, count = -1;
+    ck_assert_int_eq(cured_supported_archs(few, 2, &count), CURED_SUCCESS);
+    ck_assert_int_eq(count, narchs);
+    ck_assert_int_eq(few[0], archs[0]);
+    ck_assert_int_eq(few[1], narchs > 1 ? archs[1] : -1);
+    ck_assert_int_eq(few[2], -1);
+    count = -1;
+    ck_assert_int_eq(cured_supported_archs(NULL, 0, &count), CURED_SUCCESS);
+    ck_assert_int_eq(count, narchs);
+}
+END_TEST
+
+/* ---- errors ---------------------------------------------------------------------- */
+
+START_TEST(test_compile_error_log)
+{
+    struct cr_program p;
+    broken_program(&p, 0);
+    struct cr_image img;
+    memset(&img, 0xa5, sizeof img);
+    cr_fail(CURED_SUCCESS, "%s", "");
+    cured_status st = cr_jit_compile(&p, archs[narchs - 1], 0, &img);
+    ck_assert_msg(st == CURED_ERROR_COMPILE, "got %s: %s", cured_status_string(st), cured_last_error());
+    const char *msg = cured_last_error();
+    ck_assert_msg(strstr(msg, BROKEN_LINE_TAG) != NULL, "the log does not point at %s:\n%s",
+                  BROKEN_LINE_TAG, msg);
+    ck_assert_msg(strstr(msg, BROKEN_NAME) != NULL, "the log does not name %s:\n%s", BROKEN_NAME, msg);
+    ck_assert_msg(img.data == NULL && img.size == 0, "a failed compile left an image behind");
+
+    /* The same for PTX. */
+    cr_fail(CURED_SUCCESS, "%s", "");
+    st = cr_jit_compile(&p, archs[0], 1, &img);
+    ck_assert_int_eq(st, CURED_ERROR_COMPILE);
+    ck_assert_msg(strstr(cured_last_error(), BROKEN_LINE_TAG) != NULL, "%s", cured_last_error());
+}
+END_TEST
+
+START_TEST(test_unoffered_arch)
+{
+    struct cr_image img;
+    memset(&img, 0xa5, sizeof img);
+    cr_fail(CURED_SUCCESS, "%s", "");
+    cured_status st = cr_jit_compile(cr_spec(0), 12, 0, &img);
+    ck_assert_msg(st == CURED_ERROR_NOT_SUPPORTED, "sm_12: got %s", cured_status_string(st));
+    ck_assert_msg(strstr(cured_last_error(), "sm_12") != NULL, "message: %s", cured_last_error());
+
+    size_t bytes = 4242;
+    cr_fail(CURED_SUCCESS, "%s", "");
+    st = cured_compile_kernel(0, 12, 1, &bytes);
+    ck_assert_msg(st == CURED_ERROR_NOT_SUPPORTED, "compute_12: got %s", cured_status_string(st));
+    ck_assert_msg(strstr(cured_last_error(), "compute_12") != NULL, "message: %s", cured_last_error());
+    ck_assert_uint_eq(bytes, 4242);
+
+    /* Beyond the last and between two offered ones. */
+    ck_assert_int_eq(cured_compile_kernel(0, archs[narchs - 1] + 1000, 0, NULL),
+                     CURED_ERROR_NOT_SUPPORTED);
+    ck_assert_int_eq(cured_compile_kernel(0, -90, 0, NULL), CURED_ERROR_NOT_SUPPORTED);
+}
+END_TEST
+
+START_TEST(test_bad_kernel_index)
+{
+    size_t bytes = 4242;
+    cr_fail(CURED_SUCCESS, "%s", "");
+    ck_assert_int_eq(cured_compile_kernel(cured_kernel_count(), archs[0], 0, &bytes),
+                     CURED_ERROR_INVALID_VALUE);
+    ck_assert_uint_eq(bytes, 4242);
+    ck_assert_msg(cured_last_error()[0] != '\0', "no message");
+    ck_assert_int_eq(cured_compile_kernel(SIZE_MAX, archs[0], 0, &bytes), CURED_ERROR_INVALID_VALUE);
+    ck_assert_uint_eq(bytes, 4242);
+}
+END_TEST
+
+/* ---- toolkit search -------------------------------------------------------------- */
+
+START_TEST(test_toolkit_search_missing)
+{
+    const char *const candidates[] = {"/nonexistent/a", NULL, "", "/nonexistent/b"};
+    char found[256], searched[1024];
+    strcpy(found, "untouched");
+    memset(searched, 'x', sizeof searched);
+    int ok = cr_toolkit_search(candidates, 4, found, sizeof found, searched, sizeof searched);
+    ck_assert_int_eq(ok, 0);
+    ck_assert_msg(memchr(searched, '\0', sizeof searched) != NULL, "searched is not terminated");
+    ck_assert_msg(strstr(searched, "/nonexistent/a/include") != NULL, "searched: %s", searched);
+    ck_assert_msg(strstr(searched, "/nonexistent/b/include") != NULL, "searched: %s", searched);
+    ck_assert_str_eq(found, "untouched");
+
+    /* No candidates at all. */
+    ok = cr_toolkit_search(candidates, 0, found, sizeof found, searched, sizeof searched);
+    ck_assert_int_eq(ok, 0);
+    ck_assert_str_eq(searched, "");
+}
+END_TEST
+
+START_TEST(test_toolkit_search_found)
+{
+    const char *root = toolkit_root();
+    const char *const candidates[] = {"/nonexistent/a", NULL, "", root, "/nonexistent/b"};
+    char found[1024], searched[2048];
+    memset(found, 'x', sizeof found);
+    int ok = cr_toolkit_search(candidates, 5, found, sizeof found, searched, sizeof searched);
+    ck_assert_msg(ok == 1, "no cooperative_groups.h under %s (set CURED_TEST_CUDA_HOME); searched: %s",
+                  root, searched);
+    size_t len = strlen(found);
+    ck_assert_msg(len >= 8 && strcmp(found + len - 8, "/include") == 0, "found = %s", found);
+    ck_assert_msg(strncmp(found, root, strlen(root)) == 0, "found %s, not under %s", found, root);
+    ck_assert_msg(strstr(searched, "/nonexistent/a/include") != NULL, "searched: %s", searched);
+    /* The search stops at the first hit. */
+    ck_assert_msg(strstr(searched, "/nonexistent/b") == NULL, "searched past the hit: %s", searched);
+
+    /* And the library's own search finds a toolkit here. */
+    const char *inc = cured_toolkit_include();
+    ck_assert_msg(inc != NULL, "cured_toolkit_include: %s", cured_last_error());
+    len = strlen(inc);
+    ck_assert_msg(len >= 8 && strcmp(inc + len - 8, "/include") == 0, "toolkit include = %s", inc);
+}
+END_TEST
+
+/* ---- cache counters -------------------------------------------------------------- */
+
+START_TEST(test_stats_memory_hit)
+{
+    int arch = archs[narchs / 2];
+    cured_stats s0, s1, s2;
+    ck_assert_int_eq(cured_get_stats(&s0), CURED_SUCCESS);
+    size_t b1 = 0, b2 = 0;
+    ck_assert_int_eq(cured_compile_kernel(2, arch, 0, &b1), CURED_SUCCESS);
+    ck_assert_int_eq(cured_get_stats(&s1), CURED_SUCCESS);
+    /* The first call either compiled or (if an earlier test in this process did) hit. */
+    ck_assert_uint_eq(s1.compiles + s1.memory_hits, s0.compiles + s0.memory_hits + 1);
+    ck_assert_uint_eq(s1.compile_failures, s0.compile_failures);
+    if (s1.compiles > s0.compiles)
+        ck_assert_msg(s1.compile_seconds > s0.compile_seconds, "compile time was not counted");
+
+    ck_assert_int_eq(cured_compile_kernel(2, arch, 0, &b2), CURED_SUCCESS);
+    ck_assert_int_eq(cured_get_stats(&s2), CURED_SUCCESS);
+    ck_assert_uint_eq(b2, b1);
+    ck_assert_uint_eq(s2.memory_hits, s1.memory_hits + 1);
+    ck_assert_uint_eq(s2.compiles, s1.compiles);
+    ck_assert_uint_eq(s2.disk_hits, s1.disk_hits);
+
+    /* A cubin and PTX of the same kernel and arch are different entries. */
+    ck_assert_int_eq(cured_compile_kernel(2, arch, 1, &b2), CURED_SUCCESS);
+    ck_assert_int_eq(cured_get_stats(&s0), CURED_SUCCESS);
+    ck_assert_uint_eq(s0.compiles + s0.memory_hits, s2.compiles + s2.memory_hits + 1);
+    const struct cr_image *cubin = NULL, *ptx = NULL;
+    ck_assert_int_eq(cr_kcache_get(cr_spec(2), arch, 0, &cubin), CURED_SUCCESS);
+    ck_assert_int_eq(cr_kcache_get(cr_spec(2), arch, 1, &ptx), CURED_SUCCESS);
+    ck_assert_msg(cubin != ptx && cubin->ptx == 0 && ptx->ptx == 1 && ptx->size == b2,
+                  "the cache mixed up the cubin and the PTX");
+}
+END_TEST
+
+static Suite *compile_suite(void)
+{
+    Suite *s = suite_create("compile");
+    int nk = (int)cured_kernel_count();
+
+    TCase *all = tcase_create("every_kernel");
+    tcase_set_timeout(all, 600);
+    tcase_add_loop_test(all, test_cubin_every_arch, 0, nk);
+    tcase_add_loop_test(all, test_ptx_newest_arch, 0, nk);
+    suite_add_tcase(s, all);
+
+    TCase *misc = tcase_create("errors_and_cache");
+    tcase_set_timeout(misc, 120);
+    tcase_add_test(misc, test_supported_archs);
+    tcase_add_test(misc, test_compile_error_log);
+    tcase_add_test(misc, test_unoffered_arch);
+    tcase_add_test(misc, test_bad_kernel_index);
+    tcase_add_test(misc, test_toolkit_search_missing);
+    tcase_add_test(misc, test_toolkit_search_found);
+    tcase_add_test(misc, test_stats_memory_hit);
+    suite_add_tcase(s, misc);
+    return s;
+}
+
+int main(void)
+{
+    /* NVRTC only (no CUDA driver), so loading it here, before the forks, is safe. */
+    int major, minor;
+    if (cured_nvrtc_version(&major, &minor) != CURED_SUCCESS) {
+        printf("SKIP: NVRTC is not available: %s\n", cured_last_error());
+        return 77;
+    }
+    if (cured_supported_archs(archs, (int)(sizeof archs / sizeof *archs), &narchs) != CURED_SUCCESS ||
+        narchs < 1 || narchs > (int)(sizeof archs / sizeof *archs)) {
+        printf("FAIL: NVRTC %d.%d reports no usable architecture list: %s\n", major, minor,
+               cured_last_error());
+        return 1;
+    }
+    SRunner *sr = srunner_create(compile_suite());
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}

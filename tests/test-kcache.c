@@ -1,0 +1,228 @@
+/*
+ * The kernel cache under concurrency: threads asking at once for the same
+ * program share one compilation (and its image, or its failure); failures
+ * are not cached. Needs NVRTC (exit 77 without it), no GPU.
+ *
+ * Counters are process-wide, so every test compares before/after values and
+ * uses an (architecture, program) key that no other test in this file uses,
+ * which keeps the results right in no-fork mode as well.
+ */
+#include "internal.h"
+#include "broken.h"
+
+#include <check.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define NTHREADS 16
+
+static int archs[64];
+static int narchs;
+
+struct job {
+    pthread_barrier_t *barrier;
+    const struct cr_program *prog;
+    int arch;
+    cured_status status;
+    const struct cr_image *img;
+    int message_ok; /* failure message (thread-local) names the error line */
+};
+
+static void *worker(void *arg)
+{
+    struct job *j = arg;
+    pthread_barrier_wait(j->barrier);
+    j->status = cr_kcache_get(j->prog, j->arch, 0, &j->img);
+    if (j->status != CURED_SUCCESS)
+        j->message_ok = strstr(cured_last_error(), BROKEN_LINE_TAG) != NULL &&
+                        strstr(cured_last_error(), BROKEN_NAME) != NULL;
+    return NULL;
+}
+
+/* Run n jobs released together by a barrier. */
+static void run_together(struct job *jobs, int n)
+{
+    pthread_barrier_t barrier;
+    pthread_t tid[NTHREADS];
+    ck_assert_int_le(n, NTHREADS);
+    ck_assert_int_eq(pthread_barrier_init(&barrier, NULL, (unsigned)n), 0);
+    for (int i = 0; i < n; i++) {
+        jobs[i].barrier = &barrier;
+        jobs[i].img = (const struct cr_image *)(uintptr_t)0x1; /* poison */
+        jobs[i].status = (cured_status)-1;
+        ck_assert_int_eq(pthread_create(&tid[i], NULL, worker, &jobs[i]), 0);
+    }
+    for (int i = 0; i < n; i++)
+        ck_assert_int_eq(pthread_join(tid[i], NULL), 0);
+    pthread_barrier_destroy(&barrier);
+}
+
+static void stats(cured_stats *s)
+{
+    ck_assert_int_eq(cured_get_stats(s), CURED_SUCCESS);
+}
+
+START_TEST(test_single_flight)
+{
+    const struct cr_program *p = cr_spec(0);
+    ck_assert_int_eq(p->needs_toolkit, 0);
+    struct job jobs[NTHREADS];
+    memset(jobs, 0, sizeof jobs);
+    for (int i = 0; i < NTHREADS; i++) {
+        jobs[i].prog = p;
+        jobs[i].arch = archs[0];
+    }
+    cured_stats s0, s1;
+    stats(&s0);
+    run_together(jobs, NTHREADS);
+    stats(&s1);
+    for (int i = 0; i < NTHREADS; i++) {
+        ck_assert_msg(jobs[i].status == CURED_SUCCESS, "thread %d: %s", i,
+                      cured_status_string(jobs[i].status));
+        ck_assert_msg(jobs[i].img == jobs[0].img, "thread %d got image %p, thread 0 %p", i,
+                      (const void *)jobs[i].img, (const void *)jobs[0].img);
+    }
+    ck_assert_msg(jobs[0].img->size > 0 && memcmp(jobs[0].img->data, "\177ELF", 4) == 0,
+                  "the shared image is not a cubin");
+    ck_assert_uint_eq(s1.compiles, s0.compiles + 1);
+    ck_assert_uint_eq(s1.memory_hits, s0.memory_hits + NTHREADS - 1);
+    ck_assert_uint_eq(s1.compile_failures, s0.compile_failures);
+
+    /* A later request is a plain hit on the same image. */
+    const struct cr_image *again = NULL;
+    ck_assert_int_eq(cr_kcache_get(p, archs[0], 0, &again), CURED_SUCCESS);
+    ck_assert_ptr_eq(again, jobs[0].img);
+    stats(&s0);
+    ck_assert_uint_eq(s0.compiles, s1.compiles);
+    ck_assert_uint_eq(s0.memory_hits, s1.memory_hits + 1);
+}
+END_TEST
+
+START_TEST(test_two_archs_at_once)
+{
+    const struct cr_program *p = cr_spec(0);
+    int a = archs[1], b = archs[2];
+    struct job jobs[NTHREADS];
+    memset(jobs, 0, sizeof jobs);
+    for (int i = 0; i < NTHREADS; i++) {
+        jobs[i].prog = p;
+        jobs[i].arch = i % 2 ? b : a;
+    }
+    cured_stats s0, s1;
+    stats(&s0);
+    run_together(jobs, NTHREADS);
+    stats(&s1);
+    for (int i = 0; i < NTHREADS; i++) {
+        ck_assert_msg(jobs[i].status == CURED_SUCCESS, "thread %d (sm_%d): %s", i, jobs[i].arch,
+                      cured_status_string(jobs[i].status));
+        ck_assert_msg(jobs[i].img == jobs[i % 2].img, "thread %d (sm_%d) got another image", i,
+                      jobs[i].arch);
+    }
+    ck_assert_msg(jobs[0].img != jobs[1].img, "sm_%d and sm_%d share an image", a, b);
+    ck_assert_uint_eq(s1.compiles, s0.compiles + 2);
+    ck_assert_uint_eq(s1.memory_hits, s0.memory_hits + NTHREADS - 2);
+    ck_assert_uint_eq(s1.compile_failures, s0.compile_failures);
+}
+END_TEST
+
+START_TEST(test_shared_failure_not_cached)
+{
+    struct cr_program broken;
+    broken_program(&broken, 1); /* slow to fail: all threads find it pending */
+    enum { N = 8 };
+    struct job jobs[N];
+    memset(jobs, 0, sizeof jobs);
+    for (int i = 0; i < N; i++) {
+        jobs[i].prog = &broken;
+        jobs[i].arch = archs[3];
+    }
+    cured_stats s0, s1, s2;
+    stats(&s0);
+    run_together(jobs, N);
+    stats(&s1);
+    for (int i = 0; i < N; i++) {
+        ck_assert_msg(jobs[i].status == CURED_ERROR_COMPILE, "thread %d: %s", i,
+                      cured_status_string(jobs[i].status));
+        ck_assert_msg(jobs[i].message_ok, "thread %d: its message does not carry the NVRTC log", i);
+        ck_assert_msg(jobs[i].img == (const struct cr_image *)(uintptr_t)0x1,
+                      "thread %d: the image pointer was written on failure", i);
+    }
+    ck_assert_uint_eq(s1.compile_failures, s0.compile_failures + 1);
+    ck_assert_uint_eq(s1.compiles, s0.compiles);
+    ck_assert_uint_eq(s1.memory_hits, s0.memory_hits);
+
+    /* The failure was forgotten: the next request compiles (and fails) again. */
+    const struct cr_image *img = (const struct cr_image *)(uintptr_t)0x1;
+    cr_fail(CURED_SUCCESS, "%s", "");
+    ck_assert_int_eq(cr_kcache_get(&broken, archs[3], 0, &img), CURED_ERROR_COMPILE);
+    ck_assert_msg(strstr(cured_last_error(), BROKEN_LINE_TAG) != NULL, "%s", cured_last_error());
+    stats(&s2);
+    ck_assert_uint_eq(s2.compile_failures, s1.compile_failures + 1);
+    ck_assert_uint_eq(s2.compiles, s1.compiles);
+    ck_assert_uint_eq(s2.memory_hits, s1.memory_hits);
+}
+END_TEST
+
+/* Many threads, several keys, repeated: every thread of a key gets one image. */
+START_TEST(test_mixed_keys)
+{
+    struct job jobs[NTHREADS];
+    memset(jobs, 0, sizeof jobs);
+    /* Specs 2..5 (header-free two-pass programs) at one architecture: four keys. */
+    for (int i = 0; i < NTHREADS; i++) {
+        jobs[i].prog = cr_spec((size_t)(2 + i % 4));
+        ck_assert_int_eq(jobs[i].prog->needs_toolkit, 0);
+        jobs[i].arch = archs[4];
+    }
+    cured_stats s0, s1;
+    stats(&s0);
+    run_together(jobs, NTHREADS);
+    run_together(jobs, NTHREADS); /* second round: all hits */
+    stats(&s1);
+    for (int i = 0; i < NTHREADS; i++) {
+        ck_assert_msg(jobs[i].status == CURED_SUCCESS, "thread %d: %s", i,
+                      cured_status_string(jobs[i].status));
+        ck_assert_ptr_eq(jobs[i].img, jobs[i % 4].img);
+    }
+    for (int i = 0; i < 4; i++)
+        for (int j = 0; j < i; j++)
+            ck_assert_ptr_ne(jobs[i].img, jobs[j].img);
+    ck_assert_uint_eq(s1.compiles, s0.compiles + 4);
+    ck_assert_uint_eq(s1.memory_hits, s0.memory_hits + 2 * NTHREADS - 4);
+}
+END_TEST
+
+static Suite *kcache_suite(void)
+{
+    Suite *s = suite_create("kcache");
+    TCase *tc = tcase_create("concurrency");
+    tcase_set_timeout(tc, 300);
+    tcase_add_test(tc, test_single_flight);
+    tcase_add_test(tc, test_two_archs_at_once);
+    tcase_add_test(tc, test_shared_failure_not_cached);
+    tcase_add_test(tc, test_mixed_keys);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+int main(void)
+{
+    /* NVRTC only (no CUDA driver), so loading it before the forks is safe. */
+    if (cured_nvrtc_version(NULL, NULL) != CURED_SUCCESS) {
+        printf("SKIP: NVRTC is not available: %s\n", cured_last_error());
+        return 77;
+    }
+    if (cured_supported_archs(archs, (int)(sizeof archs / sizeof *archs), &narchs) != CURED_SUCCESS ||
+        narchs < 5) {
+        printf("FAIL: the tests need 5 architectures from NVRTC, it offers %d\n", narchs);
+        return 1;
+    }
+    SRunner *sr = srunner_create(kcache_suite());
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}
