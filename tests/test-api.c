@@ -397,6 +397,7 @@ static Suite *api_suite(void)
 {
     Suite *s = suite_create("api");
     TCase *basics = tcase_create("basics");
+    tcase_set_timeout(basics, 60); /* forks are slow under compute-sanitizer */
     tcase_add_test(basics, test_status_strings);
     tcase_add_test(basics, test_version);
     tcase_add_test(basics, test_kernel_names);
@@ -405,6 +406,7 @@ static Suite *api_suite(void)
     suite_add_tcase(s, basics);
 
     TCase *args = tcase_create("check_args");
+    tcase_set_timeout(args, 60); /* forks are slow under compute-sanitizer */
     tcase_add_test(args, test_check_args_enums);
     tcase_add_test(args, test_check_args_type_pairs);
     tcase_add_test(args, test_check_args_pointers_and_sizes);

@@ -119,6 +119,7 @@ static Suite *arch_suite(void)
 {
     Suite *s = suite_create("arch");
     TCase *tc = tcase_create("select");
+    tcase_set_timeout(tc, 60); /* forks are slow under compute-sanitizer */
     tcase_add_test(tc, test_exact_match_is_cubin);
     tcase_add_test(tc, test_same_major_highest_below);
     tcase_add_test(tc, test_new_major_gets_ptx);
