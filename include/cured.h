@@ -270,6 +270,63 @@ typedef struct cured_stats {
 /** \brief Read the process-wide cache counters. \return CURED_SUCCESS or CURED_ERROR_NULL_POINTER. */
 CURED_EXPORT cured_status cured_get_stats(cured_stats *stats);
 
+/* ---- Logging --------------------------------------------------------------- */
+
+/** Log levels. The library prints nothing unless asked: set CURED_LOG=warn or
+ *  CURED_LOG=debug (messages go to stderr) or install a callback. */
+typedef enum cured_log_level {
+    CURED_LOG_OFF = 0,
+    CURED_LOG_WARN = 1,  /**< problems cured worked around (e.g. an unusable disk cache) */
+    CURED_LOG_DEBUG = 2  /**< cache hits and misses, compilations */
+} cured_log_level;
+
+/** A log sink: level, a NUL-terminated message without newline, and user. */
+typedef void (*cured_log_fn)(cured_log_level level, const char *message, void *user);
+
+/**
+ * \brief Send log messages up to max_level to fn (NULL fn: back to the
+ * CURED_LOG default, stderr). Each distinct warning is reported once per process.
+ * \return CURED_SUCCESS, or CURED_ERROR_INVALID_ENUM for an unknown level.
+ */
+CURED_EXPORT cured_status cured_set_log(cured_log_level max_level, cured_log_fn fn, void *user);
+
+/* ---- Disk cache ------------------------------------------------------------ */
+
+/**
+ * \brief Directory of the persistent kernel cache in use: CURED_CACHE_DIR, else
+ * $XDG_CACHE_HOME/cured, else $HOME/.cache/cured (else the passwd entry's
+ * home), plus a versioned subdirectory. CURED_CACHE_DIR set but empty, or
+ * CURED_CACHE_DISABLE=1, turns the disk cache off (the memory cache stays).
+ * The directory is created 0700; one not owned by the user, or writable by
+ * group or others, is refused. Any cache problem is a cache miss, never an error.
+ * \return the path, or NULL when the disk cache is off or unusable.
+ */
+CURED_EXPORT const char *cured_cache_dir(void);
+
+/** One entry of the disk cache, as reported by cured_cache_foreach(). */
+typedef struct cured_cache_entry {
+    const char *file;     /**< entry file name (SHA-256 of its key) */
+    const char *summary;  /**< kernel source and name expressions */
+    const char *target;   /**< e.g. "sm_90" or "compute_90" */
+    uint64_t bytes;       /**< size of the entry file */
+    int64_t last_use;     /**< seconds since the epoch */
+} cured_cache_entry;
+
+/**
+ * \brief Call fn for each valid-looking entry of the disk cache.
+ * \return CURED_SUCCESS (also when the cache is off: no calls),
+ *         CURED_ERROR_NULL_POINTER when fn is NULL.
+ */
+CURED_EXPORT cured_status cured_cache_foreach(void (*fn)(const cured_cache_entry *entry, void *user),
+                                              void *user);
+
+/**
+ * \brief Remove every entry of the disk cache (and stale temporary files).
+ * \param removed  receives the number of entries removed (may be NULL).
+ * \return CURED_SUCCESS (also when the cache is off).
+ */
+CURED_EXPORT cured_status cured_cache_clear(size_t *removed);
+
 #ifdef __cplusplus
 }
 #endif

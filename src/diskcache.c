@@ -283,6 +283,7 @@ int cr_diskcache_load(const char *key, int nkernels, struct cr_image *img)
     img->ptx = (int)h.payload_kind;
     /* The last-use stamp for eviction is the entry's mtime, set explicitly. */
     utimensat(dir, name, NULL, AT_SYMLINK_NOFOLLOW);
+    cr_log(CURED_LOG_DEBUG, "disk cache hit: %s/%s", root_path, name);
     return 1;
 }
 
@@ -408,6 +409,7 @@ void cr_diskcache_store(const char *key, const struct cr_image *img, int nkernel
         unlinkat(tmp, tmp_name, 0);
         return;
     }
+    cr_log(CURED_LOG_DEBUG, "disk cache store: %s/%s (%zu bytes)", root_path, name, img->size);
     tidy(dir, tmp);
 }
 
@@ -421,4 +423,121 @@ void cr_diskcache_reset_for_tests(void)
     root_fd = tmp_fd = -1;
     state = -1;
     pthread_mutex_unlock(&lock);
+}
+
+/* Read an entry's header and key text (for listing); 0 on success. */
+static int read_key(int dir, const char *name, char **key)
+{
+    int fd = openat(dir, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    struct header h;
+    int rc = -1;
+    if (read_all(fd, &h, sizeof h) == 0 && memcmp(h.magic, MAGIC, 8) == 0 && h.format == FORMAT &&
+        h.key_len < (1u << 20) && (*key = malloc(h.key_len + 1)) != NULL) {
+        if (read_all(fd, *key, h.key_len) == 0) {
+            (*key)[h.key_len] = '\0';
+            rc = 0;
+        } else {
+            free(*key);
+        }
+    }
+    close(fd);
+    return rc;
+}
+
+/* The value of the first line starting with prefix, copied into out. */
+static void key_line(const char *key, const char *prefix, char *out, size_t cap)
+{
+    size_t pl = strlen(prefix);
+    out[0] = '\0';
+    for (const char *line = key; line && *line; line = strchr(line, '\n') ? strchr(line, '\n') + 1 : NULL)
+        if (strncmp(line, prefix, pl) == 0) {
+            const char *end = strchr(line, '\n');
+            size_t l = end ? (size_t)(end - line - pl) : strlen(line + pl);
+            snprintf(out, cap, "%.*s", (int)l, line + pl);
+            return;
+        }
+}
+
+static void for_each_entry(int dir, void (*fn)(int dir, const char *name, const struct stat *st, void *u),
+                           void *u)
+{
+    int dup_fd = dup(dir);
+    DIR *d = dup_fd >= 0 ? fdopendir(dup_fd) : NULL;
+    if (d == NULL) {
+        if (dup_fd >= 0)
+            close(dup_fd);
+        return;
+    }
+    struct dirent *e;
+    struct stat st;
+    while ((e = readdir(d)) != NULL)
+        if (strlen(e->d_name) == 64 && fstatat(dir, e->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+            S_ISREG(st.st_mode))
+            fn(dir, e->d_name, &st, u);
+    closedir(d);
+}
+
+struct list_ctx {
+    void (*fn)(const cured_cache_entry *, void *);
+    void *user;
+};
+
+static void list_one(int dir, const char *name, const struct stat *st, void *u)
+{
+    struct list_ctx *c = u;
+    char *key = NULL, summary[1024], kernel2[512], source[256], target[64];
+    if (read_key(dir, name, &key) != 0)
+        return;
+    key_line(key, "source ", source, sizeof source);
+    key_line(key, "kernel ", summary, sizeof summary);
+    char *sp = strchr(source, ' ');
+    if (sp)
+        *sp = '\0'; /* drop the digest */
+    snprintf(kernel2, sizeof kernel2, "%s", summary);
+    snprintf(summary, sizeof summary, "%s %s", source, kernel2);
+    key_line(key, "output ", target, sizeof target);
+    char *t = strchr(target, ' ');
+    cured_cache_entry e = {name, summary, t ? t + 1 : target, (uint64_t)st->st_size,
+                           (int64_t)st->st_mtime};
+    c->fn(&e, c->user);
+    free(key);
+}
+
+static void remove_one(int dir, const char *name, const struct stat *st, void *u)
+{
+    (void)st;
+    if (unlinkat(dir, name, 0) == 0)
+        ++*(size_t *)u;
+}
+
+CR_API const char *cured_cache_dir(void)
+{
+    return cr_diskcache_dir();
+}
+
+CR_API cured_status cured_cache_foreach(void (*fn)(const cured_cache_entry *, void *), void *user)
+{
+    if (fn == NULL)
+        return cr_fail(CURED_ERROR_NULL_POINTER, "cured_cache_foreach: fn is NULL");
+    int dir, tmp;
+    if (cache_fds(&dir, &tmp)) {
+        struct list_ctx c = {fn, user};
+        for_each_entry(dir, list_one, &c);
+    }
+    return CURED_SUCCESS;
+}
+
+CR_API cured_status cured_cache_clear(size_t *removed)
+{
+    size_t n = 0;
+    int dir, tmp;
+    if (cache_fds(&dir, &tmp)) {
+        for_each_entry(dir, remove_one, &n);
+        tidy(dir, tmp);
+    }
+    if (removed)
+        *removed = n;
+    return CURED_SUCCESS;
 }

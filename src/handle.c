@@ -152,24 +152,30 @@ cured_status cr_kernel_get(cured_handle h, int spec, const struct cr_kernel **ou
     if (st != CURED_SUCCESS)
         return st;
     const struct cr_program *p = cr_spec((size_t)spec);
-    const struct cr_image *img;
-    if ((st = cr_kcache_get(p, arch, ptx, &img)) != CURED_SUCCESS) /* no handle lock while compiling */
-        return st;
-    pthread_mutex_lock(&h->lock);
-    k = atomic_load_explicit(&h->kernels[spec], memory_order_relaxed);
-    if (k == NULL) {
-        k = calloc(1, sizeof *k);
-        if (k == NULL)
-            st = cr_fail(CURED_ERROR_OUT_OF_MEMORY, "out of host memory");
-        else if ((st = load_kernel(h, p, img, k)) != CURED_SUCCESS) {
-            free(k);
-            k = NULL;
-        } else
-            atomic_store_explicit(&h->kernels[spec], k, memory_order_release);
+    for (int attempt = 0;; attempt++) {
+        const struct cr_image *img;
+        if ((st = cr_kcache_get(p, arch, ptx, &img)) != CURED_SUCCESS) /* no handle lock while compiling */
+            return st;
+        pthread_mutex_lock(&h->lock);
+        k = atomic_load_explicit(&h->kernels[spec], memory_order_relaxed);
+        if (k == NULL) {
+            k = calloc(1, sizeof *k);
+            if (k == NULL)
+                st = cr_fail(CURED_ERROR_OUT_OF_MEMORY, "out of host memory");
+            else if ((st = load_kernel(h, p, img, k)) != CURED_SUCCESS) {
+                free(k);
+                k = NULL;
+            } else
+                atomic_store_explicit(&h->kernels[spec], k, memory_order_release);
+        }
+        pthread_mutex_unlock(&h->lock);
+        /* An image from disk that the driver refuses is a cache miss: recompile once. */
+        if (st == CURED_SUCCESS || !img->from_disk || attempt > 0 || st == CURED_ERROR_OUT_OF_MEMORY) {
+            *out = k;
+            return st;
+        }
+        cr_kcache_reject(p, arch, ptx, img);
     }
-    pthread_mutex_unlock(&h->lock);
-    *out = k;
-    return st;
 }
 
 static cured_status finish_create(cured_handle h, cured_handle *out)

@@ -23,6 +23,9 @@ cured_status cr_fail(cured_status status, const char *fmt, ...)
 /* Fail with a driver call's error text appended. */
 cured_status cr_fail_cuda(CUresult r, const char *what);
 
+/* ---- log.c --------------------------------------------------------------- */
+void cr_log(cured_log_level level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
 /* The driver table, or a failure recorded with cr_fail (NO_DRIVER / NO_DEVICE). */
 cured_status cr_driver(const struct cr_driver **out);
 
@@ -106,8 +109,21 @@ struct cr_image {
     void *data;   /* cubin, or NUL-terminated PTX */
     size_t size;
     int ptx;
+    int from_disk; /* read from the disk cache, not compiled in this process */
     char lowered[CR_MAX_KERNELS][256]; /* mangled kernel names */
 };
+
+/* The NVRTC options for a program and target (the same list is hashed into cache keys). */
+#define CR_MAX_OPTIONS 6
+struct cr_options {
+    const char *argv[CR_MAX_OPTIONS];
+    int argc;
+    char arch[48], inc[2][1100];
+};
+cured_status cr_jit_options(const struct cr_program *p, int arch, int ptx, struct cr_options *o);
+/* Names of the headers served to NVRTC from the embedded sources. */
+extern const char *const cr_header_names[];
+extern const size_t cr_nheaders;
 cured_status cr_jit_compile(const struct cr_program *p, int arch, int ptx, struct cr_image *out);
 void cr_image_free(struct cr_image *img);
 
@@ -119,8 +135,10 @@ void cr_image_free(struct cr_image *img);
  */
 cured_status cr_kcache_get(const struct cr_program *p, int arch, int ptx,
                            const struct cr_image **out);
-/* Test hook: counters (also behind cured_get_stats) and a reset for tests. */
+/* Counters (also behind cured_get_stats). */
 void cr_kcache_stats(cured_stats *s);
+/* The driver refused an image: forget it in memory and on disk, so the next get recompiles. */
+void cr_kcache_reject(const struct cr_program *p, int arch, int ptx, const struct cr_image *img);
 
 /* ---- handle.c ------------------------------------------------------------ */
 /* Per-stream workspace: ticket, accumulator, host-result staging, partials. */

@@ -6,8 +6,9 @@
 #include <string.h>
 
 /* Headers the kernels may include, served from the embedded sources. */
-static const char *const header_names[] = {"common.cuh"};
-#define NHEADERS (sizeof header_names / sizeof *header_names)
+const char *const cr_header_names[] = {"common.cuh"};
+#define NHEADERS (sizeof cr_header_names / sizeof *cr_header_names)
+const size_t cr_nheaders = NHEADERS;
 
 static cured_status nvrtc_error(const struct cr_nvrtc *nv, nvrtcResult r, const char *what,
                                 const struct cr_program *p)
@@ -24,6 +25,24 @@ static int arch_offered(const struct cr_nvrtc *nv, int arch)
     return 0;
 }
 
+cured_status cr_jit_options(const struct cr_program *p, int arch, int ptx, struct cr_options *o)
+{
+    o->argc = 0;
+    snprintf(o->arch, sizeof o->arch, "--gpu-architecture=%s_%d", ptx ? "compute" : "sm", arch);
+    o->argv[o->argc++] = o->arch;
+    o->argv[o->argc++] = "--std=c++17";
+    if (p->needs_toolkit) {
+        const char *inc = cr_toolkit_include_dir();
+        if (inc == NULL)
+            return CURED_ERROR_NOT_SUPPORTED; /* message already recorded */
+        snprintf(o->inc[0], sizeof o->inc[0], "--include-path=%s", inc);
+        snprintf(o->inc[1], sizeof o->inc[1], "--include-path=%s/cccl", inc); /* CUDA 13 keeps libcu++ here */
+        o->argv[o->argc++] = o->inc[0];
+        o->argv[o->argc++] = o->inc[1];
+    }
+    return CURED_SUCCESS;
+}
+
 cured_status cr_jit_compile(const struct cr_program *p, int arch, int ptx, struct cr_image *out)
 {
     const struct cr_nvrtc *nv;
@@ -34,27 +53,14 @@ cured_status cr_jit_compile(const struct cr_program *p, int arch, int ptx, struc
     if (!arch_offered(nv, arch))
         return cr_fail(CURED_ERROR_NOT_SUPPORTED, "NVRTC %d.%d cannot compile for %s_%d", nv->major,
                        nv->minor, ptx ? "compute" : "sm", arch);
-
-    const char *opts[8];
-    int nopts = 0;
-    char arch_opt[48], inc1[1100], inc2[1100];
-    snprintf(arch_opt, sizeof arch_opt, "--gpu-architecture=%s_%d", ptx ? "compute" : "sm", arch);
-    opts[nopts++] = arch_opt;
-    opts[nopts++] = "--std=c++17";
-    if (p->needs_toolkit) {
-        const char *inc = cr_toolkit_include_dir();
-        if (inc == NULL)
-            return CURED_ERROR_NOT_SUPPORTED; /* message already recorded */
-        snprintf(inc1, sizeof inc1, "--include-path=%s", inc);
-        snprintf(inc2, sizeof inc2, "--include-path=%s/cccl", inc); /* CUDA 13 keeps libcu++ here */
-        opts[nopts++] = inc1;
-        opts[nopts++] = inc2;
-    }
+    struct cr_options o;
+    if ((st = cr_jit_options(p, arch, ptx, &o)) != CURED_SUCCESS)
+        return st;
 
     const char *text = p->source ? p->source : cr_source_text(p->file);
     const char *headers[NHEADERS];
     for (size_t i = 0; i < NHEADERS; i++)
-        headers[i] = cr_source_text(header_names[i]);
+        headers[i] = cr_source_text(cr_header_names[i]);
     if (text == NULL)
         return cr_fail(CURED_ERROR_INTERNAL, "kernel source %s is not embedded", p->file);
 
@@ -62,7 +68,7 @@ cured_status cr_jit_compile(const struct cr_program *p, int arch, int ptx, struc
     char name[128];
     snprintf(name, sizeof name, "kernels-src/%s", p->file);
     nvrtcProgram prog;
-    nvrtcResult r = nv->CreateProgram(&prog, text, name, (int)NHEADERS, headers, header_names);
+    nvrtcResult r = nv->CreateProgram(&prog, text, name, (int)NHEADERS, headers, cr_header_names);
     if (r != NVRTC_SUCCESS)
         return r == NVRTC_ERROR_OUT_OF_MEMORY
                    ? cr_fail(CURED_ERROR_OUT_OF_MEMORY, "nvrtcCreateProgram: out of memory")
@@ -73,7 +79,7 @@ cured_status cr_jit_compile(const struct cr_program *p, int arch, int ptx, struc
             goto done;
         }
 
-    r = nv->CompileProgram(prog, nopts, opts);
+    r = nv->CompileProgram(prog, o.argc, o.argv);
     if (r != NVRTC_SUCCESS) {
         size_t log_size = 0;
         char *log = NULL;

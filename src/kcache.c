@@ -5,12 +5,14 @@
  * lock, later threads wait on its entry. A failed compile is handed to the
  * threads waiting for it, then forgotten, so a later call tries again.
  *
- * The persistent disk cache plugs in at cache_fill(): look up before
- * compiling, store after.
+ * Below the memory cache sits the persistent disk cache (diskcache.c): a
+ * memory miss looks there before compiling, and stores what it compiled.
  */
 #include "internal.h"
 #include "sha256.h"
+#include "diskcache.h"
 
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -61,13 +63,124 @@ static void unlink_entry(struct entry *e)
     e->linked = 0;
 }
 
-/* Produce the image for a new entry: the one place that compiles. */
+static void append(char **buf, size_t *len, size_t *cap, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+static void append(char **buf, size_t *len, size_t *cap, const char *fmt, ...)
+{
+    for (;;) {
+        va_list ap;
+        va_start(ap, fmt);
+        int n = *buf ? vsnprintf(*buf + *len, *cap - *len, fmt, ap) : -1;
+        va_end(ap);
+        if (*buf && n >= 0 && (size_t)n < *cap - *len) {
+            *len += (size_t)n;
+            return;
+        }
+        size_t want = *cap ? *cap * 2 : 4096;
+        char *grown = realloc(*buf, want);
+        if (grown == NULL) {
+            free(*buf);
+            *buf = NULL;
+            return;
+        }
+        *buf = grown;
+        *cap = want;
+    }
+}
+
+static void digest_text(const char *text, char hex[65])
+{
+    cr_sha256_hex(text, strlen(text), hex);
+}
+
+/* A toolkit header's digest ("absent" if it cannot be read). */
+static void digest_file(const char *path, char hex[65])
+{
+    FILE *f = fopen(path, "rb");
+    if (f == NULL) {
+        strcpy(hex, "absent");
+        return;
+    }
+    struct cr_sha256 s;
+    unsigned char buf[65536], d[32];
+    size_t n;
+    cr_sha256_init(&s);
+    while ((n = fread(buf, 1, sizeof buf, f)) > 0)
+        cr_sha256_update(&s, buf, n);
+    fclose(f);
+    cr_sha256_final(&s, d);
+    for (int i = 0; i < 32; i++)
+        sprintf(hex + 2 * i, "%02x", d[i]);
+}
+
+/*
+ * The full text that identifies a compilation, under whose SHA-256 a disk
+ * entry is stored: schema, library and NVRTC versions, target and output
+ * kind, the exact option list, the kernels, and digests of the source, of
+ * every embedded header and of the toolkit headers the program includes.
+ * NULL when it cannot be built (then the disk cache is skipped).
+ */
+static char *full_key(const struct cr_program *p, int arch, int ptx)
+{
+    const struct cr_nvrtc *nv;
+    struct cr_options o;
+    if (cr_nvrtc(&nv) != CURED_SUCCESS || cr_jit_options(p, arch, ptx, &o) != CURED_SUCCESS)
+        return NULL;
+    char *k = NULL, hex[65];
+    size_t len = 0, cap = 0;
+    append(&k, &len, &cap, "cured kernel cache key 1\nlibrary %s\nnvrtc %d.%d\noutput %s %s_%d\n",
+           PACKAGE_VERSION, nv->major, nv->minor, ptx ? "ptx" : "cubin", ptx ? "compute" : "sm", arch);
+    for (int i = 0; i < o.argc; i++)
+        append(&k, &len, &cap, "option %s\n", o.argv[i]);
+    for (int i = 0; i < p->nkernels; i++)
+        append(&k, &len, &cap, "kernel %s\n", p->kernels[i]);
+    const char *text = p->source ? p->source : cr_source_text(p->file);
+    if (text == NULL) {
+        free(k);
+        return NULL;
+    }
+    digest_text(text, hex);
+    append(&k, &len, &cap, "source kernels-src/%s %s\n", p->file, hex);
+    for (size_t i = 0; i < cr_nheaders; i++) {
+        const char *h = cr_source_text(cr_header_names[i]);
+        digest_text(h ? h : "", hex);
+        append(&k, &len, &cap, "header %s %s\n", cr_header_names[i], hex);
+    }
+    if (p->needs_toolkit) {
+        static const char *const toolkit_headers[] = {"cooperative_groups.h",
+                                                      "cooperative_groups/reduce.h"};
+        const char *inc = cr_toolkit_include_dir();
+        for (size_t i = 0; inc && i < sizeof toolkit_headers / sizeof *toolkit_headers; i++) {
+            char path[1200];
+            snprintf(path, sizeof path, "%s/%s", inc, toolkit_headers[i]);
+            digest_file(path, hex);
+            append(&k, &len, &cap, "toolkit-header %s %s\n", path, hex);
+        }
+    }
+    return k;
+}
+
+/* Produce the image for a new entry: from disk, else by compiling (then stored). */
 static cured_status cache_fill(const struct cr_program *p, int arch, int ptx, struct cr_image *img,
-                               double *seconds)
+                               double *seconds, int *disk_hit)
 {
     double t0 = now();
+    char *key = full_key(p, arch, ptx);
+    *disk_hit = 0;
+    if (key != NULL && cr_diskcache_load(key, p->nkernels, img)) {
+        img->from_disk = 1;
+        *disk_hit = 1;
+        *seconds = now() - t0;
+        free(key);
+        return CURED_SUCCESS;
+    }
     cured_status st = cr_jit_compile(p, arch, ptx, img);
     *seconds = now() - t0;
+    cr_log(CURED_LOG_DEBUG, "compiled kernels-src/%s %s for %s_%d in %.0f ms: %s", p->file,
+           p->kernels[0], ptx ? "compute" : "sm", arch, *seconds * 1e3, cured_status_string(st));
+    if (st == CURED_SUCCESS && key != NULL)
+        cr_diskcache_store(key, img, p->nkernels);
+    free(key);
     return st;
 }
 
@@ -112,12 +225,16 @@ cured_status cr_kcache_get(const struct cr_program *p, int arch, int ptx, const 
     pthread_mutex_unlock(&lock);
 
     double seconds = 0;
-    cured_status st = cache_fill(p, arch, ptx, &e->img, &seconds);
+    int disk_hit = 0;
+    cured_status st = cache_fill(p, arch, ptx, &e->img, &seconds, &disk_hit);
 
     pthread_mutex_lock(&lock);
-    stats.compile_seconds += seconds;
+    if (disk_hit)
+        stats.disk_hits++;
+    else
+        stats.compile_seconds += seconds;
     if (st == CURED_SUCCESS) {
-        stats.compiles++;
+        stats.compiles += !disk_hit;
         e->state = READY;
         *out = &e->img;
     } else {
@@ -134,6 +251,26 @@ cured_status cr_kcache_get(const struct cr_program *p, int arch, int ptx, const 
     pthread_cond_broadcast(&done);
     pthread_mutex_unlock(&lock);
     return st;
+}
+
+void cr_kcache_reject(const struct cr_program *p, int arch, int ptx, const struct cr_image *img)
+{
+    char key[sizeof((struct entry *)0)->key];
+    make_key(key, sizeof key, p, arch, ptx);
+    pthread_mutex_lock(&lock);
+    for (struct entry *e = entries; e; e = e->next)
+        if (&e->img == img) {
+            /* Other threads may still hold the image: the entry is unlinked, not freed. */
+            unlink_entry(e);
+            break;
+        }
+    pthread_mutex_unlock(&lock);
+    char *full = img->from_disk ? full_key(p, arch, ptx) : NULL;
+    if (full != NULL) {
+        cr_log(CURED_LOG_WARN, "disk cache: the driver rejected a cached kernel; recompiling");
+        cr_diskcache_drop(full);
+        free(full);
+    }
 }
 
 void cr_kcache_stats(cured_stats *s)
