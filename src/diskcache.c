@@ -487,16 +487,15 @@ struct list_ctx {
 static void list_one(int dir, const char *name, const struct stat *st, void *u)
 {
     struct list_ctx *c = u;
-    char *key = NULL, summary[1024], kernel2[512], source[256], target[64];
+    char *key = NULL, summary[1024], kernel[512], source[256], target[64];
     if (read_key(dir, name, &key) != 0)
         return;
     key_line(key, "source ", source, sizeof source);
-    key_line(key, "kernel ", summary, sizeof summary);
+    key_line(key, "kernel ", kernel, sizeof kernel);
     char *sp = strchr(source, ' ');
     if (sp)
         *sp = '\0'; /* drop the digest */
-    snprintf(kernel2, sizeof kernel2, "%s", summary);
-    snprintf(summary, sizeof summary, "%s %s", source, kernel2);
+    snprintf(summary, sizeof summary, "%s %s", source, kernel);
     key_line(key, "output ", target, sizeof target);
     char *t = strchr(target, ' ');
     cured_cache_entry e = {name, summary, t ? t + 1 : target, (uint64_t)st->st_size,
