@@ -47,11 +47,31 @@ template <class T, class A, class Op> __device__ A reduce_vec(uint4 v, Op op)
     return r;
 }
 
+// 16-byte read-only loads. LOAD_L2_256 adds an L2 prefetch hint of 256 bytes
+// (Ampere and newer) and skips L1, where streamed data is never reused.
+enum { LOAD_LDG = 0, LOAD_L2_256 = 1, LOAD_STREAM = 2 };
+
+template <int LOAD> __device__ __forceinline__ uint4 load16(const uint4 *p)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    if (LOAD == LOAD_L2_256) {
+        uint4 v;
+        asm("ld.global.nc.L1::no_allocate.L2::256B.v4.u32 {%0, %1, %2, %3}, [%4];"
+            : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
+            : "l"(p));
+        return v;
+    }
+#endif
+    if (LOAD == LOAD_STREAM)
+        return __ldcs(p);
+    return __ldg(p);
+}
+
 // Per-thread partial with 16-byte loads, UNROLL of them in flight per thread.
 // `in` need only be aligned to sizeof(T): the elements before the first
 // 16-byte boundary (the head) and after the last whole vector (the tail) are
 // read one by one, by the first threads of the grid.
-template <class T, class A, class Op, int UNROLL>
+template <class T, class A, class Op, int UNROLL, int LOAD = LOAD_LDG>
 __device__ A thread_reduce_vec(const T *in, size_t n, Op op)
 {
     const int VEC = 16 / sizeof(T);
@@ -73,13 +93,13 @@ __device__ A thread_reduce_vec(const T *in, size_t n, Op op)
         uint4 v[UNROLL];
 #pragma unroll
         for (int u = 0; u < UNROLL; u++) // all loads issued before any use
-            v[u] = __ldg(body + i + u * nthreads);
+            v[u] = load16<LOAD>(body + i + u * nthreads);
 #pragma unroll
         for (int u = 0; u < UNROLL; u++)
             acc = op(acc, reduce_vec<T, A>(v[u], op));
     }
     for (; i < nvec; i += nthreads)
-        acc = op(acc, reduce_vec<T, A>(__ldg(body + i), op));
+        acc = op(acc, reduce_vec<T, A>(load16<LOAD>(body + i), op));
 
     const size_t tail = head + nvec * VEC;
     if (tid < n - tail)
