@@ -60,24 +60,102 @@ typedef enum cured_status {
     CURED_ERROR_CUDA = 14,              /**< a CUDA driver call failed; the message names it */
     CURED_ERROR_TYPE_MISMATCH = 15,     /**< the (operator, input type, result type) is not offered */
     CURED_ERROR_INVALID_VALUE = 16,     /**< another argument is out of range */
-    CURED_ERROR_INTERNAL = 17           /**< a bug in cured; please report it */
+    CURED_ERROR_INTERNAL = 17,          /**< a bug in cured; please report it */
+    CURED_ERROR_EMPTY_INPUT = 18,       /**< n == 0 for an operator with no identity (argmin, minmax...) */
+    CURED_ERROR_ALL_NAN = 19,           /**< a NaN-ignoring operator saw only NaNs (synchronous calls) */
+    CURED_ERROR_INVALID_EXPRESSION = 20 /**< a user expression was rejected before compiling */
 } cured_status;
 
-/** Element and result types. Values are stable. */
+/** Element and result types. Values are stable. FLOAT16 is IEEE binary16 and
+ *  BFLOAT16 is bfloat16, each passed as its 16-bit pattern. */
 typedef enum cured_type {
     CURED_TYPE_INT32 = 0,
-    CURED_TYPE_INT64 = 1
+    CURED_TYPE_INT64 = 1,
+    CURED_TYPE_INT8 = 2,
+    CURED_TYPE_UINT8 = 3,
+    CURED_TYPE_INT16 = 4,
+    CURED_TYPE_UINT16 = 5,
+    CURED_TYPE_UINT32 = 6,
+    CURED_TYPE_UINT64 = 7,
+    CURED_TYPE_FLOAT16 = 8,
+    CURED_TYPE_BFLOAT16 = 9,
+    CURED_TYPE_FLOAT32 = 10,
+    CURED_TYPE_FLOAT64 = 11
 } cured_type;
+#define CURED_TYPE_COUNT 12
 
-/** Reduction operators. Values are stable. */
+/**
+ * Reduction operators. Values are stable.
+ *
+ * Result types (out_type), by element type:
+ * - SUM, PRODUCT, SUM_SQUARES, SUM_ABS, DOT: signed integers give INT64
+ *   (exact unless the true result overflows it) or, on request, INT32 or the
+ *   element type (wrapping modulo 2^bits); unsigned integers give UINT64, or
+ *   UINT32 or the element type (wrapping); FLOAT16 and BFLOAT16 accumulate in
+ *   float and give FLOAT32 or the element type (rounded once at the end);
+ *   FLOAT32 gives FLOAT32 (float accumulation) or FLOAT64 (double
+ *   accumulation); FLOAT64 gives FLOAT64. cured_default_result() gives the
+ *   first of each list.
+ * - NORM2 (sqrt of the sum of squares): FLOAT32 for FLOAT16/BFLOAT16/FLOAT32
+ *   (FLOAT64 on request for FLOAT32), FLOAT64 for FLOAT64 and integers.
+ * - MIN, MAX, NANMIN, NANMAX, MINMAX, ARGMIN, ARGMAX, NANARGMIN, NANARGMAX,
+ *   AND, OR, XOR: the element type (bitwise operators: integers only).
+ *
+ * Output layouts: one value of out_type, except MINMAX (two values: min then
+ * max) and the ARG operators (a cured_arg_result: int64 index, then the value
+ * in the first bytes of an 8-byte field; 16 bytes, 8-byte aligned).
+ *
+ * NaN: MIN, MAX, MINMAX, ARGMIN and ARGMAX propagate NaN (ARG*: the index of
+ * the first NaN), as NumPy does. The NAN* operators ignore NaNs, like
+ * numpy.nanmin and nanargmax; on an all-NaN input NANMIN/NANMAX give NaN and
+ * NANARGMIN/NANARGMAX give index -1, and the synchronous cured_reduce()
+ * returns CURED_ERROR_ALL_NAN. Ties in ARG* give the first index.
+ *
+ * n == 0: sums give 0, PRODUCT 1, AND all ones, OR/XOR 0, MIN the largest
+ * value of the type (+inf for floats) and MAX the smallest, as CUB does;
+ * MINMAX and the ARG operators return CURED_ERROR_EMPTY_INPUT.
+ *
+ * Determinism: the AUTO kernels use no atomics on data: per-block partials
+ * are combined in a fixed order, so a float result is bitwise identical from
+ * run to run for the same input, n and device.
+ */
 typedef enum cured_op {
-    CURED_OP_SUM = 0
+    CURED_OP_SUM = 0,
+    CURED_OP_PRODUCT = 1,
+    CURED_OP_MIN = 2,
+    CURED_OP_MAX = 3,
+    CURED_OP_MINMAX = 4,
+    CURED_OP_ARGMIN = 5,
+    CURED_OP_ARGMAX = 6,
+    CURED_OP_AND = 7,
+    CURED_OP_OR = 8,
+    CURED_OP_XOR = 9,
+    CURED_OP_SUM_SQUARES = 10,
+    CURED_OP_SUM_ABS = 11,
+    CURED_OP_NORM2 = 12,
+    CURED_OP_DOT = 13,       /**< only through cured_dot() / cured_dot_async() */
+    CURED_OP_NANMIN = 14,
+    CURED_OP_NANMAX = 15,
+    CURED_OP_NANARGMIN = 16,
+    CURED_OP_NANARGMAX = 17
 } cured_op;
+#define CURED_OP_COUNT 18
+
+/** Result of the ARG operators: the index, then the value (of the element type). */
+typedef struct cured_arg_result {
+    int64_t index;
+    union {
+        int8_t i8; uint8_t u8; int16_t i16; uint16_t u16; int32_t i32; uint32_t u32;
+        int64_t i64; uint64_t u64; uint16_t f16_bits; uint16_t bf16_bits; float f32; double f64;
+    } value;
+} cured_arg_result;
 
 /**
  * Algorithms, after The CUDA Handbook, chapter 12. AUTO is the library's
- * fastest; it needs no CUDA toolkit headers at run time (only the driver and
- * NVRTC). The *_CG variants and LISTING_12_4 include cooperative_groups.h and
+ * fastest, offers every operator and type, and needs no CUDA toolkit headers
+ * at run time (only the driver and NVRTC). The others implement the
+ * chapter's int32 sums (int32 or int64 result) for comparison; with other
+ * operators or types they return CURED_ERROR_NOT_SUPPORTED. The *_CG variants and LISTING_12_4 include cooperative_groups.h and
  * so need a CUDA toolkit's include directories (see cured_toolkit_include());
  * without them they return CURED_ERROR_NOT_SUPPORTED.
  */
@@ -156,9 +234,7 @@ CURED_EXPORT cured_status cured_destroy(cured_handle h);
  * be captured into a CUDA graph. It may compile a kernel (NVRTC) the first
  * time a specialization is used; compile before capturing if that matters.
  *
- * Result types: CURED_OP_SUM of CURED_TYPE_INT32 gives CURED_TYPE_INT32
- * (wrapping modulo 2^32, like the C loop on unsigned) or CURED_TYPE_INT64
- * (exact for any n). n == 0 gives the identity (0).
+ * Operators, result types, output layouts, NaN and n == 0 rules: see cured_op.
  *
  * Streams: the handle keeps one workspace per stream it has seen (16 are made
  * at creation, more are added on first use of a further stream outside
@@ -174,10 +250,14 @@ CURED_EXPORT cured_status cured_destroy(cured_handle h);
  *                (any such alignment; 16 bytes is fastest). May be NULL when n == 0.
  * \param in_type element type.
  * \param n       element count (any size_t whose byte size does not overflow).
- * \param out     device pointer to one result, aligned to its size.
+ * \param out     device pointer to the result (see cured_op for its layout),
+ *                aligned to its size (8 bytes for the ARG operators).
  * \param out_type result type.
  * \param stream  CUstream or cudaStream_t (NULL = the legacy default stream).
  * \return CURED_SUCCESS or an error; on error nothing was launched or written.
+ *         CURED_ERROR_TYPE_MISMATCH for an (op, in_type, out_type) not offered,
+ *         CURED_ERROR_NOT_SUPPORTED for an algorithm other than AUTO with
+ *         anything but an int32 sum, CURED_ERROR_EMPTY_INPUT (see cured_op).
  */
 CURED_EXPORT cured_status cured_reduce_async(cured_handle h, cured_op op, cured_algorithm algo,
                                              const void *in, cured_type in_type, size_t n,
@@ -188,12 +268,40 @@ CURED_EXPORT cured_status cured_reduce_async(cured_handle h, cured_op op, cured_
  * \brief Synchronous reduction: as cured_reduce_async(), but the result is
  * written to host memory and the call waits for the stream.
  * \param host_out  host pointer receiving one value of out_type.
- * \return as cured_reduce_async(); CURED_ERROR_CUDA if the stream reports an error.
+ * \return as cured_reduce_async(); CURED_ERROR_CUDA if the stream reports an
+ *         error; CURED_ERROR_ALL_NAN (host_out not written) for a NAN* operator
+ *         on an all-NaN input.
  */
 CURED_EXPORT cured_status cured_reduce(cured_handle h, cured_op op, cured_algorithm algo,
                                        const void *in, cured_type in_type, size_t n,
                                        void *host_out, cured_type out_type,
                                        struct CUstream_st *stream);
+
+/**
+ * \brief Dot product sum(x[i] * y[i]) of two arrays of one type, with the
+ * result types of CURED_OP_SUM (int8 inputs may ask for INT32 or INT64).
+ * x and y need only be aligned to the element size; 16-byte loads are used
+ * when both have the same offset within 16 bytes. Otherwise as
+ * cured_reduce_async() with algorithm AUTO.
+ */
+CURED_EXPORT cured_status cured_dot_async(cured_handle h, const void *x, const void *y, cured_type type,
+                                          size_t n, void *out, cured_type out_type,
+                                          struct CUstream_st *stream);
+
+/** \brief Synchronous dot product into host memory; see cured_dot_async(). */
+CURED_EXPORT cured_status cured_dot(cured_handle h, const void *x, const void *y, cured_type type,
+                                    size_t n, void *host_out, cured_type out_type,
+                                    struct CUstream_st *stream);
+
+/**
+ * \brief The default result type of an operator for an element type (see cured_op).
+ * \return CURED_SUCCESS, CURED_ERROR_INVALID_ENUM, CURED_ERROR_NULL_POINTER, or
+ *         CURED_ERROR_TYPE_MISMATCH when the operator does not take that type.
+ */
+CURED_EXPORT cured_status cured_default_result(cured_op op, cured_type in_type, cured_type *out_type);
+
+/** \brief Size in bytes of a type (0 for an unknown value). */
+CURED_EXPORT size_t cured_type_size(cured_type type);
 
 /**
  * \brief Architecture that kernels are compiled for on this handle's device.
@@ -326,6 +434,73 @@ CURED_EXPORT cured_status cured_cache_foreach(void (*fn)(const cured_cache_entry
  * \return CURED_SUCCESS (also when the cache is off).
  */
 CURED_EXPORT cured_status cured_cache_clear(size_t *removed);
+
+/* ---- User-defined reductions ------------------------------------------------ */
+
+/** A user-defined reduction compiled from C++ expressions. */
+typedef struct cured_custom_st *cured_custom;
+
+/**
+ * \brief Define a reduction by three C++ expressions, compiled with NVRTC for
+ * the device (and cached in memory and on disk like the built-in kernels).
+ *
+ * - map_expr: what one element contributes, over `x` (and `y`, the element of
+ *   the second input, when ninputs is 2). `x` and `y` have the element type,
+ *   except that FLOAT16 and BFLOAT16 elements are given as float.
+ * - combine_expr: combines two partial results `a` and `b` (of acc_type);
+ *   it must be associative (and is applied in a fixed order, so results are
+ *   deterministic run to run).
+ * - identity_expr: the identity of combine.
+ * The result has acc_type. Examples: sum of squares `x*x` / `a+b` / `0`;
+ * max-abs `fabs(x)` / `fmax(a,b)` / `0`; count of nonzeros `x != 0` / `a+b` / `0`
+ * (acc INT64); dot product (ninputs 2) `x*y` / `a+b` / `0`.
+ * CUDA's device math functions (fabs, fmax, sqrt, ...) are available.
+ *
+ * The expressions run as device code of the caller's process with the
+ * caller's privileges; cured only makes sure that each stays inside its
+ * slot: an expression longer than 1024 characters, with unbalanced
+ * parentheses or brackets, or containing ; { } # quotes, backslashes or
+ * comments is rejected with CURED_ERROR_INVALID_EXPRESSION before any
+ * compilation. A compile error returns CURED_ERROR_COMPILE, and
+ * cured_last_error() holds NVRTC's log, whose lines point into the
+ * offending expression (e.g. "map_expr(1): error: ...").
+ *
+ * \param h        handle: the op is compiled for its device now (it may be used with any handle).
+ * \param in_type  element type of the input(s).
+ * \param acc_type accumulator and result type.
+ * \param ninputs  1, or 2 for a two-input map (x and y).
+ * \param map_expr, combine_expr, identity_expr  the expressions.
+ * \param out      receives the op; NULL on failure.
+ * \return CURED_SUCCESS, CURED_ERROR_NULL_HANDLE, CURED_ERROR_NULL_POINTER,
+ *         CURED_ERROR_INVALID_ENUM, CURED_ERROR_INVALID_VALUE (ninputs),
+ *         CURED_ERROR_INVALID_EXPRESSION, CURED_ERROR_COMPILE, CURED_ERROR_NO_NVRTC, ...
+ */
+CURED_EXPORT cured_status cured_custom_create(cured_handle h, cured_type in_type, cured_type acc_type,
+                                              int ninputs, const char *map_expr,
+                                              const char *combine_expr, const char *identity_expr,
+                                              cured_custom *out);
+
+/**
+ * \brief Run a user-defined reduction asynchronously; as cured_reduce_async()
+ * with algorithm AUTO. y is the second input for a two-input op, else NULL.
+ * The result (one acc_type value) is written to out, device memory.
+ * \return as cured_reduce_async(); CURED_ERROR_NULL_POINTER if the op is NULL.
+ */
+CURED_EXPORT cured_status cured_custom_reduce_async(cured_handle h, cured_custom op, const void *x,
+                                                    const void *y, size_t n, void *out,
+                                                    struct CUstream_st *stream);
+
+/** \brief Synchronous cured_custom_reduce_async() into host memory. */
+CURED_EXPORT cured_status cured_custom_reduce(cured_handle h, cured_custom op, const void *x,
+                                              const void *y, size_t n, void *host_out,
+                                              struct CUstream_st *stream);
+
+/**
+ * \brief Free a user-defined op and unload its modules. No work using it may
+ * be pending; the contexts it was used in must still exist. NULL is accepted.
+ * \return CURED_SUCCESS.
+ */
+CURED_EXPORT cured_status cured_custom_destroy(cured_custom op);
 
 #ifdef __cplusplus
 }

@@ -1,24 +1,13 @@
 // Shared pieces of the reduction kernels (The CUDA Handbook, chapter 12).
 // Header-free on purpose: only NVRTC's built-in declarations are used, so the
 // kernels that include this compile where just the driver and NVRTC exist.
+// An operator (ops.cuh) supplies identity(), map(x, i), combine and write().
 #ifndef CURED_COMMON_CUH
 #define CURED_COMMON_CUH
 
-typedef unsigned long long u64;
+#include "ops.cuh"
 
-// Sum. Integer additions go through unsigned arithmetic so that int32 wraps
-// modulo 2^32 by definition, not by undefined signed overflow.
-struct Sum {
-    template <class A> __device__ static A identity() { return A(0); }
-    __device__ int operator()(int a, int b) const { return (int)((unsigned)a + (unsigned)b); }
-    __device__ long long operator()(long long a, long long b) const
-    {
-        return (long long)((u64)a + (u64)b);
-    }
-    template <class A> __device__ A operator()(A a, A b) const { return a + b; }
-};
-
-// atomicAdd for the accumulator types of the atomic variants.
+// atomicAdd for the accumulator types of the atomic variants (sums).
 __device__ inline void atomic_add(int *p, int v) { atomicAdd(p, v); }
 __device__ inline void atomic_add(long long *p, long long v) { atomicAdd((u64 *)p, (u64)v); }
 __device__ inline int atomic_take(int *p) { return atomicExch(p, 0); }
@@ -26,29 +15,18 @@ __device__ inline long long atomic_take(long long *p) { return (long long)atomic
 
 // Per-thread partial over a grid-stride loop, one element per load (the
 // Handbook's two-pass and single-pass kernels).
-template <class T, class A, class Op>
-__device__ A thread_reduce_scalar(const T *in, size_t n, Op op)
+template <class T, class A, class Op> __device__ A thread_reduce_scalar(const T *in, size_t n, Op op)
 {
-    A acc = Op::template identity<A>();
+    A acc = Op::identity();
     size_t stride = (size_t)gridDim.x * blockDim.x;
     for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride)
-        acc = op(acc, (A)in[i]);
+        acc = op(acc, op.map(in[i], i));
     return acc;
 }
 
-// Combine the elements of one 16-byte vector.
-template <class T, class A, class Op> __device__ A reduce_vec(uint4 v, Op op)
-{
-    const T *e = reinterpret_cast<const T *>(&v);
-    A r = (A)e[0];
-#pragma unroll
-    for (int k = 1; k < (int)(16 / sizeof(T)); k++)
-        r = op(r, (A)e[k]);
-    return r;
-}
-
 // 16-byte read-only loads. LOAD_L2_256 adds an L2 prefetch hint of 256 bytes
-// (Ampere and newer) and skips L1, where streamed data is never reused.
+// (Ampere and newer) and skips L1; LOAD_STREAM marks the lines evict-first.
+// bench/tune.cu compares them; AUTO uses LOAD_LDG, the fastest on the H200.
 enum { LOAD_LDG = 0, LOAD_L2_256 = 1, LOAD_STREAM = 2 };
 
 template <int LOAD> __device__ __forceinline__ uint4 load16(const uint4 *p)
@@ -67,6 +45,17 @@ template <int LOAD> __device__ __forceinline__ uint4 load16(const uint4 *p)
     return __ldg(p);
 }
 
+// Combine the elements of one 16-byte vector whose first element has index i0.
+template <class T, class A, class Op> __device__ __forceinline__ A reduce_vec(uint4 v, u64 i0, Op op)
+{
+    const T *e = reinterpret_cast<const T *>(&v);
+    A r = op.map(e[0], i0);
+#pragma unroll
+    for (int k = 1; k < (int)(16 / sizeof(T)); k++)
+        r = op(r, op.map(e[k], i0 + k));
+    return r;
+}
+
 // Per-thread partial with 16-byte loads, UNROLL of them in flight per thread.
 // `in` need only be aligned to sizeof(T): the elements before the first
 // 16-byte boundary (the head) and after the last whole vector (the tail) are
@@ -77,14 +66,14 @@ __device__ A thread_reduce_vec(const T *in, size_t n, Op op)
     const int VEC = 16 / sizeof(T);
     const size_t tid = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
     const size_t nthreads = (size_t)gridDim.x * blockDim.x;
-    A acc = Op::template identity<A>();
+    A acc = Op::identity();
 
     size_t mis = (size_t)(reinterpret_cast<u64>(in) & 15) / sizeof(T);
     size_t head = mis ? VEC - mis : 0;
     if (head > n)
         head = n;
     if (tid < head)
-        acc = op(acc, (A)in[tid]);
+        acc = op(acc, op.map(in[tid], tid));
 
     const uint4 *body = reinterpret_cast<const uint4 *>(in + head);
     const size_t nvec = (n - head) / VEC;
@@ -96,23 +85,24 @@ __device__ A thread_reduce_vec(const T *in, size_t n, Op op)
             v[u] = load16<LOAD>(body + i + u * nthreads);
 #pragma unroll
         for (int u = 0; u < UNROLL; u++)
-            acc = op(acc, reduce_vec<T, A>(v[u], op));
+            acc = op(acc, reduce_vec<T, A>(v[u], head + (i + u * nthreads) * VEC, op));
     }
     for (; i < nvec; i += nthreads)
-        acc = op(acc, reduce_vec<T, A>(load16<LOAD>(body + i), op));
+        acc = op(acc, reduce_vec<T, A>(load16<LOAD>(body + i), head + i * VEC, op));
 
     const size_t tail = head + nvec * VEC;
     if (tid < n - tail)
-        acc = op(acc, (A)in[tail + tid]);
+        acc = op(acc, op.map(in[tail + tid], tail + tid));
     return acc;
 }
 
-// Warp reduction with shuffles; lane 0 holds the result.
+// Warp reduction with shuffles; lane 0 holds the result. Lower lanes hold
+// lower indices, and partials are combined as op(lower, higher).
 template <class A, class Op> __device__ A warp_reduce(A v, Op op)
 {
 #pragma unroll
     for (int offset = 16; offset > 0; offset >>= 1)
-        v = op(v, __shfl_down_sync(0xffffffffu, v, offset));
+        v = op(v, shfl_down(v, offset));
     return v;
 }
 
@@ -128,7 +118,7 @@ template <int BLOCK, class A, class Op> __device__ A block_reduce_shuffle(A v, O
         warp_partial[warp] = v;
     __syncthreads();
     if (warp == 0) {
-        v = lane < BLOCK / 32 ? warp_partial[lane] : Op::template identity<A>();
+        v = lane < BLOCK / 32 ? warp_partial[lane] : Op::identity();
         v = warp_reduce(v, op);
     }
     __syncthreads();
@@ -154,16 +144,30 @@ template <int BLOCK, class A, class Op> __device__ A block_reduce_tree(A v, Op o
     return r;
 }
 
+// Loads that bypass L1, for partials written by other blocks.
+template <class A> __device__ __forceinline__ A load_cg(const A *p) { return __ldcg(p); }
+template <class V> __device__ __forceinline__ Pair<V> load_cg(const Pair<V> *p)
+{
+    Pair<V> r = {__ldcg(&p->lo), __ldcg(&p->hi)};
+    return r;
+}
+template <class V> __device__ __forceinline__ Arg<V> load_cg(const Arg<V> *p)
+{
+    Arg<V> r = {__ldcg(&p->v), __ldcg(&p->i)};
+    return r;
+}
+
 // Single-pass finish with a ticket: each block stores its partial, fences,
 // and takes a ticket; the block that takes the last ticket combines all the
 // partials in block order (so float results do not depend on timing), writes
-// *out and resets the ticket for the next launch on this workspace.
+// the result and resets the ticket for the next launch on this workspace.
 template <int BLOCK, class A, class Op>
-__device__ void finish_last_block(A block_value, A *out, A *partials, unsigned int *ticket, Op op)
+__device__ void finish_last_block(A block_value, void *out, size_t n, A *partials, unsigned int *ticket,
+                                  Op op)
 {
     if (gridDim.x == 1) {
         if (threadIdx.x == 0)
-            *out = block_value;
+            op.write(out, block_value, n);
         return;
     }
     __shared__ bool last;
@@ -175,12 +179,13 @@ __device__ void finish_last_block(A block_value, A *out, A *partials, unsigned i
     __syncthreads();
     if (!last)
         return;
-    A v = Op::template identity<A>();
+    __threadfence(); // see every block's partial
+    A v = Op::identity();
     for (unsigned int i = threadIdx.x; i < gridDim.x; i += BLOCK)
-        v = op(v, __ldcg(partials + i)); // L2: the partials were written by other SMs
+        v = op(v, load_cg(partials + i)); // from L2: other SMs wrote them
     v = block_reduce_shuffle<BLOCK>(v, op);
     if (threadIdx.x == 0) {
-        *out = v;
+        op.write(out, v, n);
         *ticket = 0;
     }
 }

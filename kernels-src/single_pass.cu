@@ -10,7 +10,7 @@ reduce_ticket(const T *in, size_t n, A *out, A *partials, unsigned int *ticket)
     Op op;
     A v = thread_reduce_scalar<T, A>(in, n, op);
     v = block_reduce_shuffle<BLOCK>(v, op);
-    finish_last_block<BLOCK>(v, out, partials, ticket, op);
+    finish_last_block<BLOCK>(v, out, n, partials, ticket, op);
 }
 
 // One atomicAdd per block into an accumulator the workspace keeps at zero.

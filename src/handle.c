@@ -140,6 +140,24 @@ static cured_status load_kernel(cured_handle h, const struct cr_program *p,
     return CURED_SUCCESS;
 }
 
+cured_status cr_kernel_load(cured_handle h, const struct cr_program *p, struct cr_kernel *k)
+{
+    int arch, ptx;
+    cured_status st = cr_handle_arch(h, &arch, &ptx);
+    for (int attempt = 0; st == CURED_SUCCESS; attempt++) {
+        const struct cr_image *img;
+        if ((st = cr_kcache_get(p, arch, ptx, &img)) != CURED_SUCCESS) /* no handle lock while compiling */
+            return st;
+        st = load_kernel(h, p, img, k);
+        /* An image from disk that the driver refuses is a cache miss: recompile once. */
+        if (st == CURED_SUCCESS || !img->from_disk || attempt > 0 || st == CURED_ERROR_OUT_OF_MEMORY)
+            return st;
+        cr_kcache_reject(p, arch, ptx, img);
+        st = CURED_SUCCESS;
+    }
+    return st;
+}
+
 cured_status cr_kernel_get(cured_handle h, int spec, const struct cr_kernel **out)
 {
     struct cr_kernel *k = atomic_load_explicit(&h->kernels[spec], memory_order_acquire);
@@ -147,35 +165,23 @@ cured_status cr_kernel_get(cured_handle h, int spec, const struct cr_kernel **ou
         *out = k;
         return CURED_SUCCESS;
     }
-    int arch, ptx;
-    cured_status st = cr_handle_arch(h, &arch, &ptx);
-    if (st != CURED_SUCCESS)
+    k = calloc(1, sizeof *k);
+    if (k == NULL)
+        return cr_fail(CURED_ERROR_OUT_OF_MEMORY, "out of host memory");
+    cured_status st = cr_kernel_load(h, cr_spec((size_t)spec), k);
+    if (st != CURED_SUCCESS) {
+        free(k);
         return st;
-    const struct cr_program *p = cr_spec((size_t)spec);
-    for (int attempt = 0;; attempt++) {
-        const struct cr_image *img;
-        if ((st = cr_kcache_get(p, arch, ptx, &img)) != CURED_SUCCESS) /* no handle lock while compiling */
-            return st;
-        pthread_mutex_lock(&h->lock);
-        k = atomic_load_explicit(&h->kernels[spec], memory_order_relaxed);
-        if (k == NULL) {
-            k = calloc(1, sizeof *k);
-            if (k == NULL)
-                st = cr_fail(CURED_ERROR_OUT_OF_MEMORY, "out of host memory");
-            else if ((st = load_kernel(h, p, img, k)) != CURED_SUCCESS) {
-                free(k);
-                k = NULL;
-            } else
-                atomic_store_explicit(&h->kernels[spec], k, memory_order_release);
-        }
-        pthread_mutex_unlock(&h->lock);
-        /* An image from disk that the driver refuses is a cache miss: recompile once. */
-        if (st == CURED_SUCCESS || !img->from_disk || attempt > 0 || st == CURED_ERROR_OUT_OF_MEMORY) {
-            *out = k;
-            return st;
-        }
-        cr_kcache_reject(p, arch, ptx, img);
     }
+    /* Two threads may have loaded it at once: the first to publish wins. */
+    struct cr_kernel *expected = NULL;
+    if (!atomic_compare_exchange_strong(&h->kernels[spec], &expected, k)) {
+        h->d->ModuleUnload(k->module);
+        free(k);
+        k = expected;
+    }
+    *out = k;
+    return CURED_SUCCESS;
 }
 
 static cured_status finish_create(cured_handle h, cured_handle *out)
@@ -207,7 +213,7 @@ static cured_status finish_create(cured_handle h, cured_handle *out)
             h->max_blocks_per_sm = 1;
         /* Room for one partial per resident block, for any kernel. */
         h->partials_capacity = (size_t)h->sms * (size_t)h->max_blocks_per_sm;
-        h->slot_bytes = (CR_WS_PARTIALS + h->partials_capacity * 8 + 255) & ~(size_t)255;
+        h->slot_bytes = (CR_WS_PARTIALS + h->partials_capacity * CR_MAX_ACC + 255) & ~(size_t)255;
         pthread_mutex_lock(&h->lock);
         st = add_chunk(h);
         pthread_mutex_unlock(&h->lock);

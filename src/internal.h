@@ -89,20 +89,42 @@ const char *cr_source_text(const char *name);
 /* ---- specs.c: the built-in kernel specializations ----------------------- */
 #define CR_MAX_KERNELS 2 /* name expressions in one program (two-pass: 2) */
 #define CR_BLOCK 256
+#define CR_UNROLL 4
+#define CR_MAX_ACC 16    /* largest accumulator (Arg<double>): bytes per partial */
+#define CR_MAX_RESULT 16 /* largest result (cured_arg_result) */
+
+enum cr_kind {
+    CR_KIND_FAST,     /* reduce_fast: one launch, ticket finish */
+    CR_KIND_FAST2,    /* reduce_fast2: two inputs (dot) */
+    CR_KIND_TWO_PASS, /* pass 1 per-block partials, pass 2 one block */
+    CR_KIND_TICKET,   /* Handbook single pass with ticket */
+    CR_KIND_ATOMIC,   /* one atomicAdd per block */
+    CR_KIND_LISTING   /* Listing 12-4 */
+};
 
 struct cr_program {
     const char *file;                       /* kernels-src file, e.g. "fast.cu" */
     const char *source;                     /* its text; NULL = the embedded file */
     int needs_toolkit;                      /* includes cooperative_groups.h */
     int nkernels;
-    char kernels[CR_MAX_KERNELS][96];       /* NVRTC name expressions */
-    char label[96];                         /* for cured_kernel_name() */
+    char kernels[CR_MAX_KERNELS][256];      /* NVRTC name expressions */
+    char label[160];                        /* for cured_kernel_name() */
+    /* What the launcher needs. */
+    int kind;
+    int acc_size, result_size;
+    cured_op op;
+    cured_algorithm algo;
+    cured_type in, out;
 };
-/* Index of the program for (algo, in, out); -1 if that combination is not offered. */
-int cr_spec_index(cured_op op, cured_algorithm algo, cured_type in, cured_type out);
+/* Index of the program for (op, algo, in, out); -1 with a cr_fail message
+ * (TYPE_MISMATCH or NOT_SUPPORTED) if that combination is not offered. */
+int cr_spec_index(cured_op op, cured_algorithm algo, cured_type in, cured_type out, cured_status *why);
 const struct cr_program *cr_spec(size_t index);
 size_t cr_spec_count(void);
 size_t cr_type_size(cured_type t);
+const char *cr_type_name(cured_type t);   /* "int32", ... */
+const char *cr_type_cxx(cured_type t);    /* "int", "half_t", ... */
+int cr_type_is_float(cured_type t);       /* float16, bfloat16, float32, float64 */
 
 /* ---- jit.c: one NVRTC compilation --------------------------------------- */
 struct cr_image {
@@ -145,7 +167,7 @@ void cr_kcache_reject(const struct cr_program *p, int arch, int ptx, const struc
 #define CR_WS_TICKET 0
 #define CR_WS_ACCUM 16
 #define CR_WS_RESULT 32
-#define CR_WS_PARTIALS 64
+#define CR_WS_PARTIALS 64 /* CR_MAX_ACC bytes per resident block */
 #define CR_SLOTS_PER_CHUNK 16
 
 struct cr_slot {
@@ -182,13 +204,30 @@ cured_status cr_enter(cured_handle h, CUcontext *saved);
 void cr_leave(cured_handle h, CUcontext saved);
 /* The workspace slot of a stream (assigning one on first use). */
 cured_status cr_slot_for(cured_handle h, CUstream s, CUdeviceptr *base);
+/* Compile (through the caches) and load a program into h's context, which is current. */
+cured_status cr_kernel_load(cured_handle h, const struct cr_program *p, struct cr_kernel *k);
 /* The loaded kernels of a spec (compiling/loading on first use). */
 cured_status cr_kernel_get(cured_handle h, int spec, const struct cr_kernel **out);
 cured_status cr_handle_arch(cured_handle h, int *arch, int *ptx);
+
+/* ---- custom.c: user-defined ops ------------------------------------------ */
+/* Check the expressions and generate the program, without compiling (tests). */
+cured_status cr_custom_build(cured_type in_type, cured_type acc_type, int ninputs, const char *map_expr,
+                             const char *combine_expr, const char *identity_expr, cured_custom *out);
+const struct cr_program *cr_custom_program(cured_custom op);
 
 /* ---- reduce.c ------------------------------------------------------------ */
 /* Argument checks that need no GPU; exposed for the tests. */
 cured_status cr_check_args(cured_op op, cured_algorithm algo, const void *in, cured_type in_type,
                            size_t n, const void *out, cured_type out_type, int *spec);
+/* Where cr_reduce_program() gets the loaded kernels of its program. */
+typedef cured_status (*cr_kernels_fn)(cured_handle h, void *arg, const struct cr_kernel **k);
+cured_status cr_reduce_program(cured_handle h, const struct cr_program *p, const void *in, const void *in2,
+                               size_t n, void *out, int host_out, CUstream stream, cr_kernels_fn kernels,
+                               void *arg);
+/* Launch a built-in or custom program; the handle's context is current.
+ * in2 is the second input of two-input kernels (else unused). */
+cured_status cr_launch(cured_handle h, const struct cr_program *p, const struct cr_kernel *k,
+                       const void *in, const void *in2, size_t n, CUdeviceptr out, CUstream s);
 
 #endif

@@ -6,7 +6,8 @@
 #include <string.h>
 
 /* Headers the kernels may include, served from the embedded sources. */
-const char *const cr_header_names[] = {"common.cuh"};
+/* fast.cu too: user-defined ops include it for the AUTO kernels. */
+const char *const cr_header_names[] = {"common.cuh", "types.cuh", "ops.cuh", "fast.cu"};
 #define NHEADERS (sizeof cr_header_names / sizeof *cr_header_names)
 const size_t cr_nheaders = NHEADERS;
 
