@@ -223,11 +223,8 @@ static cured_status custom_run(cured_handle h, cured_custom op, const void *x, c
     if (op == NULL)
         return cr_fail(CURED_ERROR_NULL_POINTER, "the user-defined op is NULL");
     const struct cr_program *p = &op->prog;
-    int spec;
-    cured_status st = cr_check_args(CURED_OP_SUM, CURED_ALGO_AUTO, x, CURED_TYPE_INT32, 0, out,
-                                    CURED_TYPE_INT32, &spec); /* out != NULL */
-    if (st != CURED_SUCCESS)
-        return st;
+    if (out == NULL)
+        return cr_fail(CURED_ERROR_NULL_POINTER, "the output pointer is NULL");
     size_t size = cr_type_size(p->in);
     if ((x == NULL || (p->kind == CR_KIND_FAST2 && y == NULL)) && n > 0)
         return cr_fail(CURED_ERROR_NULL_POINTER, "an input pointer is NULL and n = %zu", n);
