@@ -74,9 +74,11 @@ static int open_root(const char *path)
     int fd = open(buf[0] == '/' ? "/" : ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     char *save = NULL;
     for (char *part = strtok_r(buf, "/", &save); part && fd >= 0; part = strtok_r(NULL, "/", &save)) {
-        char *next_part = save && *save ? save : NULL;
+        const char *rest = save;
+        while (rest && *rest == '/')
+            rest++; /* "a//" or "a/": a is still the last component */
         int next;
-        if (next_part == NULL) { /* the cache root itself must be private */
+        if (rest == NULL || *rest == '\0') { /* the cache root itself must be private */
             next = open_private_dir(fd, part, 1);
         } else {
             /* Parents (e.g. ~/.cache) may be anything the user has, symlinks included. */
@@ -120,7 +122,12 @@ static int ensure_open(void)
         return state;
     state = 0;
     char root[900];
-    if (!resolve_root(root, sizeof root)) {
+    int have_root = resolve_root(root, sizeof root);
+    if (have_root && strlen(root) >= sizeof root - 1) {
+        cr_log(CURED_LOG_WARN, "disk cache path is too long; compiling without the disk cache");
+        return 0;
+    }
+    if (!have_root) {
         cr_log(CURED_LOG_DEBUG, "disk cache disabled by the environment");
         return 0;
     }
@@ -309,11 +316,30 @@ static int by_age(const void *a, const void *b)
     return (x->used > y->used) - (x->used < y->used);
 }
 
+/* CURED_CACHE_MAX_BYTES: digits with an optional K, M or G (binary); anything else is the default. */
+static unsigned long long max_bytes(void)
+{
+    const char *env = getenv("CURED_CACHE_MAX_BYTES");
+    if (env == NULL || *env == '\0')
+        return DEFAULT_MAX_BYTES;
+    char *end;
+    errno = 0;
+    unsigned long long v = strtoull(env, &end, 10);
+    int shift = *end == 'K' || *end == 'k' ? 10 : *end == 'M' || *end == 'm' ? 20 : *end == 'G' || *end == 'g' ? 30 : 0;
+    if (shift)
+        end++;
+    if (errno || end == env || *end != '\0' || env[0] == '-' || v > (~0ull >> shift)) {
+        cr_log(CURED_LOG_WARN, "CURED_CACHE_MAX_BYTES=\"%s\" is not a size; using %llu", env, DEFAULT_MAX_BYTES);
+        return DEFAULT_MAX_BYTES;
+    }
+    return v << shift;
+}
+
 /* Sweep stale temp files, then evict least recently used entries above the limit. */
 static void tidy(int dir, int tmp)
 {
     time_t now = time(NULL);
-    int dup_fd = dup(tmp);
+    int dup_fd = openat(tmp, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC); /* own offset, unlike dup */
     DIR *d = dup_fd >= 0 ? fdopendir(dup_fd) : NULL;
     struct dirent *e;
     struct stat st;
@@ -326,11 +352,8 @@ static void tidy(int dir, int tmp)
     } else if (dup_fd >= 0)
         close(dup_fd);
 
-    unsigned long long max = DEFAULT_MAX_BYTES;
-    const char *env = getenv("CURED_CACHE_MAX_BYTES");
-    if (env && *env)
-        max = strtoull(env, NULL, 10);
-    dup_fd = dup(dir);
+    unsigned long long max = max_bytes();
+    dup_fd = openat(dir, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     d = dup_fd >= 0 ? fdopendir(dup_fd) : NULL;
     if (d == NULL) {
         if (dup_fd >= 0)
@@ -393,7 +416,7 @@ void cr_diskcache_store(const char *key, const struct cr_image *img, int nkernel
              (unsigned long)pthread_self());
     int fd = openat(tmp, tmp_name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
     if (fd < 0) {
-        cr_log(CURED_LOG_WARN, "disk cache: cannot create %s/tmp/%s: %s", root_path, tmp_name,
+        cr_log(CURED_LOG_WARN, "disk cache: cannot create a temporary file in %s/tmp: %s", root_path,
                strerror(errno));
         return;
     }
@@ -404,7 +427,7 @@ void cr_diskcache_store(const char *key, const struct cr_image *img, int nkernel
     ok = close(fd) == 0 && ok;
     /* Losing a rename race to another process is fine: both entries are equal. */
     if (!ok || renameat(tmp, tmp_name, dir, name) != 0) {
-        cr_log(CURED_LOG_WARN, "disk cache: cannot store %s/%s: %s", root_path, name,
+        cr_log(CURED_LOG_WARN, "disk cache: cannot store entries in %s: %s", root_path,
                strerror(ok ? errno : err));
         unlinkat(tmp, tmp_name, 0);
         return;
@@ -463,7 +486,7 @@ static void key_line(const char *key, const char *prefix, char *out, size_t cap)
 static void for_each_entry(int dir, void (*fn)(int dir, const char *name, const struct stat *st, void *u),
                            void *u)
 {
-    int dup_fd = dup(dir);
+    int dup_fd = openat(dir, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     DIR *d = dup_fd >= 0 ? fdopendir(dup_fd) : NULL;
     if (d == NULL) {
         if (dup_fd >= 0)
