@@ -1,7 +1,8 @@
 /*
- * cured-bench: Table 12-1 of The CUDA Handbook on the GPU that is present,
+ * `cured bench`: Table 12-1 of The CUDA Handbook on the GPU that is present,
  * for every cured algorithm and result type, with CUB, Thrust and a plain
  * read-bandwidth kernel beside them when the nvcc-built comparator is in.
+ * `cured bench warmstart` is in warmstart.c.
  *
  * The driver is opened at run time (src/driver.c), so this program starts
  * where there is no GPU; it then shows that NVRTC still compiles the kernels.
@@ -19,8 +20,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench.h"
 #include "cured.h"
 #include "driver.h"
+#include "tool.h"
 #ifdef CURED_HAVE_CUB_COMPARATOR
 #include "cub_compare.h"
 #endif
@@ -30,20 +33,6 @@
 #define WARMUP 3                /* untimed calls per row at least (all buffers at least once) */
 #define CHUNK ((size_t)4 << 20) /* elements generated on the host at a time (even) */
 #define SENTINEL 0xA5A5A5A5u    /* put in the result slots so that a silent call fails */
-
-enum kind { K_CURED, K_CUB64, K_CUB32, K_THRUST, K_CEIL };
-enum state { ST_OK, ST_NA, ST_FAIL };
-
-struct row {
-    enum kind kind;
-    cured_algorithm algo;
-    int is64, correct; /* correct: 1 yes, 0 no, -1 not checked */
-    char variant[32];
-    enum state state;
-    double med_us, min_us, max_us, gbps, first_ms;
-    const char *first_src;
-    char note[1024];
-};
 
 struct buffer {
     int64_t ref64;  /* exact host sum */
@@ -72,7 +61,8 @@ static const char *const algo_names[CURED_ALGO_COUNT] = {
     "single-pass ticket", "single-pass atomic", "Listing 12-4"};
 
 static const char usage_text[] =
-    "usage: cured-bench [--n N] [--iters K] [--device D] [--arch sm_XY] [--csv FILE]\n"
+    "usage: cured bench [--n N] [--iters K] [--device D] [--arch sm_XY] [--csv FILE]\n"
+    "       cured bench warmstart [options]   (first call of a fresh process; see its --help)\n"
     "  --n N         elements per reduction (default 64Mi; suffixes K, M, G, T are binary)\n"
     "  --iters K     timed calls per row after warm-up (default 200)\n"
     "  --device D    CUDA device ordinal (default 0)\n"
@@ -80,31 +70,6 @@ static const char usage_text[] =
     "  --csv FILE    also write the rows as CSV\n"
     "  --help        this text\n"
     "Exit status: 0 if every row ran and was correct; 1 otherwise or without a GPU; 2 for usage.\n";
-
-/* Decimal count with an optional binary suffix: 64M, 1G, 4Ki. */
-static int parse_count(const char *s, uint64_t *out)
-{
-    char *end;
-    if (s == NULL || *s < '0' || *s > '9')
-        return -1;
-    errno = 0;
-    unsigned long long v = strtoull(s, &end, 10);
-    const char *suffixes = "KMGT", *p = *end ? strchr(suffixes, *end & ~0x20) : NULL;
-    unsigned shift = p != NULL ? 10 * (unsigned)(p - suffixes + 1) : 0;
-    if (shift != 0 && *++end == 'i')
-        end++;
-    if (errno != 0 || *end != '\0' || (shift != 0 && v > (UINT64_MAX >> shift)))
-        return -1;
-    *out = (uint64_t)v << shift;
-    return 0;
-}
-
-static double now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
 
 static uint64_t splitmix64(uint64_t *s)
 {
@@ -115,69 +80,6 @@ static uint64_t splitmix64(uint64_t *s)
 }
 
 static double mib(size_t bytes) { return bytes / 1048576.0; }
-
-/* Where a first call's kernel came from, by the cache counters around it. */
-static const char *kernel_source(const cured_stats *a, const cured_stats *b)
-{
-    if (b->compiles > a->compiles)
-        return "jit";
-    if (b->disk_hits > a->disk_hits)
-        return "disk";
-    return b->memory_hits > a->memory_hits ? "mem" : "";
-}
-
-/* No GPU: show that the JIT half works, then say that nothing was timed. */
-static int no_gpu(const char *reason, int arch)
-{
-    printf("cured-bench: no CUDA GPU here: %s\n", reason);
-    int major = 0, minor = 0, archs[64], count = 0, ok = 0, skipped = 0, failed = 0;
-    if (cured_nvrtc_version(&major, &minor) != CURED_SUCCESS) {
-        printf("cured-bench: NVRTC is not available either: %s\n", cured_last_error());
-        return 1;
-    }
-    printf("NVRTC %d.%d: compiling the built-in kernels for sm_%d (cubin) without a GPU\n", major,
-           minor, arch);
-    ok = cured_supported_archs(archs, 64, &count) != CURED_SUCCESS; /* unknown: just try */
-    for (int i = 0; i < count && i < 64; i++)
-        ok |= archs[i] == arch;
-    if (!ok) {
-        printf("cured-bench: this NVRTC cannot target sm_%d; it offers", arch);
-        for (int i = 0; i < count && i < 64; i++)
-            printf(" sm_%d", archs[i]);
-        printf("\n");
-        return 1;
-    }
-    size_t nk = cured_kernel_count();
-    double total = 0;
-    for (size_t i = 0; i < nk; i++) {
-        const char *name = cured_kernel_name(i);
-        cured_stats s0 = {0}, s1 = {0};
-        size_t bytes = 0;
-        cured_get_stats(&s0);
-        double t0 = now_ms();
-        cured_status st = cured_compile_kernel(i, arch, 0, &bytes);
-        double ms = now_ms() - t0;
-        char why[1024];
-        snprintf(why, sizeof why, "%s", cured_last_error());
-        cured_get_stats(&s1);
-        printf("  %-64s ", name != NULL ? name : "(unnamed)");
-        if (st == CURED_SUCCESS)
-            printf("%9zu bytes %9.1f ms %s\n", bytes, ms, kernel_source(&s0, &s1));
-        else if (st == CURED_ERROR_NOT_SUPPORTED)
-            printf("skipped: needs toolkit headers\n");
-        else
-            printf("FAILED: %s: %s\n", cured_status_string(st), why);
-        total += st == CURED_SUCCESS ? ms : 0;
-        skipped += st == CURED_ERROR_NOT_SUPPORTED;
-        failed += st != CURED_SUCCESS && st != CURED_ERROR_NOT_SUPPORTED;
-    }
-    printf("%zu kernels: %zu compiled in %.1f ms, %d skipped, %d failed\n", nk,
-           nk - (size_t)(skipped + failed), total, skipped, failed);
-    if (skipped > 0 && cured_toolkit_include() == NULL)
-        printf("toolkit headers for the cooperative-groups kernels: %s\n", cured_last_error());
-    printf("cured-bench: nothing was benchmarked (no GPU)\n");
-    return 1;
-}
 
 static const void *in_ptr(const struct bench *B, int b)
 {
@@ -289,12 +191,6 @@ static int check(struct bench *B, struct row *r, int count)
     return 0;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 static int measure(struct bench *B, struct row *r)
 {
     cured_stats s0 = {0}, s1 = {0};
@@ -359,7 +255,7 @@ static int fill_buffers(struct bench *B)
 {
     int32_t *chunk = malloc((B->n < CHUNK ? B->n : CHUNK) * sizeof *chunk);
     if (chunk == NULL) {
-        fprintf(stderr, "cured-bench: out of host memory\n");
+        fprintf(stderr, "cured bench: out of host memory\n");
         return -1;
     }
     for (int b = 0; b < B->nbuf; b++) {
@@ -379,7 +275,7 @@ static int fill_buffers(struct bench *B)
             }
             CUresult e = B->d->MemcpyHtoD(B->base + (CUdeviceptr)b * B->stride + off * 4, chunk, m * 4);
             if (e != CUDA_SUCCESS) {
-                fprintf(stderr, "cured-bench: cuMemcpyHtoD: %s\n", cr_driver_error_text(e));
+                fprintf(stderr, "cured bench: cuMemcpyHtoD: %s\n", cr_driver_error_text(e));
                 free(chunk);
                 return -1;
             }
@@ -389,65 +285,6 @@ static int fill_buffers(struct bench *B)
     return 0;
 }
 
-static const char *yes_no(int correct) { return correct == 1 ? "yes" : correct == 0 ? "NO" : "?"; }
-
-static void print_row(const struct row *r, const struct row *cub)
-{
-    printf("%-22s %-6s ", r->kind == K_THRUST ? "thrust::reduce *" : r->variant,
-           r->is64 ? "int64" : "int32");
-    if (r->state != ST_OK) {
-        printf(r->state == ST_NA ? "n/a (%s)\n" : "FAIL: %s\n", r->note);
-        return;
-    }
-    char ratio[16] = "-", first[32];
-    if (cub != NULL && cub->state == ST_OK && cub->gbps > 0)
-        snprintf(ratio, sizeof ratio, "%.2fx", r->gbps / cub->gbps);
-    snprintf(first, sizeof first, "%.1f%s%s", r->first_ms, *r->first_src ? " " : "", r->first_src);
-    printf("%10.2f %9.2f %9.2f %8.*f %7s %11s  %s\n", r->med_us, r->min_us, r->max_us,
-           r->gbps >= 100 ? 1 : r->gbps >= 1 ? 2 : 4, r->gbps, ratio, first, yes_no(r->correct));
-    if (r->correct == 0)
-        printf("%29s%s\n", "^ ", r->note);
-}
-
-static void csv_text(FILE *f, const char *s, char sep)
-{
-    fputc('"', f);
-    for (; *s; s++)
-        fputs(*s == '"' ? "\"\"" : *s == '\n' ? " " : (char[2]){*s, 0}, f);
-    fprintf(f, "\"%c", sep);
-}
-
-static int write_csv(const char *path, const struct row *rows, int nrows, const struct row *cub)
-{
-    FILE *f = fopen(path, "w");
-    if (f == NULL) {
-        fprintf(stderr, "cured-bench: cannot write %s: %s\n", path, strerror(errno));
-        return -1;
-    }
-    fputs("variant,result_type,status,median_us,min_us,max_us,gbps,ratio_to_cub,first_call_ms,"
-          "first_call_source,correct,note\n", f);
-    for (const struct row *r = rows; r < rows + nrows; r++) {
-        csv_text(f, r->variant, ',');
-        fprintf(f, "%s,%s,", r->is64 ? "int64" : "int32",
-                r->state == ST_OK ? "ok" : r->state == ST_NA ? "n/a" : "FAIL");
-        if (r->state == ST_OK) {
-            fprintf(f, "%.3f,%.3f,%.3f,%.6g,", r->med_us, r->min_us, r->max_us, r->gbps);
-            if (cub != NULL && cub->state == ST_OK && cub->gbps > 0)
-                fprintf(f, "%.4f", r->gbps / cub->gbps);
-            fprintf(f, ",%.3f,%s,%s,", r->first_ms, r->first_src, yes_no(r->correct));
-        } else {
-            fputs(",,,,,,,,", f);
-        }
-        csv_text(f, r->state == ST_OK && r->correct != 0 ? "" : r->note, '\n');
-    }
-    if (fclose(f) != 0) {
-        fprintf(stderr, "cured-bench: error writing %s: %s\n", path, strerror(errno));
-        return -1;
-    }
-    return 0;
-}
-
-/* Every algorithm with both result types, then the comparator's rows. */
 static int make_rows(struct row *rows)
 {
     int k = 0;
@@ -468,8 +305,12 @@ static int make_rows(struct row *rows)
     return k;
 }
 
-int main(int argc, char **argv)
+int cmd_bench(int argc, char **argv)
 {
+    if (argc > 1 && strcmp(argv[1], "warmstart") == 0)
+        return cmd_warmstart(argc - 1, argv + 1);
+    if (argc > 1 && strcmp(argv[1], "warmstart-child") == 0) /* internal: run by warmstart */
+        return cmd_warmstart_child(argc - 1, argv + 1);
     static const char *const opts[] = {"--n", "--iters", "--device", "--arch", "--csv"};
     uint64_t val[4] = {(uint64_t)64 << 20, 200, 0, 90}; /* n, iters, device, arch */
     const char *csv = NULL;
@@ -493,9 +334,9 @@ int main(int argc, char **argv)
         if (o == 5 || v == NULL || *v == '\0' ||
             (o < 4 && (parse_count(v, &val[o]) != 0 || val[o] < lo[o] || val[o] > hi[o]))) {
             if (o == 5)
-                fprintf(stderr, "cured-bench: unknown option %s\n", a);
+                fprintf(stderr, "cured bench: unknown option %s\n", a);
             else
-                fprintf(stderr, "cured-bench: bad or missing value for %s: %s\n", opts[o], v ? v : "");
+                fprintf(stderr, "cured bench: bad or missing value for %s: %s\n", opts[o], v ? v : "");
             fputs(usage_text, stderr);
             return 2;
         }
@@ -506,12 +347,12 @@ int main(int argc, char **argv)
     int count = 0;
     const struct cr_driver *d = cr_driver_load(&why, NULL);
     if (d == NULL)
-        return no_gpu(why, arch);
+        return bench_no_gpu(why, arch);
     CUresult e = d->DeviceGetCount(&count);
     if (e != CUDA_SUCCESS || count == 0)
-        return no_gpu(e != CUDA_SUCCESS ? cr_driver_error_text(e) : "the driver reports no device", arch);
+        return bench_no_gpu(e != CUDA_SUCCESS ? cr_driver_error_text(e) : "the driver reports no device", arch);
     if (device >= count) {
-        fprintf(stderr, "cured-bench: there is no device %d: the driver reports %d\n", device, count);
+        fprintf(stderr, "cured bench: there is no device %d: the driver reports %d\n", device, count);
         return 1;
     }
     struct bench bench = {.d = d, .n = (size_t)val[0], .bytes = (size_t)val[0] * 4, .iters = (int)val[1]};
@@ -520,9 +361,9 @@ int main(int argc, char **argv)
     cured_status st = cured_create(device, &B->h);
     snprintf(msg, sizeof msg, "%s", st != CURED_SUCCESS ? cured_last_error() : "");
     if (st == CURED_ERROR_NO_DRIVER || st == CURED_ERROR_NO_DEVICE)
-        return no_gpu(msg, arch);
+        return bench_no_gpu(msg, arch);
     if (st != CURED_SUCCESS) {
-        fprintf(stderr, "cured-bench: cured_create(%d): %s: %s\n", device, cured_status_string(st), msg);
+        fprintf(stderr, "cured bench: cured_create(%d): %s: %s\n", device, cured_status_string(st), msg);
         return 1;
     }
 
@@ -536,7 +377,7 @@ int main(int argc, char **argv)
 #define CU_MAIN(call)                                                                           \
     do {                                                                                        \
         if ((e = d->call) != CUDA_SUCCESS) {                                                    \
-            fprintf(stderr, "cured-bench: cu%s: %s\n", #call, cr_driver_error_text(e));         \
+            fprintf(stderr, "cured bench: cu%s: %s\n", #call, cr_driver_error_text(e));         \
             goto out;                                                                           \
         }                                                                                       \
     } while (0)
@@ -554,7 +395,7 @@ int main(int argc, char **argv)
     CU_MAIN(DriverGetVersion(&drv));
     CU_MAIN(MemGetInfo(&free_mem, &total_mem));
 
-    printf("cured-bench %s: Table 12-1 of The CUDA Handbook (int32 sum) on this GPU\n",
+    printf("cured bench %s: Table 12-1 of The CUDA Handbook (int32 sum) on this GPU\n",
            cured_version_string());
     printf("device %d: %s, compute capability %d.%d, %d SMs, L2 %.1f MiB, memory %.1f GiB (%.1f free)\n",
            device, name, ccmaj, ccmin, sms, mib((size_t)l2), mib(total_mem) / 1024, mib(free_mem) / 1024);
@@ -581,7 +422,7 @@ int main(int argc, char **argv)
     nb = nb < 1 ? 1 : nb > MAX_BUFFERS ? MAX_BUFFERS : nb;
     nb = nb > cap ? cap : nb;
     if (nb == 0 && B->stride + ((size_t)64 << 20) > free_mem) {
-        fprintf(stderr, "cured-bench: %.1f MiB of input does not fit in %.1f MiB of free device memory\n",
+        fprintf(stderr, "cured bench: %.1f MiB of input does not fit in %.1f MiB of free device memory\n",
                 mib(B->bytes), mib(free_mem));
         goto out;
     }
@@ -589,7 +430,7 @@ int main(int argc, char **argv)
     B->buf = calloc((size_t)B->nbuf, sizeof *B->buf);
     B->times = calloc((size_t)B->iters, sizeof *B->times);
     if (B->buf == NULL || B->times == NULL) {
-        fprintf(stderr, "cured-bench: out of host memory\n");
+        fprintf(stderr, "cured bench: out of host memory\n");
         goto out;
     }
     CU_MAIN(MemAlloc(&B->base, (size_t)B->nbuf * B->stride));
@@ -635,7 +476,7 @@ int main(int argc, char **argv)
     printf("\n%-22s %-6s %10s %9s %9s %8s %7s %11s  %s\n", "variant", "result", "median us", "min us",
            "max us", "GB/s", "vs CUB", "first ms", "correct");
     for (int i = 0; i < nrows; i++)
-        print_row(&rows[i], cub);
+        bench_print_row(&rows[i], cub);
     printf("\nGB/s: %zu bytes read / median time. vs CUB: GB/s over CUB's int64 row (>1 is faster). "
            "first ms: jit = NVRTC compile, disk/mem = kernel cache.\n", B->bytes);
     printf("int32 results wrap modulo 2^32, int64 results are exact; every buffer's result is checked "
@@ -649,18 +490,18 @@ int main(int argc, char **argv)
            "thread, %d x %d threads): the best read bandwidth seen in this run.\n", cblocks, cthreads);
 #endif
     if (fails || wrong)
-        printf("cured-bench: %d row(s) failed, %d row(s) gave wrong results\n", fails, wrong);
-    int csv_bad = csv != NULL && write_csv(csv, rows, nrows, cub) != 0;
+        printf("cured bench: %d row(s) failed, %d row(s) gave wrong results\n", fails, wrong);
+    int csv_bad = csv != NULL && bench_write_csv(csv, rows, nrows, cub) != 0;
     rc = fails || wrong || csv_bad;
 
 out:
     if (B->stream != NULL && (e = d->StreamSynchronize(B->stream)) != CUDA_SUCCESS)
-        fprintf(stderr, "cured-bench: cuStreamSynchronize: %s\n", cr_driver_error_text(e));
+        fprintf(stderr, "cured bench: cuStreamSynchronize: %s\n", cr_driver_error_text(e));
 #ifdef CURED_HAVE_CUB_COMPARATOR
     cmp_release(B->cmp);
 #endif
     if ((st = cured_destroy(B->h)) != CURED_SUCCESS)
-        fprintf(stderr, "cured-bench: cured_destroy: %s\n", cured_status_string(st));
+        fprintf(stderr, "cured bench: cured_destroy: %s\n", cured_status_string(st));
     for (int i = 0; i < 2 * BATCH; i++)
         if (B->ev[i] != NULL)
             d->EventDestroy(B->ev[i]);

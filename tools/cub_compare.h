@@ -1,7 +1,7 @@
 /*
  * The benchmark's optional comparator, built by nvcc from cub_compare.cu:
  * CUB, Thrust and a plain read-bandwidth kernel, behind a C API so that
- * cured-bench.c stays plain C compiled by the C compiler.
+ * tools/bench.c stays plain C compiled by the C compiler.
  *
  * Every function returns 0 on success and nonzero on failure; then
  * cmp_last_error() names the CUDA runtime call (or Thrust exception) that

@@ -1,0 +1,191 @@
+/*
+ * cured: the command-line tool of the cured library.
+ *
+ *   cured info                     what cured finds here
+ *   cured cache dir|list|clear     the persistent kernel cache   (cache.c)
+ *   cured cache warm [--arch T]    fill it without a GPU          (cache.c)
+ *   cured bench [options]          Table 12-1 on this GPU         (bench.c)
+ *   cured bench warmstart          first call of a fresh process  (warmstart.c)
+ *
+ * The driver is opened at run time (src/driver.c, compiled into the tool
+ * too), so every command starts where there is no GPU or no driver.
+ */
+#ifdef HAVE_CONFIG_H
+#include <config.h>
+#endif
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "driver.h"
+#include "tool.h"
+
+static const char usage_text[] =
+    "usage: cured <command> [options]\n"
+    "commands:\n"
+    "  info                          library, CUDA driver, NVRTC, devices, targets, disk cache\n"
+    "  cache dir | list | clear      the persistent kernel cache: where, what, empty it\n"
+    "  cache warm [--arch T ...]     compile every built-in kernel into it (no GPU needed)\n"
+    "  bench [options]               Table 12-1 of The CUDA Handbook on this GPU\n"
+    "  bench warmstart [options]     first call of a fresh process against a warm cache\n"
+    "  help                          this text (also --help); --version prints the version\n"
+    "Run `cured <command> --help` for a command's options.\n";
+
+static const char info_usage[] =
+    "usage: cured info\n"
+    "Print the library version, the CUDA driver and NVRTC versions (or why they cannot be\n"
+    "loaded), the architectures NVRTC offers, the toolkit headers, each device with the target\n"
+    "cured compiles for, the disk cache and the CURED_* variables that are set.\n"
+    "Exit status: 0 if everything could be queried (an absent driver, GPU or NVRTC is\n"
+    "reported, not a failure); 1 if a query failed; 2 for usage.\n";
+
+static const char *const env_names[] = {
+    "CURED_ARCH",       "CURED_NVRTC_LIBRARY", "CURED_CUDA_DRIVER_LIBRARY", "CURED_CUDA_HOME",
+    "CURED_CACHE_DIR",  "CURED_CACHE_DISABLE", "CURED_CACHE_MAX_BYTES",     "CURED_LOG"};
+
+/* One device: facts from the driver, then the target from a cured handle. */
+static int info_device(const struct cr_driver *d, int i)
+{
+    CUdevice dev = 0;
+    char name[256] = "?";
+    int sms = 0, major = 0, minor = 0;
+    size_t mem = 0;
+    CUresult e;
+    if ((e = d->DeviceGet(&dev, i)) != CUDA_SUCCESS ||
+        (e = d->DeviceGetName(name, sizeof name, dev)) != CUDA_SUCCESS ||
+        (e = d->DeviceGetAttribute(&sms, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, dev)) != CUDA_SUCCESS ||
+        (e = d->DeviceGetAttribute(&major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, dev)) != CUDA_SUCCESS ||
+        (e = d->DeviceGetAttribute(&minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, dev)) != CUDA_SUCCESS ||
+        (e = d->DeviceTotalMem(&mem, dev)) != CUDA_SUCCESS) {
+        printf("  device %d: cannot be queried: %s\n", i, cr_driver_error_text(e));
+        return 1;
+    }
+    printf("  device %d: %s, compute capability %d.%d, %d SMs, %.1f GiB; ", i, name, major, minor, sms,
+           (double)mem / (1024.0 * 1024 * 1024));
+    cured_handle h = NULL;
+    int sm = 0, ptx = 0, rc = 0;
+    cured_status st = cured_create(i, &h);
+    if (st != CURED_SUCCESS) {
+        printf("cured_create failed: %s: %s\n", cured_status_string(st), cured_last_error());
+        return 1;
+    }
+    st = cured_get_arch(h, &sm, &ptx);
+    if (st == CURED_SUCCESS)
+        printf("cured compiles for %s_%d (%s)\n", ptx ? "compute" : "sm", sm,
+               ptx ? "PTX for the driver to JIT" : "cubin");
+    else
+        printf("no target: %s: %s\n", cured_status_string(st), cured_last_error());
+    rc = st != CURED_SUCCESS && st != CURED_ERROR_NO_NVRTC;
+    if ((st = cured_destroy(h)) != CURED_SUCCESS) {
+        fprintf(stderr, "cured info: cured_destroy: %s: %s\n", cured_status_string(st), cured_last_error());
+        rc = 1;
+    }
+    return rc;
+}
+
+int cmd_info(int argc, char **argv)
+{
+    for (int i = 1; i < argc; i++) {
+        if (is_help(argv[i])) {
+            fputs(info_usage, stdout);
+            return 0;
+        }
+        fprintf(stderr, "cured info: unexpected argument %s\n%s", argv[i], info_usage);
+        return 2;
+    }
+    int rc = 0, major = 0, minor = 0, patch = 0, api = cured_version(&major, &minor, &patch);
+    printf("cured %s (library API %d, this program built against %d)\n", cured_version_string(), api,
+           CURED_API_VERSION);
+
+    int drv = 0, have_driver = cured_driver_version(&drv) == CURED_SUCCESS;
+    if (have_driver)
+        printf("CUDA driver: %d.%d (%d)\n", drv / 1000, drv % 1000 / 10, drv);
+    else
+        printf("CUDA driver: not available: %s\n", cured_last_error());
+
+    int nv_major = 0, nv_minor = 0, archs[128], count = 0;
+    if (cured_nvrtc_version(&nv_major, &nv_minor) == CURED_SUCCESS) {
+        printf("NVRTC: %d.%d\n", nv_major, nv_minor);
+        if (cured_supported_archs(archs, 128, &count) == CURED_SUCCESS) {
+            printf("NVRTC targets (sm_XY cubin or compute_XY PTX):");
+            for (int i = 0; i < count && i < 128; i++)
+                printf(" %d", archs[i]);
+            printf("\n");
+        } else {
+            printf("NVRTC targets: cannot be read: %s\n", cured_last_error());
+            rc = 1;
+        }
+    } else {
+        printf("NVRTC: not available: %s\n", cured_last_error());
+    }
+
+    const char *inc = cured_toolkit_include();
+    if (inc != NULL)
+        printf("toolkit headers (cooperative-groups kernels): %s\n", inc);
+    else
+        printf("toolkit headers (cooperative-groups kernels): not found: %s\n", cured_last_error());
+
+    const char *why = NULL;
+    int no_device = 0;
+    const struct cr_driver *d = cr_driver_load(&why, &no_device);
+    if (d == NULL) {
+        printf("devices: none (%s)\n", have_driver ? why : "no driver");
+    } else {
+        CUresult e = d->DeviceGetCount(&count);
+        if (e != CUDA_SUCCESS) {
+            printf("devices: cannot be counted: %s\n", cr_driver_error_text(e));
+            rc = 1;
+        } else {
+            printf("devices: %d\n", count);
+            for (int i = 0; i < count; i++)
+                rc |= info_device(d, i);
+        }
+    }
+
+    const char *reason = NULL, *dir = cache_dir_or_reason(&reason);
+    if (dir != NULL) {
+        size_t entries = 0;
+        uint64_t bytes = 0;
+        char human[32];
+        cache_totals(&entries, &bytes);
+        printf("disk cache: %s: %zu entr%s, %s\n", dir, entries, entries == 1 ? "y" : "ies",
+               human_bytes(bytes, human));
+    } else {
+        printf("disk cache: off: %s\n", reason);
+    }
+
+    int any = 0;
+    for (size_t i = 0; i < sizeof env_names / sizeof *env_names; i++) {
+        const char *v = getenv(env_names[i]);
+        if (v != NULL)
+            printf("%s%s=%s", any++ ? " " : "environment: ", env_names[i], v);
+    }
+    fputs(any ? "\n" : "environment: no CURED_* variables set\n", stdout);
+    return rc;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        fputs(usage_text, stderr);
+        return 2;
+    }
+    const char *cmd = argv[1];
+    if (is_help(cmd) || strcmp(cmd, "help") == 0) {
+        fputs(usage_text, stdout);
+        return 0;
+    }
+    if (strcmp(cmd, "--version") == 0) {
+        printf("cured %s\n", cured_version_string());
+        return 0;
+    }
+    if (strcmp(cmd, "info") == 0)
+        return cmd_info(argc - 1, argv + 1);
+    if (strcmp(cmd, "cache") == 0)
+        return cmd_cache(argc - 1, argv + 1);
+    if (strcmp(cmd, "bench") == 0)
+        return cmd_bench(argc - 1, argv + 1);
+    fprintf(stderr, "cured: unknown command %s\n%s", cmd, usage_text);
+    return 2;
+}
