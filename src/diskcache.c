@@ -436,6 +436,41 @@ void cr_diskcache_store(const char *key, const struct cr_image *img, int nkernel
     tidy(dir, tmp);
 }
 
+int cr_diskcache_read_small(const char *name, char *buf, size_t cap)
+{
+    int dir, tmp;
+    if (!cache_fds(&dir, &tmp))
+        return 0;
+    int fd = openat(dir, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0)
+        return 0;
+    struct stat st;
+    ssize_t n = -1;
+    if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_uid == geteuid() && (size_t)st.st_size < cap)
+        n = read(fd, buf, cap - 1);
+    close(fd);
+    if (n < 0 || n != (ssize_t)st.st_size)
+        return 0;
+    buf[n] = '\0';
+    return 1;
+}
+
+void cr_diskcache_write_small(const char *name, const char *text)
+{
+    int dir, tmp;
+    if (!cache_fds(&dir, &tmp))
+        return;
+    char tmp_name[160];
+    snprintf(tmp_name, sizeof tmp_name, "%.40s.%ld.%lx", name, (long)getpid(), (unsigned long)pthread_self());
+    int fd = openat(tmp, tmp_name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+    if (fd < 0)
+        return;
+    int ok = write_all(fd, text, strlen(text)) == 0 && fsync(fd) == 0;
+    ok = close(fd) == 0 && ok;
+    if (!ok || renameat(tmp, tmp_name, dir, name) != 0)
+        unlinkat(tmp, tmp_name, 0);
+}
+
 void cr_diskcache_reset_for_tests(void)
 {
     pthread_mutex_lock(&lock);

@@ -59,6 +59,13 @@ struct cr_nvrtc {
 };
 /* Load NVRTC once; on failure records CURED_ERROR_NO_NVRTC naming what was tried. */
 cured_status cr_nvrtc(const struct cr_nvrtc **out);
+/* NVRTC's version and architectures, from the disk cache when NVRTC is not loaded yet. */
+struct cr_nvrtc_facts {
+    int major, minor;
+    int archs[64];
+    int narchs;
+};
+cured_status cr_nvrtc_facts(const struct cr_nvrtc_facts **out);
 
 /* ---- arch.c: which target to compile for -------------------------------- */
 /*

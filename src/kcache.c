@@ -113,6 +113,50 @@ static void digest_file(const char *path, char hex[65])
         sprintf(hex + 2 * i, "%02x", d[i]);
 }
 
+/* Digests of the embedded sources, computed once per process. */
+static char (*source_digests)[65];
+static pthread_once_t digests_once = PTHREAD_ONCE_INIT;
+
+static void digest_sources(void)
+{
+    source_digests = calloc(cr_nsources, sizeof *source_digests);
+    for (size_t i = 0; source_digests && i < cr_nsources; i++)
+        digest_text(cr_sources[i].text, source_digests[i]);
+}
+
+static const char *embedded_digest(const char *name)
+{
+    pthread_once(&digests_once, digest_sources);
+    for (size_t i = 0; source_digests && i < cr_nsources; i++)
+        if (strcmp(cr_sources[i].name, name) == 0)
+            return source_digests[i];
+    return NULL;
+}
+
+/* "toolkit-header PATH DIGEST" lines for the cooperative-groups programs, once per process. */
+static char toolkit_lines[4096];
+static pthread_once_t toolkit_once = PTHREAD_ONCE_INIT;
+
+static void digest_toolkit(void)
+{
+    static const char *const headers[] = {"cooperative_groups.h", "cooperative_groups/reduce.h"};
+    const char *inc = cr_toolkit_include_dir();
+    size_t len = 0;
+    for (size_t i = 0; inc && i < sizeof headers / sizeof *headers; i++) {
+        char path[1200], hex[65];
+        snprintf(path, sizeof path, "%s/%s", inc, headers[i]);
+        digest_file(path, hex);
+        len += (size_t)snprintf(toolkit_lines + len, sizeof toolkit_lines - len, "toolkit-header %s %s\n",
+                                path, hex);
+    }
+}
+
+static const char *toolkit_digests(void)
+{
+    pthread_once(&toolkit_once, digest_toolkit);
+    return toolkit_lines;
+}
+
 /*
  * The full text that identifies a compilation, under whose SHA-256 a disk
  * entry is stored: schema, library and NVRTC versions, target and output
@@ -122,9 +166,9 @@ static void digest_file(const char *path, char hex[65])
  */
 static char *full_key(const struct cr_program *p, int arch, int ptx)
 {
-    const struct cr_nvrtc *nv;
+    const struct cr_nvrtc_facts *nv;
     struct cr_options o;
-    if (cr_nvrtc(&nv) != CURED_SUCCESS || cr_jit_options(p, arch, ptx, &o) != CURED_SUCCESS)
+    if (cr_nvrtc_facts(&nv) != CURED_SUCCESS || cr_jit_options(p, arch, ptx, &o) != CURED_SUCCESS)
         return NULL;
     char *k = NULL, hex[65];
     size_t len = 0, cap = 0;
@@ -134,29 +178,21 @@ static char *full_key(const struct cr_program *p, int arch, int ptx)
         append(&k, &len, &cap, "option %s\n", o.argv[i]);
     for (int i = 0; i < p->nkernels; i++)
         append(&k, &len, &cap, "kernel %s\n", p->kernels[i]);
-    const char *text = p->source ? p->source : cr_source_text(p->file);
-    if (text == NULL) {
-        free(k);
-        return NULL;
-    }
-    digest_text(text, hex);
-    append(&k, &len, &cap, "source kernels-src/%s %s\n", p->file, hex);
-    for (size_t i = 0; i < cr_nheaders; i++) {
-        const char *h = cr_source_text(cr_header_names[i]);
-        digest_text(h ? h : "", hex);
-        append(&k, &len, &cap, "header %s %s\n", cr_header_names[i], hex);
-    }
-    if (p->needs_toolkit) {
-        static const char *const toolkit_headers[] = {"cooperative_groups.h",
-                                                      "cooperative_groups/reduce.h"};
-        const char *inc = cr_toolkit_include_dir();
-        for (size_t i = 0; inc && i < sizeof toolkit_headers / sizeof *toolkit_headers; i++) {
-            char path[1200];
-            snprintf(path, sizeof path, "%s/%s", inc, toolkit_headers[i]);
-            digest_file(path, hex);
-            append(&k, &len, &cap, "toolkit-header %s %s\n", path, hex);
+    if (p->source != NULL) {
+        digest_text(p->source, hex);
+        append(&k, &len, &cap, "source kernels-src/%s %s\n", p->file, hex);
+    } else {
+        const char *d = embedded_digest(p->file);
+        if (d == NULL) {
+            free(k);
+            return NULL;
         }
+        append(&k, &len, &cap, "source kernels-src/%s %s\n", p->file, d);
     }
+    for (size_t i = 0; i < cr_nheaders; i++)
+        append(&k, &len, &cap, "header %s %s\n", cr_header_names[i], embedded_digest(cr_header_names[i]));
+    if (p->needs_toolkit)
+        append(&k, &len, &cap, "%s", toolkit_digests());
     return k;
 }
 
@@ -176,6 +212,9 @@ static cured_status cache_fill(const struct cr_program *p, int arch, int ptx, st
     }
     cured_status st = cr_jit_compile(p, arch, ptx, img);
     *seconds = now() - t0;
+    /* Compiling loaded NVRTC: the key now names its real version. */
+    free(key);
+    key = st == CURED_SUCCESS ? full_key(p, arch, ptx) : NULL;
     cr_log(CURED_LOG_DEBUG, "compiled kernels-src/%s %s for %s_%d in %.0f ms: %s", p->file,
            p->kernels[0], ptx ? "compute" : "sm", arch, *seconds * 1e3, cured_status_string(st));
     if (st == CURED_SUCCESS && key != NULL)

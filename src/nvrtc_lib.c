@@ -1,7 +1,12 @@
 /* NVRTC, opened with dlopen at first use. */
 #include "internal.h"
+#include "diskcache.h"
+#include "sha256.h"
+
+#include <sys/stat.h>
 
 #include <dlfcn.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -74,5 +79,122 @@ cured_status cr_nvrtc(const struct cr_nvrtc **out)
     *out = loaded;
     if (loaded == NULL)
         return cr_fail(CURED_ERROR_NO_NVRTC, "%s", failure);
+    return CURED_SUCCESS;
+}
+
+/*
+ * NVRTC's version and architectures without loading it. Opening the 100 MB
+ * library costs milliseconds, and a process whose kernels all come from the
+ * disk cache needs nothing else from NVRTC. The facts of the library last
+ * loaded are kept in the cache directory, under a name that hashes how the
+ * library would be found (CURED_NVRTC_LIBRARY, LD_LIBRARY_PATH), and are
+ * trusted while that file keeps its path, size, mtime and inode. Once NVRTC
+ * is loaded, its own answers are used.
+ */
+static struct cr_nvrtc_facts facts;
+static int have_facts;
+static pthread_mutex_t facts_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static void facts_name(char *name, size_t cap)
+{
+    char basis[4096], hex[65];
+    const char *lib = getenv("CURED_NVRTC_LIBRARY"), *ldp = getenv("LD_LIBRARY_PATH");
+    snprintf(basis, sizeof basis, "%s\n%s\n%s", lib ? lib : "", ldp ? ldp : "", PACKAGE_VERSION);
+    cr_sha256_hex(basis, strlen(basis), hex);
+    snprintf(name, cap, "nvrtc-%.32s", hex);
+}
+
+static int stat_line(const char *path, char *out, size_t cap)
+{
+    struct stat st;
+    if (stat(path, &st) != 0)
+        return 0;
+    snprintf(out, cap, "%s %lld %lld.%09ld %llu", path, (long long)st.st_size, (long long)st.st_mtim.tv_sec,
+             st.st_mtim.tv_nsec, (unsigned long long)st.st_ino);
+    return 1;
+}
+
+/* Record the loaded library's facts for later processes. */
+static void save_facts(void)
+{
+    Dl_info info;
+    char resolved[PATH_MAX], line[PATH_MAX + 128], text[PATH_MAX + 1024], name[64];
+    void *sym;
+    memcpy(&sym, &table.Version, sizeof sym);
+    if (!dladdr(sym, &info) || info.dli_fname == NULL || realpath(info.dli_fname, resolved) == NULL ||
+        !stat_line(resolved, line, sizeof line))
+        return;
+    int len = snprintf(text, sizeof text, "%s\n%d %d\n", line, table.major, table.minor);
+    for (int i = 0; i < table.narchs && len > 0 && (size_t)len < sizeof text - 16; i++)
+        len += snprintf(text + len, sizeof text - (size_t)len, "%d ", table.archs[i]);
+    facts_name(name, sizeof name);
+    cr_diskcache_write_small(name, text);
+}
+
+static struct cr_nvrtc_facts real_facts;
+static pthread_once_t real_once = PTHREAD_ONCE_INIT;
+
+/* The loaded library's own facts, saved for later processes once. */
+static void fill_real_facts(void)
+{
+    real_facts.major = table.major;
+    real_facts.minor = table.minor;
+    real_facts.narchs = 0;
+    for (int i = 0; i < table.narchs && i < (int)(sizeof real_facts.archs / sizeof *real_facts.archs); i++)
+        real_facts.archs[real_facts.narchs++] = table.archs[i];
+    save_facts();
+}
+
+static int load_facts(struct cr_nvrtc_facts *f)
+{
+    char name[64], text[PATH_MAX + 1024], now[PATH_MAX + 1200];
+    facts_name(name, sizeof name);
+    if (!cr_diskcache_read_small(name, text, sizeof text))
+        return 0;
+    char *nl = strchr(text, '\n');
+    if (nl == NULL)
+        return 0;
+    *nl = '\0';
+    char *path_end = strchr(text, ' ');
+    if (path_end == NULL)
+        return 0;
+    *path_end = '\0';
+    if (!stat_line(text, now, sizeof now))
+        return 0;
+    *path_end = ' ';
+    if (strcmp(now, text) != 0) /* the library changed since */
+        return 0;
+    char *p = nl + 1, *end;
+    f->major = (int)strtol(p, &end, 10);
+    f->minor = (int)strtol(end, &end, 10);
+    f->narchs = 0;
+    for (;;) {
+        long a = strtol(end, &p, 10);
+        if (p == end || f->narchs == (int)(sizeof f->archs / sizeof *f->archs))
+            break;
+        f->archs[f->narchs++] = (int)a;
+        end = p;
+    }
+    return f->major > 0 && f->narchs > 0;
+}
+
+cured_status cr_nvrtc_facts(const struct cr_nvrtc_facts **out)
+{
+    if (loaded == NULL) {
+        pthread_mutex_lock(&facts_lock);
+        if (!have_facts)
+            have_facts = load_facts(&facts);
+        pthread_mutex_unlock(&facts_lock);
+        if (have_facts) {
+            *out = &facts;
+            return CURED_SUCCESS;
+        }
+    }
+    const struct cr_nvrtc *nv;
+    cured_status st = cr_nvrtc(&nv);
+    if (st != CURED_SUCCESS)
+        return st;
+    pthread_once(&real_once, fill_real_facts);
+    *out = &real_facts;
     return CURED_SUCCESS;
 }
