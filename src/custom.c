@@ -42,6 +42,11 @@ static cured_status check_expr(const char *what, const char *e)
         if (strchr(";{}#\"'\\`", c) != NULL)
             return cr_fail(CURED_ERROR_INVALID_EXPRESSION, "%s: '%c' (character %zu) is not allowed in an expression",
                            what, c, i + 1);
+        /* Digraphs: %: is #, <% %> are braces, <: :> brackets (not counted below). */
+        if ((c == '%' && (e[i + 1] == ':' || e[i + 1] == '>')) || (c == '<' && (e[i + 1] == '%' || e[i + 1] == ':')) ||
+            (c == ':' && e[i + 1] == '>'))
+            return cr_fail(CURED_ERROR_INVALID_EXPRESSION, "%s: digraph '%c%c' (character %zu) is not allowed", what, c,
+                           e[i + 1], i + 1);
         if (c == '/' && (e[i + 1] == '/' || e[i + 1] == '*'))
             return cr_fail(CURED_ERROR_INVALID_EXPRESSION, "%s: comments are not allowed (character %zu)", what, i + 1);
         paren += c == '(' ? 1 : c == ')' ? -1 : 0;

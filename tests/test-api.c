@@ -1,7 +1,9 @@
 /*
  * The public API without a GPU: status names, versions, NULL handles, the
- * argument checks, and the statuses and messages when the CUDA driver or
- * NVRTC cannot be loaded.
+ * argument checks (every operator, element type, result type and algorithm
+ * against what include/cured.h documents), default result types, type
+ * sizes, the checks of user-defined expressions, and the statuses and
+ * messages when the CUDA driver or NVRTC cannot be loaded.
  *
  * The loaders remember their first result for the life of the process, so
  * every test that reaches a loader first points it at a missing library
@@ -13,6 +15,7 @@
 
 #include <check.h>
 #include <limits.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -58,8 +61,8 @@ START_TEST(test_status_strings)
         names[count] = cured_status_string((cured_status)count);
         count++;
     }
-    ck_assert_msg(count == CURED_ERROR_INTERNAL + 1,
-                  "statuses 0..%d should be named, the names stop at %d", CURED_ERROR_INTERNAL, count);
+    ck_assert_msg(count == CURED_ERROR_INVALID_EXPRESSION + 1,
+                  "statuses 0..%d should be named, the names stop at %d", CURED_ERROR_INVALID_EXPRESSION, count);
     for (int i = 0; i < count; i++) {
         ck_assert_msg(names[i] != NULL && strncmp(names[i], "CURED_", 6) == 0,
                       "status %d is named \"%s\"", i, names[i] ? names[i] : "(null)");
@@ -71,7 +74,13 @@ START_TEST(test_status_strings)
     ck_assert_str_eq(cured_status_string(CURED_ERROR_NO_DRIVER), "CURED_ERROR_NO_DRIVER");
     ck_assert_str_eq(cured_status_string(CURED_ERROR_COMPILE), "CURED_ERROR_COMPILE");
     ck_assert_str_eq(cured_status_string(CURED_ERROR_INTERNAL), "CURED_ERROR_INTERNAL");
-    static const int unknown[] = {CURED_ERROR_INTERNAL + 1, -1, 1000, INT_MAX, INT_MIN};
+    ck_assert_int_eq(CURED_ERROR_EMPTY_INPUT, 18); /* values are stable */
+    ck_assert_int_eq(CURED_ERROR_ALL_NAN, 19);
+    ck_assert_int_eq(CURED_ERROR_INVALID_EXPRESSION, 20);
+    ck_assert_str_eq(cured_status_string(CURED_ERROR_EMPTY_INPUT), "CURED_ERROR_EMPTY_INPUT");
+    ck_assert_str_eq(cured_status_string(CURED_ERROR_ALL_NAN), "CURED_ERROR_ALL_NAN");
+    ck_assert_str_eq(cured_status_string(CURED_ERROR_INVALID_EXPRESSION), "CURED_ERROR_INVALID_EXPRESSION");
+    static const int unknown[] = {CURED_ERROR_INVALID_EXPRESSION + 1, -1, 1000, INT_MAX, INT_MIN};
     for (size_t i = 0; i < sizeof unknown / sizeof *unknown; i++)
         ck_assert_str_eq(cured_status_string((cured_status)unknown[i]), "CURED_STATUS_UNKNOWN");
 }
@@ -189,7 +198,8 @@ static void expect_args(cured_status want, const char *needle, cured_op op, cure
                   cured_status_string(want));
     if (want == CURED_SUCCESS) {
         ck_assert_msg(spec >= 0 && (size_t)spec < cr_spec_count(), "spec index %d out of range", spec);
-        ck_assert_int_eq(spec, cr_spec_index(op, algo, in_type, out_type));
+        cured_status why = CURED_SUCCESS;
+        ck_assert_int_eq(spec, cr_spec_index(op, algo, in_type, out_type, &why));
         ck_assert_ptr_nonnull(cr_spec((size_t)spec));
     } else {
         char what[64];
@@ -215,19 +225,278 @@ START_TEST(test_check_args_enums)
     }
     expect_args(CURED_ERROR_INVALID_ENUM, "7", CURED_OP_SUM, (cured_algorithm)CURED_ALGO_COUNT, IN_OK,
                 CURED_TYPE_INT32, 10, OUT_OK, CURED_TYPE_INT64);
-    expect_args(CURED_ERROR_INVALID_ENUM, "2", CURED_OP_SUM, CURED_ALGO_AUTO, IN_OK, (cured_type)2,
-                10, OUT_OK, CURED_TYPE_INT64);
+    expect_args(CURED_ERROR_INVALID_ENUM, "12", CURED_OP_SUM, CURED_ALGO_AUTO, IN_OK,
+                (cured_type)CURED_TYPE_COUNT, 10, OUT_OK, CURED_TYPE_INT64);
+    expect_args(CURED_ERROR_INVALID_ENUM, "18", (cured_op)CURED_OP_COUNT, CURED_ALGO_AUTO, IN_OK,
+                CURED_TYPE_INT32, 10, OUT_OK, CURED_TYPE_INT64);
 }
 END_TEST
 
-START_TEST(test_check_args_type_pairs)
+/*
+ * The result types include/cured.h documents for (op, in), in the order of
+ * its lists (the first is what cured_default_result gives); 0 if the
+ * operator does not take the type.
+ */
+static int documented(cured_op op, cured_type in, cured_type res[4])
 {
-    for (int a = 0; a < CURED_ALGO_COUNT; a++) {
-        expect_args(CURED_ERROR_TYPE_MISMATCH, "not offered", CURED_OP_SUM, (cured_algorithm)a, IN_OK,
-                    CURED_TYPE_INT64, 10, OUT_OK, CURED_TYPE_INT64);
-        expect_args(CURED_ERROR_TYPE_MISMATCH, "not offered", CURED_OP_SUM, (cured_algorithm)a, IN_OK,
-                    CURED_TYPE_INT64, 10, OUT_OK, CURED_TYPE_INT32);
+    const int is_signed = in == CURED_TYPE_INT8 || in == CURED_TYPE_INT16 || in == CURED_TYPE_INT32 ||
+                          in == CURED_TYPE_INT64;
+    const int is_unsigned = in == CURED_TYPE_UINT8 || in == CURED_TYPE_UINT16 || in == CURED_TYPE_UINT32 ||
+                            in == CURED_TYPE_UINT64;
+    const int is_half = in == CURED_TYPE_FLOAT16 || in == CURED_TYPE_BFLOAT16;
+    int n = 0;
+    switch (op) {
+    case CURED_OP_SUM:
+    case CURED_OP_PRODUCT:
+    case CURED_OP_SUM_SQUARES:
+    case CURED_OP_SUM_ABS:
+    case CURED_OP_DOT:
+        if (is_signed || is_unsigned) { /* the 64-bit type, the 32-bit type, the element type */
+            res[n++] = is_signed ? CURED_TYPE_INT64 : CURED_TYPE_UINT64;
+            res[n++] = is_signed ? CURED_TYPE_INT32 : CURED_TYPE_UINT32;
+            if (in != res[0] && in != res[1])
+                res[n++] = in;
+        } else if (is_half) {
+            res[n++] = CURED_TYPE_FLOAT32;
+            res[n++] = in;
+        } else if (in == CURED_TYPE_FLOAT32) {
+            res[n++] = CURED_TYPE_FLOAT32;
+            res[n++] = CURED_TYPE_FLOAT64;
+        } else {
+            res[n++] = CURED_TYPE_FLOAT64;
+        }
+        return n;
+    case CURED_OP_NORM2:
+        if (is_half || in == CURED_TYPE_FLOAT32)
+            res[n++] = CURED_TYPE_FLOAT32;
+        if (!is_half)
+            res[n++] = CURED_TYPE_FLOAT64;
+        return n;
+    case CURED_OP_AND:
+    case CURED_OP_OR:
+    case CURED_OP_XOR: /* integers only */
+        if (is_signed || is_unsigned)
+            res[n++] = in;
+        return n;
+    case CURED_OP_NANMIN:
+    case CURED_OP_NANMAX:
+    case CURED_OP_NANARGMIN:
+    case CURED_OP_NANARGMAX: /* only floats have NaNs (the header does not say it in so many words) */
+        if (!is_signed && !is_unsigned)
+            res[n++] = in;
+        return n;
+    default: /* MIN, MAX, MINMAX, ARGMIN, ARGMAX: the element type */
+        res[n++] = in;
+        return n;
     }
+}
+
+static int is_documented(cured_op op, cured_type in, cured_type out)
+{
+    cured_type res[4];
+    int n = documented(op, in, res);
+    for (int k = 0; k < n; k++)
+        if (res[k] == out)
+            return 1;
+    return 0;
+}
+
+static int needs_input(cured_op op)
+{
+    return op == CURED_OP_MINMAX || op == CURED_OP_ARGMIN || op == CURED_OP_ARGMAX ||
+           op == CURED_OP_NANARGMIN || op == CURED_OP_NANARGMAX;
+}
+
+/*
+ * Every algorithm x operator x element type x result type, with n = 100
+ * and n = 0: AUTO offers exactly what the header documents
+ * (TYPE_MISMATCH, naming the combination, otherwise); the other algorithms
+ * offer only the int32 sums into int32 and int64 (NOT_SUPPORTED, pointing
+ * at AUTO, for the rest of what AUTO offers); n == 0 gives EMPTY_INPUT for
+ * the operators without an identity.
+ */
+START_TEST(test_check_args_every_combination)
+{
+    size_t offered = 0;
+    for (int a = 0; a < CURED_ALGO_COUNT; a++)
+        for (int op = 0; op < CURED_OP_COUNT; op++)
+            for (int in = 0; in < CURED_TYPE_COUNT; in++)
+                for (int out = 0; out < CURED_TYPE_COUNT; out++)
+                    for (int empty = 0; empty < 2; empty++) {
+                        const int doc = is_documented((cured_op)op, (cured_type)in, (cured_type)out);
+                        const int table = op == CURED_OP_SUM && in == CURED_TYPE_INT32 &&
+                                          (out == CURED_TYPE_INT32 || out == CURED_TYPE_INT64);
+                        cured_status want = !doc ? CURED_ERROR_TYPE_MISMATCH
+                                            : a != CURED_ALGO_AUTO && !table ? CURED_ERROR_NOT_SUPPORTED
+                                            : empty && needs_input((cured_op)op) ? CURED_ERROR_EMPTY_INPUT
+                                                                                 : CURED_SUCCESS;
+                        const char *needle = want == CURED_ERROR_TYPE_MISMATCH ? "not offered"
+                                             : want == CURED_ERROR_NOT_SUPPORTED ? "CURED_ALGO_AUTO"
+                                                                                 : "n = 0";
+                        int spec = -12345;
+                        clear_error();
+                        cured_status st = cr_check_args((cured_op)op, (cured_algorithm)a, IN_OK, (cured_type)in,
+                                                        empty ? 0 : 100, OUT_OK, (cured_type)out, &spec);
+                        if (st != want)
+                            ck_abort_msg("algo %d op %d in %d out %d n %d: got %s, want %s (%s)", a, op, in, out,
+                                         empty ? 0 : 100, cured_status_string(st), cured_status_string(want),
+                                         cured_last_error());
+                        if (st == CURED_SUCCESS) {
+                            const struct cr_program *p = cr_spec((size_t)spec);
+                            if (p == NULL || (int)p->op != op || (int)p->algo != a || (int)p->in != in ||
+                                (int)p->out != out)
+                                ck_abort_msg("algo %d op %d in %d out %d: spec %d is another combination", a, op,
+                                             in, out, spec);
+                            offered += !empty;
+                        } else if (strstr(cured_last_error(), needle) == NULL) {
+                            ck_abort_msg("algo %d op %d in %d out %d: the message \"%s\" does not say \"%s\"", a,
+                                         op, in, out, cured_last_error(), needle);
+                        }
+                    }
+    /* Every specialization is one of those combinations. */
+    ck_assert_uint_eq(offered, cr_spec_count());
+    /* The names in the messages. */
+    expect_args(CURED_ERROR_TYPE_MISMATCH, "float32", CURED_OP_AND, CURED_ALGO_AUTO, IN_OK, CURED_TYPE_FLOAT32, 10,
+                OUT_OK, CURED_TYPE_FLOAT32);
+    expect_args(CURED_ERROR_TYPE_MISMATCH, "nanmin", CURED_OP_NANMIN, CURED_ALGO_AUTO, IN_OK, CURED_TYPE_INT32, 10,
+                OUT_OK, CURED_TYPE_INT32);
+    expect_args(CURED_ERROR_TYPE_MISMATCH, "float32", CURED_OP_SUM, CURED_ALGO_AUTO, IN_OK, CURED_TYPE_INT32, 10,
+                OUT_OK, CURED_TYPE_FLOAT32);
+    expect_args(CURED_ERROR_NOT_SUPPORTED, "two_pass_shared", CURED_OP_SUM, CURED_ALGO_TWO_PASS_SHARED, IN_OK,
+                CURED_TYPE_INT64, 10, OUT_OK, CURED_TYPE_INT64);
+    expect_args(CURED_ERROR_NOT_SUPPORTED, "min", CURED_OP_MIN, CURED_ALGO_LISTING_12_4, IN_OK, CURED_TYPE_INT32,
+                10, OUT_OK, CURED_TYPE_INT32);
+    /* Not offered by any algorithm: a type mismatch, whatever the algorithm. */
+    expect_args(CURED_ERROR_TYPE_MISMATCH, "not offered", CURED_OP_SUM, CURED_ALGO_SINGLE_PASS_ATOMIC, IN_OK,
+                CURED_TYPE_INT32, 10, OUT_OK, CURED_TYPE_INT8);
+}
+END_TEST
+
+/* n == 0: operators without an identity refuse it, also with a NULL input; the others accept it. */
+START_TEST(test_check_args_empty)
+{
+    static const cured_op no_identity[] = {CURED_OP_MINMAX, CURED_OP_ARGMIN, CURED_OP_ARGMAX,
+                                           CURED_OP_NANARGMIN, CURED_OP_NANARGMAX};
+    for (size_t k = 0; k < sizeof no_identity / sizeof *no_identity; k++) {
+        expect_args(CURED_ERROR_EMPTY_INPUT, "n = 0", no_identity[k], CURED_ALGO_AUTO, NULL, CURED_TYPE_FLOAT32,
+                    0, OUT_OK, CURED_TYPE_FLOAT32);
+        expect_args(CURED_ERROR_EMPTY_INPUT, "n = 0", no_identity[k], CURED_ALGO_AUTO, IN_OK, CURED_TYPE_FLOAT64,
+                    0, OUT_OK, CURED_TYPE_FLOAT64);
+        expect_args(CURED_SUCCESS, NULL, no_identity[k], CURED_ALGO_AUTO, IN_OK, CURED_TYPE_FLOAT32, 1, OUT_OK,
+                    CURED_TYPE_FLOAT32);
+    }
+    expect_args(CURED_ERROR_EMPTY_INPUT, "n = 0", CURED_OP_ARGMAX, CURED_ALGO_AUTO, NULL, CURED_TYPE_INT8, 0,
+                OUT_OK, CURED_TYPE_INT8);
+    static const cured_op identity[] = {CURED_OP_SUM, CURED_OP_PRODUCT, CURED_OP_MIN, CURED_OP_MAX,
+                                        CURED_OP_NANMIN, CURED_OP_NANMAX, CURED_OP_SUM_SQUARES,
+                                        CURED_OP_SUM_ABS, CURED_OP_NORM2, CURED_OP_DOT};
+    for (size_t k = 0; k < sizeof identity / sizeof *identity; k++)
+        expect_args(CURED_SUCCESS, NULL, identity[k], CURED_ALGO_AUTO, NULL, CURED_TYPE_FLOAT32, 0, OUT_OK,
+                    CURED_TYPE_FLOAT32);
+    for (int op = CURED_OP_AND; op <= CURED_OP_XOR; op++)
+        expect_args(CURED_SUCCESS, NULL, (cured_op)op, CURED_ALGO_AUTO, NULL, CURED_TYPE_UINT16, 0, OUT_OK,
+                    CURED_TYPE_UINT16);
+}
+END_TEST
+
+/* Inputs need the element alignment; outputs their size's, 8 bytes for the ARG operators. */
+START_TEST(test_check_args_alignment)
+{
+    const void *at1 = (const void *)(uintptr_t)0x2001, *at2 = (const void *)(uintptr_t)0x2002;
+    const void *at4 = (const void *)(uintptr_t)0x2004, *at8 = (const void *)(uintptr_t)0x2008;
+    static const cured_op args[] = {CURED_OP_ARGMIN, CURED_OP_ARGMAX, CURED_OP_NANARGMIN, CURED_OP_NANARGMAX};
+    for (size_t k = 0; k < sizeof args / sizeof *args; k++) {
+        expect_args(CURED_ERROR_MISALIGNED, "0x2004", args[k], CURED_ALGO_AUTO, IN_OK, CURED_TYPE_FLOAT32, 10, at4,
+                    CURED_TYPE_FLOAT32);
+        expect_args(CURED_ERROR_MISALIGNED, "0x2002", args[k], CURED_ALGO_AUTO, IN_OK, CURED_TYPE_FLOAT16, 10, at2,
+                    CURED_TYPE_FLOAT16);
+        expect_args(CURED_SUCCESS, NULL, args[k], CURED_ALGO_AUTO, IN_OK, CURED_TYPE_FLOAT16, 10, at8,
+                    CURED_TYPE_FLOAT16);
+    }
+    expect_args(CURED_ERROR_MISALIGNED, "0x2001", CURED_OP_ARGMAX, CURED_ALGO_AUTO, IN_OK, CURED_TYPE_INT8, 10, at1,
+                CURED_TYPE_INT8);
+    /* One-byte elements and results need no alignment; two-byte ones need two. */
+    expect_args(CURED_SUCCESS, NULL, CURED_OP_MIN, CURED_ALGO_AUTO, at1, CURED_TYPE_INT8, 10, at1, CURED_TYPE_INT8);
+    expect_args(CURED_SUCCESS, NULL, CURED_OP_SUM, CURED_ALGO_AUTO, at1, CURED_TYPE_UINT8, 10, at1, CURED_TYPE_UINT8);
+    expect_args(CURED_ERROR_MISALIGNED, "0x2001", CURED_OP_MAX, CURED_ALGO_AUTO, at1, CURED_TYPE_FLOAT16, 10, at2,
+                CURED_TYPE_FLOAT16);
+    expect_args(CURED_ERROR_MISALIGNED, "0x2001", CURED_OP_MAX, CURED_ALGO_AUTO, at2, CURED_TYPE_BFLOAT16, 10, at1,
+                CURED_TYPE_BFLOAT16);
+    expect_args(CURED_SUCCESS, NULL, CURED_OP_MAX, CURED_ALGO_AUTO, at2, CURED_TYPE_INT16, 10, at2, CURED_TYPE_INT16);
+    expect_args(CURED_ERROR_MISALIGNED, "0x2004", CURED_OP_XOR, CURED_ALGO_AUTO, at4, CURED_TYPE_UINT64, 10, at8,
+                CURED_TYPE_UINT64);
+    expect_args(CURED_ERROR_MISALIGNED, "0x2004", CURED_OP_SUM, CURED_ALGO_AUTO, at4, CURED_TYPE_INT16, 10, at4,
+                CURED_TYPE_INT64);
+    expect_args(CURED_SUCCESS, NULL, CURED_OP_SUM, CURED_ALGO_AUTO, at2, CURED_TYPE_INT16, 10, at4,
+                CURED_TYPE_INT32);
+    expect_args(CURED_SUCCESS, NULL, CURED_OP_MINMAX, CURED_ALGO_AUTO, at8, CURED_TYPE_FLOAT64, 10, at8,
+                CURED_TYPE_FLOAT64);
+}
+END_TEST
+
+/* cured_default_result: the first documented result type, or TYPE_MISMATCH. */
+START_TEST(test_default_result)
+{
+    for (int op = 0; op < CURED_OP_COUNT; op++)
+        for (int in = 0; in < CURED_TYPE_COUNT; in++) {
+            cured_type res[4], got = (cured_type)-7;
+            int n = documented((cured_op)op, (cured_type)in, res);
+            clear_error();
+            cured_status st = cured_default_result((cured_op)op, (cured_type)in, &got);
+            if (n == 0) {
+                ck_assert_msg(st == CURED_ERROR_TYPE_MISMATCH, "op %d in %d: got %s, want TYPE_MISMATCH", op, in,
+                              cured_status_string(st));
+                ck_assert_int_eq((int)got, -7);
+                assert_message_contains("cured_default_result", "does not take");
+            } else {
+                ck_assert_msg(st == CURED_SUCCESS && got == res[0], "op %d in %d: got %s and type %d, want %d",
+                              op, in, cured_status_string(st), (int)got, (int)res[0]);
+            }
+        }
+    /* Spot checks of the documented defaults. */
+    cured_type t;
+    ck_assert_int_eq(cured_default_result(CURED_OP_SUM, CURED_TYPE_INT8, &t), CURED_SUCCESS);
+    ck_assert_int_eq(t, CURED_TYPE_INT64);
+    ck_assert_int_eq(cured_default_result(CURED_OP_DOT, CURED_TYPE_UINT16, &t), CURED_SUCCESS);
+    ck_assert_int_eq(t, CURED_TYPE_UINT64);
+    ck_assert_int_eq(cured_default_result(CURED_OP_SUM, CURED_TYPE_BFLOAT16, &t), CURED_SUCCESS);
+    ck_assert_int_eq(t, CURED_TYPE_FLOAT32);
+    ck_assert_int_eq(cured_default_result(CURED_OP_PRODUCT, CURED_TYPE_FLOAT32, &t), CURED_SUCCESS);
+    ck_assert_int_eq(t, CURED_TYPE_FLOAT32);
+    ck_assert_int_eq(cured_default_result(CURED_OP_NORM2, CURED_TYPE_INT16, &t), CURED_SUCCESS);
+    ck_assert_int_eq(t, CURED_TYPE_FLOAT64);
+    ck_assert_int_eq(cured_default_result(CURED_OP_ARGMIN, CURED_TYPE_UINT8, &t), CURED_SUCCESS);
+    ck_assert_int_eq(t, CURED_TYPE_UINT8);
+
+    static const int bad[] = {-1, CURED_OP_COUNT, 1000, INT_MIN};
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        clear_error();
+        ck_assert_int_eq(cured_default_result((cured_op)bad[i], CURED_TYPE_INT32, &t), CURED_ERROR_INVALID_ENUM);
+        assert_message_contains("cured_default_result(bad op)", "unknown");
+        ck_assert_int_eq(cured_default_result(CURED_OP_SUM, (cured_type)(bad[i] == CURED_OP_COUNT ? CURED_TYPE_COUNT
+                                                                                                   : bad[i]), &t),
+                         CURED_ERROR_INVALID_ENUM);
+    }
+    clear_error();
+    ck_assert_int_eq(cured_default_result(CURED_OP_SUM, CURED_TYPE_INT32, NULL), CURED_ERROR_NULL_POINTER);
+    assert_message_contains("cured_default_result(NULL)", "NULL");
+}
+END_TEST
+
+START_TEST(test_type_size)
+{
+    static const size_t want[CURED_TYPE_COUNT] = {
+        [CURED_TYPE_INT32] = 4,   [CURED_TYPE_INT64] = 8,   [CURED_TYPE_INT8] = 1,    [CURED_TYPE_UINT8] = 1,
+        [CURED_TYPE_INT16] = 2,   [CURED_TYPE_UINT16] = 2,  [CURED_TYPE_UINT32] = 4,  [CURED_TYPE_UINT64] = 8,
+        [CURED_TYPE_FLOAT16] = 2, [CURED_TYPE_BFLOAT16] = 2, [CURED_TYPE_FLOAT32] = 4, [CURED_TYPE_FLOAT64] = 8};
+    for (int t = 0; t < CURED_TYPE_COUNT; t++)
+        ck_assert_msg(cured_type_size((cured_type)t) == want[t], "type %d: size %zu, want %zu", t,
+                      cured_type_size((cured_type)t), want[t]);
+    static const int bad[] = {-1, CURED_TYPE_COUNT, 1000, INT_MAX, INT_MIN};
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++)
+        ck_assert_uint_eq(cured_type_size((cured_type)bad[i]), 0);
+    ck_assert_uint_eq(sizeof(cured_arg_result), 16);
+    ck_assert_uint_eq(offsetof(cured_arg_result, value), 8);
 }
 END_TEST
 
@@ -268,27 +537,128 @@ END_TEST
 
 START_TEST(test_check_args_every_spec)
 {
-    /* Every offered combination is valid and maps to its own program. */
-    int seen[64] = {0};
-    size_t nseen = 0;
-    ck_assert_uint_le(cr_spec_count(), 64);
-    for (int a = 0; a < CURED_ALGO_COUNT; a++)
-        for (int t = CURED_TYPE_INT32; t <= CURED_TYPE_INT64; t++) {
-            int spec = -12345;
-            cured_status st = cr_check_args(CURED_OP_SUM, (cured_algorithm)a, IN_OK, CURED_TYPE_INT32,
-                                            100, OUT_OK, (cured_type)t, &spec);
-            ck_assert_msg(st == CURED_SUCCESS, "algo %d out type %d: %s", a, t,
-                          cured_status_string(st));
-            ck_assert_msg(spec >= 0 && (size_t)spec < cr_spec_count(), "algo %d: spec %d", a, spec);
-            ck_assert_msg(!seen[spec], "algo %d out type %d shares spec %d", a, t, spec);
-            seen[spec] = 1;
-            nseen++;
-            const struct cr_program *p = cr_spec((size_t)spec);
-            ck_assert_msg(p->nkernels >= 1 && p->nkernels <= CR_MAX_KERNELS && p->file != NULL,
-                          "spec %d is malformed", spec);
+    /* Every specialization is valid and is its own combination's program. */
+    const size_t count = cr_spec_count();
+    ck_assert_uint_ge(count, 2 * CURED_ALGO_COUNT);
+    for (size_t k = 0; k < count; k++) {
+        const struct cr_program *p = cr_spec(k);
+        ck_assert_ptr_nonnull(p);
+        ck_assert_msg(p->nkernels >= 1 && p->nkernels <= CR_MAX_KERNELS && p->file != NULL,
+                      "spec %zu is malformed", k);
+        ck_assert_msg(p->acc_size >= 1 && p->acc_size <= CR_MAX_ACC && p->result_size >= 1 &&
+                          p->result_size <= CR_MAX_RESULT,
+                      "spec %zu (%s): accumulator %d, result %d bytes", k, p->label, p->acc_size, p->result_size);
+        int spec = -12345;
+        cured_status st = cr_check_args(p->op, p->algo, IN_OK, p->in, 100, OUT_OK, p->out, &spec);
+        ck_assert_msg(st == CURED_SUCCESS && spec == (int)k, "spec %zu (%s): %s, index %d", k, p->label,
+                      cured_status_string(st), spec);
+    }
+    ck_assert_ptr_null(cr_spec(count));
+}
+END_TEST
+
+/* ---- user-defined expressions ----------------------------------------------------- */
+
+/* cr_custom_build: the checks of cured_custom_create before anything is compiled. */
+static void expect_build(cured_status want, const char *needle, cured_type in, cured_type acc, int ninputs,
+                         const char *map, const char *combine, const char *identity)
+{
+    cured_custom op = (cured_custom)(uintptr_t)0x1;
+    clear_error();
+    cured_status st = cr_custom_build(in, acc, ninputs, map, combine, identity, &op);
+    ck_assert_msg(st == want, "build(%d, %d, %d, \"%.40s\", \"%.40s\", \"%.40s\"): got %s, want %s: %s", (int)in,
+                  (int)acc, ninputs, map ? map : "(null)", combine ? combine : "(null)",
+                  identity ? identity : "(null)", cured_status_string(st), cured_status_string(want),
+                  cured_last_error());
+    if (want != CURED_SUCCESS) {
+        ck_assert_msg(op == NULL, "a failed build did not set the op to NULL");
+        assert_message_contains("cr_custom_build", needle);
+        return;
+    }
+    ck_assert_ptr_nonnull(op);
+    const struct cr_program *p = cr_custom_program(op);
+    ck_assert_int_eq(p->result_size, (int)cured_type_size(acc));
+    ck_assert_int_eq(p->in, in);
+    ck_assert_int_eq(p->out, acc);
+    ck_assert_msg(p->source != NULL && strstr(p->source, map) && strstr(p->source, combine) &&
+                      strstr(p->source, identity),
+                  "the generated program does not hold the expressions");
+    ck_assert_int_eq(cured_custom_destroy(op), CURED_SUCCESS);
+}
+
+START_TEST(test_custom_expressions)
+{
+    static const char *const forbidden[] = {
+        "x;",   "x; x", "x{",  "{x}", "x}",  "#x",   "x#y",    "x\"y\"", "x'y'", "x\\",  "x`",     "x//c", "x/*c*/",
+        "(x",   "x)",   ")x(", "((x)", "[x", "x]",   "]x[",    "",       "x\t",  "x\n",  "x*\xc3\xa9", "x\x7f",
+        "%:x",  "x<%",  "x%>", "a<:0:>"};
+    const char *slot_names[] = {"map_expr", "combine_expr", "identity_expr"};
+    for (size_t k = 0; k < sizeof forbidden / sizeof *forbidden; k++)
+        for (int slot = 0; slot < 3; slot++) {
+            const char *e[3] = {"x*x", "a+b", "0"};
+            e[slot] = forbidden[k];
+            expect_build(CURED_ERROR_INVALID_EXPRESSION, slot_names[slot], CURED_TYPE_FLOAT32, CURED_TYPE_FLOAT64,
+                         1, e[0], e[1], e[2]);
         }
-    ck_assert_uint_eq(nseen, cr_spec_count());
-    ck_assert_ptr_null(cr_spec(cr_spec_count()));
+    /* 1024 characters are accepted, 1025 are not. */
+    char longest[1026];
+    memset(longest, ' ', 1025);
+    longest[0] = 'x';
+    longest[1025] = '\0';
+    expect_build(CURED_ERROR_INVALID_EXPRESSION, "map_expr", CURED_TYPE_INT32, CURED_TYPE_INT64, 1, longest, "a+b", "0");
+    expect_build(CURED_ERROR_INVALID_EXPRESSION, "identity_expr", CURED_TYPE_INT32, CURED_TYPE_INT64, 1, "x", "a+b",
+                 longest);
+    longest[1024] = '\0';
+    expect_build(CURED_SUCCESS, NULL, CURED_TYPE_INT32, CURED_TYPE_INT64, 1, longest, "a+b", "0");
+
+    /* What the checks let through. */
+    expect_build(CURED_SUCCESS, NULL, CURED_TYPE_FLOAT32, CURED_TYPE_FLOAT64, 1, "x*x", "a+b", "0");
+    expect_build(CURED_SUCCESS, NULL, CURED_TYPE_FLOAT32, CURED_TYPE_FLOAT32, 1, "fabs(x)", "fmax(a,b)", "0");
+    expect_build(CURED_SUCCESS, NULL, CURED_TYPE_INT32, CURED_TYPE_INT64, 1, "x != 0", "a+b", "0");
+    expect_build(CURED_SUCCESS, NULL, CURED_TYPE_FLOAT32, CURED_TYPE_FLOAT32, 2, "x*y", "a+b", "0");
+    expect_build(CURED_SUCCESS, NULL, CURED_TYPE_FLOAT16, CURED_TYPE_FLOAT32, 2, "(x / y) % 2 < 1 ? x : -y",
+                 "a > b ? a : b", "-1e30f");
+    expect_build(CURED_SUCCESS, NULL, CURED_TYPE_UINT8, CURED_TYPE_UINT32, 1, "((x) & 15) | (x >> 4)", "a ^ b",
+                 "0u");
+    /* No expression: NULL_POINTER; bad types and input counts. */
+    expect_build(CURED_ERROR_NULL_POINTER, "map_expr", CURED_TYPE_FLOAT32, CURED_TYPE_FLOAT32, 1, NULL, "a+b", "0");
+    expect_build(CURED_ERROR_NULL_POINTER, "combine_expr", CURED_TYPE_FLOAT32, CURED_TYPE_FLOAT32, 1, "x", NULL, "0");
+    expect_build(CURED_ERROR_NULL_POINTER, "identity_expr", CURED_TYPE_FLOAT32, CURED_TYPE_FLOAT32, 1, "x", "a+b",
+                 NULL);
+    static const int bad_ninputs[] = {0, 3, -1, INT_MAX};
+    for (size_t k = 0; k < sizeof bad_ninputs / sizeof *bad_ninputs; k++)
+        expect_build(CURED_ERROR_INVALID_VALUE, "ninputs", CURED_TYPE_FLOAT32, CURED_TYPE_FLOAT32, bad_ninputs[k],
+                     "x", "a+b", "0");
+    expect_build(CURED_ERROR_TYPE_MISMATCH, "half", CURED_TYPE_FLOAT32, CURED_TYPE_FLOAT16, 1, "x", "a+b", "0");
+    expect_build(CURED_ERROR_TYPE_MISMATCH, "half", CURED_TYPE_BFLOAT16, CURED_TYPE_BFLOAT16, 1, "x", "a+b", "0");
+    expect_build(CURED_ERROR_INVALID_ENUM, "12", (cured_type)CURED_TYPE_COUNT, CURED_TYPE_FLOAT32, 1, "x", "a+b", "0");
+    expect_build(CURED_ERROR_INVALID_ENUM, "-1", CURED_TYPE_FLOAT32, (cured_type)-1, 1, "x", "a+b", "0");
+}
+END_TEST
+
+/* The public entry points of user-defined ops without a GPU. */
+START_TEST(test_custom_null)
+{
+    cured_custom op = (cured_custom)(uintptr_t)0x1;
+    clear_error();
+    ck_assert_int_eq(cured_custom_create(NULL, CURED_TYPE_FLOAT32, CURED_TYPE_FLOAT64, 1, "x*x", "a+b", "0", &op),
+                     CURED_ERROR_NULL_HANDLE);
+    ck_assert_msg(op == NULL, "cured_custom_create did not set the op to NULL on failure");
+    assert_message_contains("cured_custom_create(NULL handle)", "NULL");
+    clear_error();
+    ck_assert_int_eq(cured_custom_create((cured_handle)(uintptr_t)0x1, CURED_TYPE_FLOAT32, CURED_TYPE_FLOAT64, 1,
+                                         "x*x", "a+b", "0", NULL),
+                     CURED_ERROR_NULL_POINTER);
+    assert_message_contains("cured_custom_create(NULL out)", "NULL");
+    ck_assert_int_eq(cured_custom_destroy(NULL), CURED_SUCCESS);
+
+    int dummy[4] = {0};
+    long long out = 0x5a5a;
+    clear_error();
+    ck_assert_int_eq(cured_custom_reduce(NULL, NULL, dummy, NULL, 4, &out, NULL), CURED_ERROR_NULL_HANDLE);
+    assert_message_contains("cured_custom_reduce(NULL handle)", "NULL");
+    ck_assert_int_eq(cured_custom_reduce_async(NULL, NULL, dummy, NULL, 4, &out, NULL), CURED_ERROR_NULL_HANDLE);
+    ck_assert_int_eq(out, 0x5a5a);
 }
 END_TEST
 
@@ -408,10 +778,20 @@ static Suite *api_suite(void)
     TCase *args = tcase_create("check_args");
     tcase_set_timeout(args, 60); /* forks are slow under compute-sanitizer */
     tcase_add_test(args, test_check_args_enums);
-    tcase_add_test(args, test_check_args_type_pairs);
+    tcase_add_test(args, test_check_args_every_combination);
+    tcase_add_test(args, test_check_args_empty);
+    tcase_add_test(args, test_check_args_alignment);
     tcase_add_test(args, test_check_args_pointers_and_sizes);
     tcase_add_test(args, test_check_args_every_spec);
+    tcase_add_test(args, test_default_result);
+    tcase_add_test(args, test_type_size);
     suite_add_tcase(s, args);
+
+    TCase *custom = tcase_create("user_defined");
+    tcase_set_timeout(custom, 60);
+    tcase_add_test(custom, test_custom_expressions);
+    tcase_add_test(custom, test_custom_null);
+    suite_add_tcase(s, custom);
 
     TCase *missing = tcase_create("missing_libraries");
     tcase_set_timeout(missing, 60);

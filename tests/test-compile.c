@@ -1,6 +1,9 @@
 /*
- * NVRTC compilation without a GPU: every built-in kernel for every
- * architecture NVRTC offers, PTX output, compile-error reporting, the
+ * NVRTC compilation without a GPU: the Table 12-1 kernels (int32 sums, every
+ * algorithm) for every architecture NVRTC offers, every specialization for
+ * sm_90 and the oldest offered architecture, PTX for the newest,
+ * user-defined operators (the documented examples, and compile errors that
+ * point into the offending expression), compile-error reporting, the
  * toolkit-header search and the in-memory cache counters.
  *
  * Needs NVRTC (exit 77 without it) and, for the cooperative-groups kernels,
@@ -31,30 +34,70 @@ static int is_elf(const struct cr_image *img)
 
 /* ---- every kernel, every architecture ------------------------------------------ */
 
-/* Loop test over kernel indices: a cubin for every architecture NVRTC offers. */
-START_TEST(test_cubin_every_arch)
+/* The Table 12-1 specializations come first: int32 sums into int32 and int64, each algorithm. */
+#define TABLE_12_1 (2 * CURED_ALGO_COUNT)
+
+/* sm_90 (the newest offered if NVRTC lacks it) and the oldest offered architecture. */
+static int main_archs[2];
+static int nmain;
+
+/* A cubin of kernel k for arch, compiled and then found in the cache with every kernel. */
+static void expect_cubin(size_t k, int arch)
 {
-    size_t k = (size_t)_i;
     const struct cr_program *p = cr_spec(k);
     ck_assert_ptr_nonnull(p);
-    for (int a = 0; a < narchs; a++) {
-        size_t bytes = 0;
-        cured_status st = cured_compile_kernel(k, archs[a], 0, &bytes);
-        ck_assert_msg(st == CURED_SUCCESS, "%s for sm_%d: %s\n%s", cured_kernel_name(k), archs[a],
-                      cured_status_string(st), cured_last_error());
-        ck_assert_msg(bytes > 0, "%s for sm_%d: empty image", cured_kernel_name(k), archs[a]);
+    size_t bytes = 0;
+    cured_status st = cured_compile_kernel(k, arch, 0, &bytes);
+    ck_assert_msg(st == CURED_SUCCESS, "%s for sm_%d: %s\n%s", cured_kernel_name(k), arch,
+                  cured_status_string(st), cured_last_error());
+    ck_assert_msg(bytes > 0, "%s for sm_%d: empty image", cured_kernel_name(k), arch);
 
-        /* The same image through the cache: a cubin (ELF) of that size with every kernel. */
-        const struct cr_image *img = NULL;
-        st = cr_kcache_get(p, archs[a], 0, &img);
-        ck_assert_msg(st == CURED_SUCCESS, "cache lookup: %s", cured_last_error());
-        ck_assert_uint_eq(img->size, bytes);
-        ck_assert_int_eq(img->ptx, 0);
-        ck_assert_msg(is_elf(img), "%s for sm_%d is not an ELF cubin", cured_kernel_name(k), archs[a]);
-        for (int f = 0; f < p->nkernels; f++)
-            ck_assert_msg(img->lowered[f][0] != '\0', "%s: no lowered name for %s",
-                          cured_kernel_name(k), p->kernels[f]);
+    /* The same image through the cache: a cubin (ELF) of that size with every kernel. */
+    const struct cr_image *img = NULL;
+    st = cr_kcache_get(p, arch, 0, &img);
+    ck_assert_msg(st == CURED_SUCCESS, "cache lookup: %s", cured_last_error());
+    ck_assert_uint_eq(img->size, bytes);
+    ck_assert_int_eq(img->ptx, 0);
+    ck_assert_msg(is_elf(img), "%s for sm_%d is not an ELF cubin", cured_kernel_name(k), arch);
+    for (int f = 0; f < p->nkernels; f++)
+        ck_assert_msg(img->lowered[f][0] != '\0', "%s: no lowered name for %s", cured_kernel_name(k),
+                      p->kernels[f]);
+}
+
+START_TEST(test_table_12_1_first)
+{
+    ck_assert_uint_ge(cured_kernel_count(), TABLE_12_1);
+    int seen[CURED_ALGO_COUNT][2] = {{0}};
+    for (size_t k = 0; k < TABLE_12_1; k++) {
+        const struct cr_program *p = cr_spec(k);
+        ck_assert_msg(p->op == CURED_OP_SUM && p->in == CURED_TYPE_INT32 &&
+                          (p->out == CURED_TYPE_INT32 || p->out == CURED_TYPE_INT64),
+                      "kernel %zu (%s) is not a Table 12-1 int32 sum", k, cured_kernel_name(k));
+        seen[p->algo][p->out == CURED_TYPE_INT64]++;
     }
+    for (int a = 0; a < CURED_ALGO_COUNT; a++)
+        ck_assert_msg(seen[a][0] == 1 && seen[a][1] == 1, "algorithm %d: %d int32 and %d int64 sums", a,
+                      seen[a][0], seen[a][1]);
+    /* And nothing else offers a non-AUTO algorithm. */
+    for (size_t k = TABLE_12_1; k < cured_kernel_count(); k++)
+        ck_assert_msg(cr_spec(k)->algo == CURED_ALGO_AUTO, "kernel %zu (%s) is not AUTO", k,
+                      cured_kernel_name(k));
+}
+END_TEST
+
+/* Loop test over the Table 12-1 kernels: a cubin for every architecture NVRTC offers. */
+START_TEST(test_cubin_every_arch)
+{
+    for (int a = 0; a < narchs; a++)
+        expect_cubin((size_t)_i, archs[a]);
+}
+END_TEST
+
+/* Loop test over every kernel: a cubin for sm_90 and for the oldest architecture. */
+START_TEST(test_cubin_main_archs)
+{
+    for (int a = 0; a < nmain; a++)
+        expect_cubin((size_t)_i, main_archs[a]);
 }
 END_TEST
 
@@ -180,6 +223,98 @@ START_TEST(test_bad_kernel_index)
 }
 END_TEST
 
+/* ---- user-defined operators ----------------------------------------------------- */
+
+static const struct custom_example {
+    cured_type in, acc;
+    int ninputs;
+    const char *map, *combine, *identity;
+} custom_examples[] = {
+    {CURED_TYPE_FLOAT32, CURED_TYPE_FLOAT64, 1, "x*x", "a+b", "0"},         /* sum of squares */
+    {CURED_TYPE_FLOAT32, CURED_TYPE_FLOAT32, 1, "fabs(x)", "fmax(a,b)", "0"}, /* max-abs */
+    {CURED_TYPE_INT32, CURED_TYPE_INT64, 1, "x != 0", "a+b", "0"},          /* count of nonzeros */
+    {CURED_TYPE_FLOAT32, CURED_TYPE_FLOAT32, 2, "x*y", "a+b", "0"},         /* dot product */
+    {CURED_TYPE_FLOAT16, CURED_TYPE_FLOAT32, 2, "x*y", "a+b", "0"},         /* half inputs are floats */
+    {CURED_TYPE_BFLOAT16, CURED_TYPE_FLOAT64, 1, "sqrt(fabs(x))", "a+b", "0.0"},
+    {CURED_TYPE_UINT8, CURED_TYPE_UINT64, 1, "x & 15", "a > b ? a : b", "0"},
+    {CURED_TYPE_INT8, CURED_TYPE_INT16, 2, "(x < y) ? x : y", "min(a, b)", "127"},
+};
+#define NCUSTOM ((int)(sizeof custom_examples / sizeof *custom_examples))
+
+/* The generated program compiles, off the GPU, to a cubin of the right shape. */
+START_TEST(test_custom_compiles)
+{
+    const struct custom_example *e = &custom_examples[_i];
+    int arch = main_archs[0];
+    cured_custom op = NULL;
+    cured_status st = cr_custom_build(e->in, e->acc, e->ninputs, e->map, e->combine, e->identity, &op);
+    ck_assert_msg(st == CURED_SUCCESS, "%s | %s | %s: %s", e->map, e->combine, e->identity, cured_last_error());
+    ck_assert_ptr_nonnull(op);
+    const struct cr_program *p = cr_custom_program(op);
+    ck_assert_ptr_nonnull(p);
+    ck_assert_int_eq(p->nkernels, 1);
+    ck_assert_int_eq(p->result_size, (int)cured_type_size(e->acc));
+    const struct cr_image *img = NULL;
+    st = cr_kcache_get(p, arch, 0, &img);
+    ck_assert_msg(st == CURED_SUCCESS, "%s | %s | %s for sm_%d: %s\n%s", e->map, e->combine, e->identity, arch,
+                  cured_status_string(st), cured_last_error());
+    ck_assert_msg(is_elf(img), "not an ELF cubin");
+    ck_assert_msg(img->lowered[0][0] != '\0', "no lowered name for %s", p->kernels[0]);
+    /* The same expressions again: a new program of the same source, a memory hit. */
+    cured_stats s0, s1;
+    ck_assert_int_eq(cured_get_stats(&s0), CURED_SUCCESS);
+    cured_custom again = NULL;
+    ck_assert_int_eq(cr_custom_build(e->in, e->acc, e->ninputs, e->map, e->combine, e->identity, &again),
+                     CURED_SUCCESS);
+    const struct cr_image *img2 = NULL;
+    ck_assert_int_eq(cr_kcache_get(cr_custom_program(again), arch, 0, &img2), CURED_SUCCESS);
+    ck_assert_int_eq(cured_get_stats(&s1), CURED_SUCCESS);
+    ck_assert_uint_eq(s1.compiles, s0.compiles);
+    ck_assert_uint_eq(s1.memory_hits, s0.memory_hits + 1);
+    ck_assert_ptr_eq(img2, img);
+    ck_assert_int_eq(cured_custom_destroy(again), CURED_SUCCESS);
+    ck_assert_int_eq(cured_custom_destroy(op), CURED_SUCCESS);
+}
+END_TEST
+
+/* A compile error in one expression: CURED_ERROR_COMPILE, and the log names that expression. */
+static void expect_custom_error(const char *map, const char *combine, const char *identity, const char *where,
+                                const char *name)
+{
+    cured_custom op = NULL;
+    ck_assert_int_eq(cr_custom_build(CURED_TYPE_FLOAT32, CURED_TYPE_FLOAT32, 1, map, combine, identity, &op),
+                     CURED_SUCCESS);
+    const struct cr_image *img = (const struct cr_image *)(uintptr_t)0x1;
+    cr_fail(CURED_SUCCESS, "%s", "");
+    cured_status st = cr_kcache_get(cr_custom_program(op), main_archs[0], 0, &img);
+    char msg[4096];
+    snprintf(msg, sizeof msg, "%s", cured_last_error());
+    cured_custom_destroy(op);
+    ck_assert_msg(st == CURED_ERROR_COMPILE, "%s | %s | %s: got %s: %s", map, combine, identity,
+                  cured_status_string(st), msg);
+    ck_assert_msg(strstr(msg, where) != NULL, "the log does not point at %s:\n%s", where, msg);
+    ck_assert_msg(strstr(msg, name) != NULL, "the log does not name %s:\n%s", name, msg);
+}
+
+START_TEST(test_custom_compile_errors)
+{
+    expect_custom_error("x * undefined_thing", "a+b", "0", "map_expr(1)", "undefined_thing");
+    expect_custom_error("x", "a + no_such_b", "0", "combine_expr(1)", "no_such_b");
+    expect_custom_error("x", "a+b", "not_zero", "identity_expr(1)", "not_zero");
+    /* An error in a two-input map, where y exists and z does not. */
+    cured_custom op = NULL;
+    ck_assert_int_eq(cr_custom_build(CURED_TYPE_FLOAT64, CURED_TYPE_FLOAT64, 2, "x*y*z", "a+b", "0", &op),
+                     CURED_SUCCESS);
+    const struct cr_image *img = NULL;
+    ck_assert_int_eq(cr_kcache_get(cr_custom_program(op), main_archs[0], 0, &img), CURED_ERROR_COMPILE);
+    ck_assert_msg(strstr(cured_last_error(), "map_expr(1)") != NULL && strstr(cured_last_error(), "\"z\"") != NULL,
+                  "%s", cured_last_error());
+    cured_custom_destroy(op);
+    /* y does not exist in a one-input map. */
+    expect_custom_error("x*y", "a+b", "0", "map_expr(1)", "\"y\"");
+}
+END_TEST
+
 /* ---- toolkit search -------------------------------------------------------------- */
 
 START_TEST(test_toolkit_search_missing)
@@ -266,11 +401,23 @@ static Suite *compile_suite(void)
     Suite *s = suite_create("compile");
     int nk = (int)cured_kernel_count();
 
+    TCase *table = tcase_create("table_12_1_every_arch");
+    tcase_set_timeout(table, 900);
+    tcase_add_test(table, test_table_12_1_first);
+    tcase_add_loop_test(table, test_cubin_every_arch, 0, TABLE_12_1);
+    suite_add_tcase(s, table);
+
     TCase *all = tcase_create("every_kernel");
-    tcase_set_timeout(all, 600);
-    tcase_add_loop_test(all, test_cubin_every_arch, 0, nk);
+    tcase_set_timeout(all, 900);
+    tcase_add_loop_test(all, test_cubin_main_archs, 0, nk);
     tcase_add_loop_test(all, test_ptx_newest_arch, 0, nk);
     suite_add_tcase(s, all);
+
+    TCase *custom = tcase_create("user_defined");
+    tcase_set_timeout(custom, 300);
+    tcase_add_loop_test(custom, test_custom_compiles, 0, NCUSTOM);
+    tcase_add_test(custom, test_custom_compile_errors);
+    suite_add_tcase(s, custom);
 
     TCase *misc = tcase_create("errors_and_cache");
     tcase_set_timeout(misc, 120);
@@ -299,6 +446,14 @@ int main(void)
                cured_last_error());
         return 1;
     }
+    /* sm_90 if offered (else the newest), and the oldest offered if different. */
+    main_archs[0] = archs[narchs - 1];
+    for (int a = 0; a < narchs; a++)
+        if (archs[a] == 90)
+            main_archs[0] = 90;
+    nmain = 1;
+    if (archs[0] != main_archs[0])
+        main_archs[nmain++] = archs[0];
     SRunner *sr = srunner_create(compile_suite());
     srunner_run_all(sr, CK_NORMAL);
     int failed = srunner_ntests_failed(sr);

@@ -262,9 +262,12 @@ START_TEST(test_bad_pointers)
     expect_status(cured_reduce_async(H, CURED_OP_SUM, (cured_algorithm)CURED_ALGO_COUNT, DP(in),
                                      CURED_TYPE_INT32, N, DP(out), CURED_TYPE_INT64, s),
                   CURED_ERROR_INVALID_ENUM, "unknown algorithm");
-    expect_status(cured_reduce_async(H, CURED_OP_SUM, CURED_ALGO_AUTO, DP(in), CURED_TYPE_INT64,
-                                     N / 2, DP(out), CURED_TYPE_INT64, s),
-                  CURED_ERROR_TYPE_MISMATCH, "int64 input");
+    expect_status(cured_reduce_async(H, CURED_OP_SUM, CURED_ALGO_AUTO, DP(in), CURED_TYPE_INT32,
+                                     N, DP(out), CURED_TYPE_FLOAT32, s),
+                  CURED_ERROR_TYPE_MISMATCH, "int32 sum with a float32 result");
+    expect_status(cured_reduce_async(H, CURED_OP_SUM, CURED_ALGO_TWO_PASS_SHUFFLE, DP(in),
+                                     CURED_TYPE_INT64, N / 2, DP(out), CURED_TYPE_INT64, s),
+                  CURED_ERROR_NOT_SUPPORTED, "int64 input with a Handbook algorithm");
     expect_status(cured_reduce(H, CURED_OP_SUM, CURED_ALGO_AUTO, DP(in), CURED_TYPE_INT32, N, NULL,
                                CURED_TYPE_INT64, s),
                   CURED_ERROR_NULL_POINTER, "NULL host output");
