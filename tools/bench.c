@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "bench.h"
+#include "benchkit.h"
 #include "cured.h"
 #include "driver.h"
 #include "tool.h"
@@ -63,6 +64,8 @@ static const char *const algo_names[CURED_ALGO_COUNT] = {
 static const char usage_text[] =
     "usage: cured bench [--n N] [--iters K] [--device D] [--arch sm_XY] [--csv FILE]\n"
     "       cured bench warmstart [options]   (first call of a fresh process; see its --help)\n"
+    "       cured bench sweep [options]       (sizes 2^10 ... 2^30 beside CUB; see its --help)\n"
+    "       cured bench ops [options]         (operators x types beside CUB; see its --help)\n"
     "  --n N         elements per reduction (default 64Mi; suffixes K, M, G, T are binary)\n"
     "  --iters K     timed calls per row after warm-up (default 200)\n"
     "  --device D    CUDA device ordinal (default 0)\n"
@@ -311,6 +314,10 @@ int cmd_bench(int argc, char **argv)
         return cmd_warmstart(argc - 1, argv + 1);
     if (argc > 1 && strcmp(argv[1], "warmstart-child") == 0) /* internal: run by warmstart */
         return cmd_warmstart_child(argc - 1, argv + 1);
+    if (argc > 1 && strcmp(argv[1], "sweep") == 0)
+        return cmd_bench_sweep(argc - 1, argv + 1);
+    if (argc > 1 && strcmp(argv[1], "ops") == 0)
+        return cmd_bench_ops(argc - 1, argv + 1);
     static const char *const opts[] = {"--n", "--iters", "--device", "--arch", "--csv"};
     uint64_t val[4] = {(uint64_t)64 << 20, 200, 0, 90}; /* n, iters, device, arch */
     const char *csv = NULL;
@@ -415,18 +422,15 @@ int cmd_bench(int argc, char **argv)
     else
         printf("cured cannot compile: %s: %s\n", cured_status_string(st), cured_last_error());
 
-    /* Enough buffers that the rotation spans 4x L2, in at most 40% of free memory. */
+    /* Enough buffers that the rotation spans 4x L2, in at most 40% of free memory
+     * (the rule that `bench sweep` and `bench ops` share). */
     B->stride = (B->bytes + 255) & ~(size_t)255;
-    size_t nb = ((size_t)4 * (size_t)l2 + B->bytes - 1) / B->bytes;
-    size_t cap = (size_t)(0.4 * (double)free_mem) / B->stride;
-    nb = nb < 1 ? 1 : nb > MAX_BUFFERS ? MAX_BUFFERS : nb;
-    nb = nb > cap ? cap : nb;
-    if (nb == 0 && B->stride + ((size_t)64 << 20) > free_mem) {
+    B->nbuf = bk_buffer_count(B->bytes, (size_t)l2, free_mem, MAX_BUFFERS);
+    if (B->nbuf == 0) {
         fprintf(stderr, "cured bench: %.1f MiB of input does not fit in %.1f MiB of free device memory\n",
                 mib(B->bytes), mib(free_mem));
         goto out;
     }
-    B->nbuf = nb == 0 ? 1 : (int)nb; /* one buffer over 40% is still worth a try */
     B->buf = calloc((size_t)B->nbuf, sizeof *B->buf);
     B->times = calloc((size_t)B->iters, sizeof *B->times);
     if (B->buf == NULL || B->times == NULL) {

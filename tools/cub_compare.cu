@@ -1,6 +1,7 @@
 // The benchmark's comparator (see cub_compare.h): CUB, Thrust and a plain
 // read-bandwidth kernel, built by nvcc and called from C. Nothing here
 // throws across the C boundary and every runtime return code is checked.
+// cmp_reduce()'s CUB calls are in cub_ops_int.cu and cub_ops_float.cu.
 #include "cub_compare.h"
 
 #include <climits>
@@ -16,6 +17,15 @@
 #include <thrust/reduce.h>
 #include <thrust/system/cuda/execution_policy.h>
 #include <thrust/version.h>
+
+// In cub_ops_int.cu and cub_ops_float.cu (declared in cub_ops.cuh, which
+// this file does not include: its 16-bit float headers only cost time here).
+namespace cmp_ops {
+cudaError_t reduce_int(cmp_op op, cmp_type type, void *temp, size_t &bytes, const void *d_in,
+                       void *d_out, int n, cudaStream_t stream);
+cudaError_t reduce_float(cmp_op op, cmp_type type, void *temp, size_t &bytes, const void *d_in,
+                         void *d_out, int n, cudaStream_t stream);
+} // namespace cmp_ops
 
 namespace {
 
@@ -210,6 +220,104 @@ extern "C" int cmp_thrust_sum_i64(const int *d_in, size_t n, long long *h_out, c
         return fail_msg("thrust::reduce", "unknown exception");
     }
     return 0;
+}
+
+extern "C" int cmp_thrust_sum_f32(const float *d_in, size_t n, float *h_out, cudaStream_t stream)
+{
+    if (h_out == nullptr)
+        return fail_msg("cmp_thrust_sum_f32", "h_out is NULL");
+    try {
+        thrust::device_ptr<const float> first(d_in);
+        *h_out = thrust::reduce(thrust::cuda::par.on(stream), first, first + (std::ptrdiff_t)n, 0.0f,
+                                thrust::plus<float>());
+    } catch (const std::exception &ex) {
+        return fail_msg("thrust::reduce", ex.what());
+    } catch (...) {
+        return fail_msg("thrust::reduce", "unknown exception");
+    }
+    return 0;
+}
+
+namespace {
+
+const char *const type_names[CMP_TYPE_COUNT] = {"int8",    "int32",    "int64",   "uint32",
+                                                 "float16", "bfloat16", "float32", "float64"};
+
+// One CUB call of cmp_ops (a size query when temp is null), or a message.
+int ops_call(const char *who, cmp_op op, cmp_type type, void *temp, size_t &bytes, const void *d_in,
+             size_t n, void *d_out, cudaStream_t stream)
+{
+    if ((unsigned)op >= CMP_OP_COUNT || (unsigned)type >= CMP_TYPE_COUNT)
+        return fail_msg(who, "unknown operator or type");
+    if (n > (size_t)INT_MAX)
+        return fail_msg(who, "n is over INT_MAX (the comparator gives CUB an int count)");
+    const bool ints = type <= CMP_UINT32;
+    cudaError_t e = ints ? cmp_ops::reduce_int(op, type, temp, bytes, d_in, d_out, (int)n, stream)
+                         : cmp_ops::reduce_float(op, type, temp, bytes, d_in, d_out, (int)n, stream);
+    if (e == cudaErrorNotSupported) {
+        char what[96];
+        std::snprintf(what, sizeof what, "%s %s", cmp_op_call(op, type), type_names[type]);
+        return fail_msg(what, CUB_VERSION >= 300000 ? "not built in" : "needs CCCL 3 (CUB 3.0)");
+    }
+    if (e != cudaSuccess) {
+        char what[96];
+        std::snprintf(what, sizeof what, "cub::%s %s", cmp_op_call(op, type), type_names[type]);
+        return fail(what, e);
+    }
+    return 0;
+}
+
+} // namespace
+
+extern "C" const char *cmp_op_call(cmp_op op, cmp_type type)
+{
+    const bool half = type == CMP_FLOAT16 || type == CMP_BFLOAT16;
+    switch (op) {
+    case CMP_SUM:
+        return half ? "DeviceReduce::TransformReduce" : "DeviceReduce::Sum";
+    case CMP_MIN:
+        return "DeviceReduce::Min";
+    case CMP_MAX:
+        return "DeviceReduce::Max";
+    case CMP_ARGMIN:
+        return "DeviceReduce::ArgMin";
+    case CMP_ARGMAX:
+        return "DeviceReduce::ArgMax";
+    case CMP_SUM_SQUARES:
+        return "DeviceReduce::TransformReduce";
+    }
+    return "?";
+}
+
+extern "C" int cmp_reserve(cmp_state *s, cmp_op op, cmp_type type, size_t n)
+{
+    if (s == nullptr)
+        return fail_msg("cmp_reserve", "state is NULL");
+    size_t need = 0;
+    if (ops_call("cmp_reserve", op, type, nullptr, need, nullptr, n, nullptr, nullptr) != 0)
+        return 1;
+    if (need <= s->temp_bytes)
+        return 0;
+    void *temp = nullptr;
+    CK(cudaDeviceSynchronize());
+    CK(cudaMalloc(&temp, need));
+    cudaError_t e = cudaFree(s->temp);
+    if (e != cudaSuccess) {
+        cudaFree(temp);
+        return fail("cudaFree", e);
+    }
+    s->temp = temp;
+    s->temp_bytes = need;
+    return 0;
+}
+
+extern "C" int cmp_reduce(cmp_state *s, cmp_op op, cmp_type type, const void *d_in, size_t n,
+                          void *d_out, cudaStream_t stream)
+{
+    if (s == nullptr)
+        return fail_msg("cmp_reduce", "state is NULL");
+    size_t bytes = s->temp_bytes;
+    return ops_call("cmp_reduce", op, type, s->temp, bytes, d_in, n, d_out, stream);
 }
 
 extern "C" int cmp_read_ceiling(cmp_state *s, const int *d_in, size_t n, cudaStream_t stream)

@@ -52,6 +52,52 @@ int cmp_read_ceiling_result(cmp_state *s, struct CUstream_st *stream, unsigned i
 /* Grid of the read-ceiling kernel (blocks x threads), for the report. */
 void cmp_read_ceiling_grid(const cmp_state *s, int *blocks, int *threads);
 
+/* thrust::reduce of n floats with 0.0f and plus<float> (float accumulation),
+ * returned to the host as cmp_thrust_sum_i64 does. */
+int cmp_thrust_sum_f32(const float *d_in, size_t n, float *h_out, struct CUstream_st *stream);
+
+/* ---- Any of CUB's reductions over one of eight types (`cured bench ops`,
+ * `cured bench sweep`). Templates inside (cub_ops.cuh, instantiated in
+ * cub_ops_int.cu and cub_ops_float.cu, which tools.am builds for the cubin
+ * targets only), one entry point outside. */
+
+/* Element types: signed char, int, long long, unsigned int, __half,
+ * __nv_bfloat16, float, double. */
+typedef enum cmp_type {
+    CMP_INT8, CMP_INT32, CMP_INT64, CMP_UINT32, CMP_FLOAT16, CMP_BFLOAT16, CMP_FLOAT32, CMP_FLOAT64
+} cmp_type;
+#define CMP_TYPE_COUNT 8
+
+/* The reductions and what each writes at d_out (cured's layouts, so that the
+ * caller checks both libraries' results alike):
+ * - CMP_SUM: DeviceReduce::Sum into the widened sum type: long long for the
+ *   signed integers, unsigned long long for unsigned int, float for float,
+ *   __half and __nv_bfloat16 (these through TransformReduce with a widening
+ *   functor: CUB has no float accumulator for 16-bit sums), double for double.
+ * - CMP_SUM_SQUARES: DeviceReduce::TransformReduce with a functor that
+ *   widens and squares, plus, into the same sum type.
+ * - CMP_MIN, CMP_MAX: DeviceReduce::Min / Max: one element.
+ * - CMP_ARGMIN, CMP_ARGMAX: DeviceReduce::ArgMin / ArgMax with separate
+ *   outputs (CCCL 3): the int64 index at d_out, the element at d_out + 8
+ *   (a cured_arg_result). The first index among equal elements. */
+typedef enum cmp_op { CMP_SUM, CMP_MIN, CMP_MAX, CMP_ARGMIN, CMP_ARGMAX, CMP_SUM_SQUARES } cmp_op;
+#define CMP_OP_COUNT 6
+
+/* "DeviceReduce::ArgMin" and so on, for reports: a static string. */
+const char *cmp_op_call(cmp_op op, cmp_type type);
+
+/* Make the temporary storage large enough for op over n elements of type
+ * (n <= INT_MAX: CUB gets an int count, as a typical caller writes it),
+ * reallocating it if needed. Not to be timed: the caller makes sure no work
+ * using the storage is pending. */
+int cmp_reserve(cmp_state *s, cmp_op op, cmp_type type, size_t n);
+
+/* The reduction op over n elements of type at d_in into d_out (layouts
+ * above; d_out aligned to 8), asynchronously on stream, with the storage
+ * that cmp_prepare / cmp_reserve made (CUB refuses when it is too small). */
+int cmp_reduce(cmp_state *s, cmp_op op, cmp_type type, const void *d_in, size_t n, void *d_out,
+               struct CUstream_st *stream);
+
 /* "CUB 3.0.1 (Thrust 3.0.1, CUDA runtime 13.0)": a static string. */
 const char *cmp_cub_version(void);
 

@@ -6,6 +6,8 @@
  *   cured cache warm [--arch T]    fill it without a GPU          (cache.c)
  *   cured bench [options]          Table 12-1 on this GPU         (bench.c)
  *   cured bench warmstart          first call of a fresh process  (warmstart.c)
+ *   cured bench sweep              sizes 2^10 ... 2^30            (sweep.c)
+ *   cured bench ops                operators x types              (opsbench.c)
  *
  * The driver is opened at run time (src/driver.c, compiled into the tool
  * too), so every command starts where there is no GPU or no driver.
@@ -29,6 +31,8 @@ static const char usage_text[] =
     "  cache warm [--arch T ...]     compile every built-in kernel into it (no GPU needed)\n"
     "  bench [options]               Table 12-1 of The CUDA Handbook on this GPU\n"
     "  bench warmstart [options]     first call of a fresh process against a warm cache\n"
+    "  bench sweep [options]         the sum from 2^10 to 2^30 elements beside CUB and Thrust\n"
+    "  bench ops [options]           every operator and type at 64Mi elements beside CUB\n"
     "  help                          this text (also --help); --version prints the version\n"
     "Run `cured <command> --help` for a command's options.\n";
 

@@ -1,0 +1,477 @@
+/*
+ * `cured bench ops`: every operator over eight element types at 64Mi
+ * elements, each beside CUB's equivalent where CUB has one and the
+ * nvcc-built comparator is in (DeviceReduce::Sum, Min, Max, ArgMin, ArgMax,
+ * TransformReduce), plus a user-defined sum of squares beside the built-in.
+ */
+#ifdef HAVE_CONFIG_H
+#include <config.h>
+#endif
+
+#include <errno.h>
+#include <float.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "benchkit.h"
+#include "tool.h"
+
+#define PROG "cured bench ops"
+#define WARM 3              /* untimed calls per cell; the first compiles */
+#define MAX_BUFFERS 1024
+#define MAX_ROWS 96
+#define CUSTOM_GOAL 1.05    /* user-defined / built-in time */
+#ifdef CURED_HAVE_CUB_COMPARATOR
+#define HAVE_COMPARATOR 1
+#else
+#define HAVE_COMPARATOR 0
+#endif
+
+static const char usage_text[] =
+    "usage: cured bench ops [--n N] [--iters K] [--device D] [--csv FILE]\n"
+    "Every operator over int8, int32, int64, uint32, float16, bfloat16, float32 and float64\n"
+    "(SUM, SUM_SQUARES and PRODUCT with the default result type, MIN, MAX, MINMAX, ARGMIN,\n"
+    "ARGMAX; AND for the integers; NANMAX, NORM2, DOT and SUM_SQUARES -> float64 for float32),\n"
+    "each beside CUB's equivalent when the nvcc-built comparator is in (DeviceReduce::Sum, Min,\n"
+    "Max, ArgMin, ArgMax; TransformReduce for the sum of squares and the 16-bit sums), and a\n"
+    "user-defined sum of squares (cured_custom_create: x*x, a+b, 0) beside the built-in one.\n"
+    "Kernels are compiled by an untimed first call. Inputs rotate over copies spanning 4x L2;\n"
+    "every call is timed between its own pair of events and every result is checked.\n"
+    "  --n N         elements per reduction (default 64Mi; suffixes K, M, G are binary; < 2^31)\n"
+    "  --iters K     timed calls per cell (default 200)\n"
+    "  --device D    CUDA device ordinal (default 0)\n"
+    "  --csv FILE    also write the rows as CSV\n"
+    "Exit status: 0 if every cell ran and was correct; 1 otherwise or without a GPU; 2 for usage.\n";
+
+static const cured_type types[] = {CURED_TYPE_INT8,    CURED_TYPE_INT32,    CURED_TYPE_INT64,
+                                   CURED_TYPE_UINT32,  CURED_TYPE_FLOAT16,  CURED_TYPE_BFLOAT16,
+                                   CURED_TYPE_FLOAT32, CURED_TYPE_FLOAT64};
+#define NTYPES (int)(sizeof types / sizeof *types)
+
+enum { LIB_CURED, LIB_CUB };
+
+struct oprow {
+    cured_type type, out;
+    cured_op op;
+    int cub;    /* a cmp_op, or -1: CUB has no direct equivalent */
+    int custom; /* the user-defined sum of squares */
+    int ran[2], correct[2];
+    struct bk_time t[2];
+    double gbps[2];
+    size_t bytes; /* read per call */
+    char note[800];
+};
+
+struct ops {
+    struct bk_gpu *g;
+    struct bk_set set;
+    size_t n;
+    struct bk_ref ref;
+    struct oprow *row;
+    cured_custom custom;
+};
+
+static int is_int(cured_type t) { return t != CURED_TYPE_FLOAT16 && t != CURED_TYPE_BFLOAT16 && t != CURED_TYPE_FLOAT32 && t != CURED_TYPE_FLOAT64; }
+
+static int make_rows(struct oprow *rows)
+{
+    static const cured_op common[] = {CURED_OP_SUM, CURED_OP_SUM_SQUARES, CURED_OP_MIN, CURED_OP_MAX,
+                                      CURED_OP_MINMAX, CURED_OP_ARGMIN, CURED_OP_ARGMAX,
+                                      CURED_OP_PRODUCT};
+    static const cured_op f32_extra[] = {CURED_OP_NANMAX, CURED_OP_NORM2, CURED_OP_DOT};
+    int k = 0;
+    for (int t = 0; t < NTYPES; t++) {
+        cured_type ty = types[t];
+        cured_op list[16];
+        int m = 0;
+        for (size_t i = 0; i < sizeof common / sizeof *common; i++)
+            list[m++] = common[i];
+        if (is_int(ty))
+            list[m++] = CURED_OP_AND;
+        if (ty == CURED_TYPE_FLOAT32)
+            for (size_t i = 0; i < sizeof f32_extra / sizeof *f32_extra; i++)
+                list[m++] = f32_extra[i];
+        for (int i = 0; i < m; i++) {
+            struct oprow *r = &rows[k++];
+            memset(r, 0, sizeof *r);
+            r->type = ty;
+            r->op = list[i];
+            if (cured_default_result(r->op == CURED_OP_DOT ? CURED_OP_SUM : r->op, ty, &r->out) != CURED_SUCCESS)
+                r->out = ty;
+            r->cub = r->op == CURED_OP_SUM ? 0 : r->op == CURED_OP_MIN ? 1 : r->op == CURED_OP_MAX ? 2
+                   : r->op == CURED_OP_ARGMIN ? 3 : r->op == CURED_OP_ARGMAX ? 4
+                   : r->op == CURED_OP_SUM_SQUARES ? 5 : -1;
+        }
+        if (ty == CURED_TYPE_FLOAT32) /* the built-in with a double accumulator, then the user's */
+            for (int c = 0; c < 2; c++) {
+                struct oprow *r = &rows[k++];
+                memset(r, 0, sizeof *r);
+                *r = (struct oprow){.type = ty, .out = CURED_TYPE_FLOAT64, .op = CURED_OP_SUM_SQUARES,
+                                    .cub = -1, .custom = c};
+            }
+    }
+    return k;
+}
+
+#ifdef CURED_HAVE_CUB_COMPARATOR
+/* The comparator's enum values follow CMP_SUM, CMP_MIN, CMP_MAX, CMP_ARGMIN,
+ * CMP_ARGMAX, CMP_SUM_SQUARES, as make_rows() numbers them. */
+static cmp_type cmp_of(cured_type t)
+{
+    switch (t) {
+    case CURED_TYPE_INT8: return CMP_INT8;
+    case CURED_TYPE_INT32: return CMP_INT32;
+    case CURED_TYPE_INT64: return CMP_INT64;
+    case CURED_TYPE_UINT32: return CMP_UINT32;
+    case CURED_TYPE_FLOAT16: return CMP_FLOAT16;
+    case CURED_TYPE_BFLOAT16: return CMP_BFLOAT16;
+    case CURED_TYPE_FLOAT32: return CMP_FLOAT32;
+    default: return CMP_FLOAT64;
+    }
+}
+
+static int call_cub(void *user, int b, int b2, char *why, size_t len)
+{
+    struct ops *O = user;
+    (void)b2;
+    if (cmp_reduce(O->g->cmp, (cmp_op)O->row->cub, cmp_of(O->row->type), bk_in(&O->set, b), O->n,
+                   bk_out(&O->set, b), O->g->stream) == 0)
+        return 0;
+    snprintf(why, len, "%s", cmp_last_error());
+    return -1;
+}
+#endif
+
+static int call_cured(void *user, int b, int b2, char *why, size_t len)
+{
+    struct ops *O = user;
+    const struct oprow *r = O->row;
+    cured_status st;
+    if (r->custom)
+        st = cured_custom_reduce_async(O->g->h, O->custom, bk_in(&O->set, b), NULL, O->n,
+                                       bk_out(&O->set, b), O->g->stream);
+    else if (r->op == CURED_OP_DOT)
+        st = cured_dot_async(O->g->h, bk_in(&O->set, b), bk_in(&O->set, b2), r->type, O->n,
+                             bk_out(&O->set, b), r->out, O->g->stream);
+    else
+        st = cured_reduce_async(O->g->h, r->op, CURED_ALGO_AUTO, bk_in(&O->set, b), r->type, O->n,
+                                bk_out(&O->set, b), r->out, O->g->stream);
+    if (st == CURED_SUCCESS)
+        return 0;
+    snprintf(why, len, "%s: %s", cured_status_string(st), cured_last_error());
+    return -1;
+}
+
+static void hex(char *buf, size_t len, const unsigned char *p, size_t n)
+{
+    size_t k = 0;
+    buf[0] = '\0';
+    for (size_t i = n; i-- > 0 && k + 3 < len;) /* most significant byte first (little-endian) */
+        k += (size_t)snprintf(buf + k, len - k, "%02x", p[i]);
+}
+
+/* Whether got holds row r's result for the input that ref describes: exact
+ * for integers, extrema and indices (bit patterns); floating-point sums
+ * within 1e-5 (float accumulation) or 1e-9 (double) of a double sum,
+ * relative to the sum of magnitudes. */
+static int check(const struct oprow *r, const struct bk_ref *ref, const unsigned char *got, char *note,
+                 size_t len)
+{
+    const size_t es = ref->esize;
+    char a[40], b[40];
+    switch (r->op) {
+    case CURED_OP_MIN: case CURED_OP_MAX: case CURED_OP_NANMAX: case CURED_OP_AND: {
+        unsigned char want[8];
+        if (r->op == CURED_OP_AND)
+            memcpy(want, &ref->iand, 8); /* little-endian: the low bytes first */
+        else
+            memcpy(want, r->op == CURED_OP_MIN ? ref->min_bits : ref->max_bits, es);
+        if (memcmp(got, want, es) == 0)
+            return 1;
+        hex(a, sizeof a, got, es), hex(b, sizeof b, want, es);
+        snprintf(note, len, "got bits %s, expected %s", a, b);
+        return 0;
+    }
+    case CURED_OP_MINMAX:
+        if (memcmp(got, ref->min_bits, es) == 0 && memcmp(got + es, ref->max_bits, es) == 0)
+            return 1;
+        hex(a, sizeof a, got, 2 * es);
+        snprintf(note, len, "got bits %s (max, min), expected min at %zu and max at %zu", a, ref->imin,
+                 ref->imax);
+        return 0;
+    case CURED_OP_ARGMIN: case CURED_OP_ARGMAX: {
+        int64_t idx;
+        const size_t want = r->op == CURED_OP_ARGMIN ? ref->imin : ref->imax;
+        memcpy(&idx, got, 8);
+        if (idx == (int64_t)want && memcmp(got + 8, r->op == CURED_OP_ARGMIN ? ref->min_bits : ref->max_bits, es) == 0)
+            return 1;
+        snprintf(note, len, "got index %" PRId64 ", expected %zu (the first)", idx, want);
+        return 0;
+    }
+    default:
+        break;
+    }
+    if (r->out == CURED_TYPE_INT64 || r->out == CURED_TYPE_UINT64) { /* modulo 2^64 */
+        uint64_t v, want = r->op == CURED_OP_SUM ? ref->isum : r->op == CURED_OP_PRODUCT ? ref->iprod
+                                                                                         : ref->isumsq;
+        memcpy(&v, got, 8);
+        if (v == want)
+            return 1;
+        if (r->out == CURED_TYPE_INT64)
+            snprintf(note, len, "got %" PRId64 ", expected %" PRId64 " (modulo 2^64)", (int64_t)v,
+                     (int64_t)want);
+        else
+            snprintf(note, len, "got %" PRIu64 ", expected %" PRIu64 " (modulo 2^64)", v, want);
+        return 0;
+    }
+    double v = bk_read_float(got, r->out), rel = r->out == CURED_TYPE_FLOAT64 ? 1e-9 : 1e-5;
+    double want = ref->sumsq, tol = rel * ref->sumsq;
+    if (r->op == CURED_OP_SUM)
+        want = ref->sum, tol = rel * ref->sumabs;
+    else if (r->op == CURED_OP_NORM2)
+        want = sqrt(ref->sumsq), tol = rel * want;
+    else if (r->op == CURED_OP_PRODUCT) /* |x| < 1: it underflows to 0 but for short inputs */
+        want = ref->prod, tol = 1e-3 * fabs(want) + (r->out == CURED_TYPE_FLOAT64 ? DBL_MIN : FLT_MIN);
+    /* DOT: x and y are copies of one input, so x.y is the sum of squares. */
+    if (fabs(v - want) <= tol + 1e-300)
+        return 1;
+    snprintf(note, len, "got %.10g, expected %.10g (tolerance %.3g)", v, want, tol);
+    return 0;
+}
+
+static void measure(struct ops *O, int lib, int iters)
+{
+    struct oprow *r = O->row;
+    char why[1024] = "", bad[300] = "";
+    size_t used = strlen(r->note);
+    bk_call_fn fn = call_cured;
+#ifdef CURED_HAVE_CUB_COMPARATOR
+    if (lib == LIB_CUB) {
+        fn = call_cub;
+        if (cmp_reserve(O->g->cmp, (cmp_op)r->cub, cmp_of(r->type), O->n) != 0)
+            snprintf(why, sizeof why, "%s", cmp_last_error());
+    }
+#endif
+    if (why[0] == '\0' && bk_clear_slots(O->g, &O->set, why, sizeof why) == 0 &&
+        bk_measure(O->g, &O->set, r->op == CURED_OP_DOT ? 2 : 1, WARM, iters, fn, O, &r->t[lib], why,
+                   sizeof why) == 0 &&
+        bk_read_slots(O->g, &O->set, why, sizeof why) == 0) {
+        r->ran[lib] = 1;
+        r->gbps[lib] = r->t[lib].med_us > 0 ? (double)r->bytes / (r->t[lib].med_us * 1e3) : 0;
+        r->correct[lib] = 1;
+        for (int b = 0; b < O->set.nbuf && r->correct[lib]; b++)
+            if (O->set.used[b] && !check(r, &O->ref, O->set.host_slots + (size_t)b * BK_SLOT, bad, sizeof bad)) {
+                r->correct[lib] = 0;
+                snprintf(why, sizeof why, "buffer %d: %s", b, bad);
+            }
+    }
+    if (why[0] != '\0')
+        snprintf(r->note + used, sizeof r->note - used, "%s%s: %s", used ? "; " : "",
+                 lib == LIB_CUB ? "CUB" : "cured", why);
+}
+
+static const char *op_label(const struct oprow *r) { return r->custom ? "custom x*x" : bk_op_name(r->op); }
+
+static void print_row(const struct oprow *r, int have_cub)
+{
+    char v[2][2][24], ratio[16] = "-";
+    for (int lib = 0; lib < 2; lib++) {
+        snprintf(v[lib][0], sizeof v[lib][0], "-");
+        snprintf(v[lib][1], sizeof v[lib][1], "-");
+        if (r->ran[lib]) {
+            snprintf(v[lib][0], sizeof v[lib][0], "%.2f", r->t[lib].med_us);
+            snprintf(v[lib][1], sizeof v[lib][1], "%.1f", r->gbps[lib]);
+        }
+    }
+    if (r->ran[LIB_CURED] && r->ran[LIB_CUB] && r->t[LIB_CURED].med_us > 0)
+        snprintf(ratio, sizeof ratio, "%.2fx", r->t[LIB_CUB].med_us / r->t[LIB_CURED].med_us);
+    const char *cub_ok = r->cub < 0 || !have_cub ? "-" : r->ran[LIB_CUB] ? (r->correct[LIB_CUB] ? "yes" : "NO") : "FAIL";
+    printf("%-9s %-12s %-8s %10s %8s %10s %8s %9s  %s/%s\n", bk_type_name(r->type), op_label(r),
+           bk_type_name(r->out), v[0][0], v[0][1], v[1][0], v[1][1], ratio,
+           r->ran[LIB_CURED] ? (r->correct[LIB_CURED] ? "yes" : "NO") : "FAIL", cub_ok);
+    if (r->note[0] != '\0')
+        printf("%10s^ %s\n", "", r->note);
+    fflush(stdout);
+}
+
+static void csv_row(FILE *f, const struct oprow *r, size_t n, int nbuf, int iters, int have_cub)
+{
+    fprintf(f, "%s,%s,%s,%zu,%zu,%d,%d", bk_type_name(r->type), op_label(r), bk_type_name(r->out), n,
+            r->bytes, nbuf, iters);
+    for (int lib = 0; lib < 2; lib++) {
+#ifdef CURED_HAVE_CUB_COMPARATOR
+        if (lib == LIB_CUB)
+            fprintf(f, ",%s", r->cub >= 0 ? cmp_op_call((cmp_op)r->cub, cmp_of(r->type)) : "");
+#endif
+#ifndef CURED_HAVE_CUB_COMPARATOR
+        if (lib == LIB_CUB)
+            fputc(',', f);
+#endif
+        if (r->ran[lib])
+            fprintf(f, ",%.3f,%.6g", r->t[lib].med_us, r->gbps[lib]);
+        else
+            fputs(",,", f);
+    }
+    if (r->ran[LIB_CURED] && r->ran[LIB_CUB] && r->t[LIB_CURED].med_us > 0)
+        fprintf(f, ",%.4f", r->t[LIB_CUB].med_us / r->t[LIB_CURED].med_us);
+    else
+        fputc(',', f);
+    fprintf(f, ",%s,%s,\"", r->ran[LIB_CURED] ? (r->correct[LIB_CURED] ? "yes" : "no") : "fail",
+            r->cub < 0 || !have_cub ? "" : r->ran[LIB_CUB] ? (r->correct[LIB_CUB] ? "yes" : "no") : "fail");
+    for (const char *p = r->note; *p; p++)
+        fputs(*p == '"' ? "\"\"" : (char[2]){*p, 0}, f);
+    fputs("\"\n", f);
+    fflush(f);
+}
+
+int cmd_bench_ops(int argc, char **argv)
+{
+    static const char *const opts[] = {"--n", "--iters", "--device"};
+    uint64_t val[3] = {(uint64_t)64 << 20, 200, 0};
+    static const uint64_t lo[3] = {1, 1, 0}, hi[3] = {2147483647, 10000000, 1024};
+    const char *csv_path = NULL;
+    for (int i = 1; i < argc; i++) {
+        const char *v = NULL;
+        if (is_help(argv[i])) {
+            fputs(usage_text, stdout);
+            return 0;
+        }
+        int o = 0;
+        while (o < 3 && !match_option(argc, argv, &i, opts[o], &v))
+            o++;
+        if (o == 3 && match_option(argc, argv, &i, "--csv", &v))
+            csv_path = v, o = 4;
+        if (o == 3) {
+            fprintf(stderr, "%s: unknown option %s\n%s", PROG, argv[i], usage_text);
+            return 2;
+        }
+        if (v == NULL || *v == '\0' ||
+            (o < 3 && (parse_count(v, &val[o]) != 0 || val[o] < lo[o] || val[o] > hi[o]))) {
+            fprintf(stderr, "%s: bad or missing value for %s\n%s", PROG, o < 3 ? opts[o] : "--csv",
+                    usage_text);
+            return 2;
+        }
+    }
+    const int iters = (int)val[1];
+    struct bk_gpu gpu;
+    struct oprow *rows = calloc(MAX_ROWS, sizeof *rows);
+    FILE *csv = NULL;
+    if (rows == NULL) {
+        fprintf(stderr, "%s: out of host memory\n", PROG);
+        return 1;
+    }
+    if (bk_open(&gpu, PROG, (int)val[2]) != 0) {
+        bk_close(&gpu);
+        free(rows);
+        return 1;
+    }
+    if (csv_path != NULL && (csv = fopen(csv_path, "w")) == NULL) {
+        fprintf(stderr, "%s: cannot write %s: %s\n", PROG, csv_path, strerror(errno));
+        bk_close(&gpu);
+        free(rows);
+        return 1;
+    }
+    int have_cub = 0; /* built and usable */
+#ifdef CURED_HAVE_CUB_COMPARATOR
+    have_cub = gpu.cmp != NULL;
+#endif
+    if (csv != NULL)
+        fputs("type,op,result,n,bytes_read,buffers,iters,cured_us,cured_gbps,cub_call,cub_us,cub_gbps,"
+              "cub_over_cured,cured_correct,cub_correct,note\n", csv);
+    printf("%s: every operator and type at %" PRIu64 " elements\n", PROG, val[0]);
+    bk_print_header(&gpu);
+    printf("timing: the median of %d calls per cell, each between its own pair of events, after %d "
+           "untimed (the first compiles); inputs rotate over copies spanning >= 4 x L2\n", iters, WARM);
+    printf("\n%-9s %-12s %-8s %10s %8s %10s %8s %9s  %s\n", "type", "op", "result", "cured us", "GB/s",
+           "CUB us", "GB/s", "CUB/cured", "correct (cured/CUB)");
+
+    struct ops O = {.g = &gpu, .n = (size_t)val[0]};
+    const int nrows = make_rows(rows);
+    const struct oprow *builtin = NULL, *custom = NULL;
+    int rc = 0;
+    for (int t = 0, first = 0; t < NTYPES && rc < 2; t++) {
+        const cured_type ty = types[t];
+        const size_t esize = cured_type_size(ty);
+        bk_progress(PROG, "%s (%d/%d): generating and checking the input", bk_type_name(ty), t + 1, NTYPES);
+        bk_ref_init(&O.ref, ty);
+        /* At least two buffers, so that DOT's x and y are different memory. */
+        if (bk_set_alloc(&gpu, &O.set, O.n * esize, 2, MAX_BUFFERS) != 0 ||
+            bk_fill(&gpu, &O.set, &O.ref, O.n) != 0) {
+            bk_set_free(&gpu, &O.set);
+            rc = 2;
+            break;
+        }
+        bk_progress(PROG, "%s (%d/%d): measuring", bk_type_name(ty), t + 1, NTYPES);
+        for (; first < nrows && rows[first].type == ty; first++) {
+            struct oprow *r = O.row = &rows[first];
+            r->bytes = O.n * esize * (r->op == CURED_OP_DOT ? 2 : 1);
+            if (r->op == CURED_OP_DOT && O.set.nbuf < 2)
+                snprintf(r->note, sizeof r->note, "x and y are one buffer (no memory for two): ");
+            cured_status st = CURED_SUCCESS;
+            if (r->custom && O.custom == NULL &&
+                (st = cured_custom_create(gpu.h, CURED_TYPE_FLOAT32, CURED_TYPE_FLOAT64, 1, "x*x", "a+b",
+                                          "0", &O.custom)) != CURED_SUCCESS)
+                snprintf(r->note, sizeof r->note, "cured_custom_create: %s: %s", cured_status_string(st),
+                         cured_last_error());
+            /* CUB first, so that a fault in a cured kernel cannot hide it. */
+            if (r->cub >= 0 && have_cub)
+                measure(&O, LIB_CUB, iters);
+            if (st == CURED_SUCCESS)
+                measure(&O, LIB_CURED, iters);
+            rc |= !r->ran[LIB_CURED] || !r->correct[LIB_CURED] ||
+                  (r->cub >= 0 && have_cub && (!r->ran[LIB_CUB] || !r->correct[LIB_CUB]));
+            builtin = r->op == CURED_OP_SUM_SQUARES && r->type == CURED_TYPE_FLOAT32 &&
+                              r->out == CURED_TYPE_FLOAT64 && !r->custom
+                          ? r
+                          : builtin; /* the float32 -> float64 one, like the custom op */
+            custom = r->custom ? r : custom;
+            bk_progress_clear();
+            print_row(r, have_cub);
+            if (csv != NULL)
+                csv_row(csv, r, O.n, O.set.nbuf, iters, have_cub);
+        }
+        bk_set_free(&gpu, &O.set);
+    }
+    bk_progress_clear();
+    printf("\nGB/s: input bytes read / median time (DOT reads two inputs). CUB/cured: CUB's time over "
+           "cured's (> 1: cured is faster); - where CUB has no direct equivalent.\n");
+    if (HAVE_COMPARATOR)
+        printf("CUB: SUM DeviceReduce::Sum (float16, bfloat16: TransformReduce widening to float); "
+               "SUM_SQUARES TransformReduce (square) into the same type; MIN, MAX DeviceReduce::Min, "
+               "Max; ARGMIN, ARGMAX DeviceReduce::ArgMin, ArgMax (value and int64 index).\n");
+    else
+        printf("CUB: not built (no nvcc at configure time).\n");
+#ifdef CURED_HAVE_CUB_COMPARATOR
+    if (gpu.cmp == NULL) {
+        printf("the comparator was not usable, so its cells are empty: %s\n", gpu.cmp_error);
+        rc = 1;
+    }
+#endif
+    printf("Checks: integers exact (int64 results modulo 2^64), extrema and indices bit-exact (the "
+           "first index), float sums within 1e-5 (float accumulation) or 1e-9 (double) of a double "
+           "sum, relative to the sum of magnitudes.\n");
+    if (builtin != NULL && custom != NULL && builtin->ran[LIB_CURED] && custom->ran[LIB_CURED] &&
+        builtin->correct[LIB_CURED] && custom->correct[LIB_CURED]) {
+        double ratio = custom->t[LIB_CURED].med_us / builtin->t[LIB_CURED].med_us;
+        printf("user-defined sum of squares (x*x, a+b, 0) float32 -> float64: %.2f us, the built-in "
+               "SUM_SQUARES: %.2f us: %.3fx its time (goal <= %.2fx: %s)\n", custom->t[LIB_CURED].med_us,
+               builtin->t[LIB_CURED].med_us, ratio, CUSTOM_GOAL, ratio <= CUSTOM_GOAL ? "met" : "NOT met");
+    }
+    if (O.custom != NULL) {
+        CUresult e = gpu.d->StreamSynchronize(gpu.stream);
+        if (e == CUDA_SUCCESS)
+            cured_custom_destroy(O.custom);
+        else
+            fprintf(stderr, "%s: cuStreamSynchronize: %s\n", PROG, cr_driver_error_text(e));
+    }
+    if (csv != NULL && fclose(csv) != 0) {
+        fprintf(stderr, "%s: error writing %s: %s\n", PROG, csv_path, strerror(errno));
+        rc = 1;
+    }
+    bk_close(&gpu);
+    free(rows);
+    return rc != 0;
+}
