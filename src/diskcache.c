@@ -184,10 +184,14 @@ static void checksum(const char *meta, size_t meta_len, const void *payload, siz
     cr_sha256_final(&s, out);
 }
 
-static int read_all(int fd, void *buf, size_t n)
+/* Exactly n bytes through read(2), or write(2) (or the test hook), retrying short transfers and EINTR. */
+static int transfer_all(int fd, void *buf, size_t n, int writing)
 {
     for (size_t done = 0; done < n;) {
-        ssize_t r = read(fd, (char *)buf + done, n - done);
+        char *p = (char *)buf + done;
+        ssize_t r = !writing                  ? read(fd, p, n - done)
+                    : cr_diskcache_write_hook ? cr_diskcache_write_hook(fd, p, n - done)
+                                              : write(fd, p, n - done);
         if (r <= 0) {
             if (r < 0 && errno == EINTR)
                 continue;
@@ -198,19 +202,14 @@ static int read_all(int fd, void *buf, size_t n)
     return 0;
 }
 
+static int read_all(int fd, void *buf, size_t n)
+{
+    return transfer_all(fd, buf, n, 0);
+}
+
 static int write_all(int fd, const void *buf, size_t n)
 {
-    for (size_t done = 0; done < n;) {
-        ssize_t r = cr_diskcache_write_hook ? cr_diskcache_write_hook(fd, (const char *)buf + done, n - done)
-                                            : write(fd, (const char *)buf + done, n - done);
-        if (r <= 0) {
-            if (r < 0 && errno == EINTR)
-                continue;
-            return -1;
-        }
-        done += (size_t)r;
-    }
-    return 0;
+    return transfer_all(fd, (void *)buf, n, 1);
 }
 
 /* Parse the meta text (lowered names, one per line) into img. */
