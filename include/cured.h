@@ -99,7 +99,8 @@ typedef enum cured_type {
  * - NORM2 (sqrt of the sum of squares): FLOAT32 for FLOAT16/BFLOAT16/FLOAT32
  *   (FLOAT64 on request for FLOAT32), FLOAT64 for FLOAT64 and integers.
  * - MIN, MAX, NANMIN, NANMAX, MINMAX, ARGMIN, ARGMAX, NANARGMIN, NANARGMAX,
- *   AND, OR, XOR: the element type (bitwise operators: integers only).
+ *   AND, OR, XOR: the element type (bitwise operators: integers only; the
+ *   NAN* operators: floating types only).
  *
  * Output layouts: one value of out_type, except MINMAX (two values: min then
  * max) and the ARG operators (a cured_arg_result: int64 index, then the value
@@ -108,11 +109,13 @@ typedef enum cured_type {
  * NaN: MIN, MAX, MINMAX, ARGMIN and ARGMAX propagate NaN (ARG*: the index of
  * the first NaN), as NumPy does. The NAN* operators ignore NaNs, like
  * numpy.nanmin and nanargmax; on an all-NaN input NANMIN/NANMAX give NaN and
- * NANARGMIN/NANARGMAX give index -1, and the synchronous cured_reduce()
- * returns CURED_ERROR_ALL_NAN. Ties in ARG* give the first index.
+ * NANARGMIN/NANARGMAX give index -1 (with +inf or -inf as the value), and the
+ * synchronous cured_reduce() returns CURED_ERROR_ALL_NAN. Ties in ARG* give
+ * the first index. MINMAX results are aligned to the element size.
  *
- * n == 0: sums give 0, PRODUCT 1, AND all ones, OR/XOR 0, MIN the largest
- * value of the type (+inf for floats) and MAX the smallest, as CUB does;
+ * n == 0: sums give 0, PRODUCT 1, AND all ones, OR/XOR 0, MIN and NANMIN the
+ * largest value of the type (+inf for floats) and MAX and NANMAX the smallest,
+ * as CUB does;
  * MINMAX and the ARG operators return CURED_ERROR_EMPTY_INPUT.
  *
  * Determinism: the AUTO kernels use no atomics on data: per-block partials
