@@ -109,9 +109,12 @@ typedef enum cured_type {
  * NaN: MIN, MAX, MINMAX, ARGMIN and ARGMAX propagate NaN (ARG*: the index of
  * the first NaN), as NumPy does. The NAN* operators ignore NaNs, like
  * numpy.nanmin and nanargmax; on an all-NaN input NANMIN/NANMAX give NaN and
- * NANARGMIN/NANARGMAX give index -1 (with +inf or -inf as the value), and the
- * synchronous cured_reduce() returns CURED_ERROR_ALL_NAN. Ties in ARG* give
- * the first index. MINMAX results are aligned to the element size.
+ * NANARGMIN/NANARGMAX give index -1 (with the first element, a NaN, as the
+ * value), and the synchronous cured_reduce() returns CURED_ERROR_ALL_NAN.
+ * Ties in ARG* give the first index, and the value is that element, bit for
+ * bit. -0 and +0 compare equal: which of them MIN, MAX or MINMAX return on a
+ * tie between them is not specified. MINMAX results are aligned to the
+ * element size.
  *
  * n == 0: sums give 0, PRODUCT 1, AND all ones, OR/XOR 0, MIN and NANMIN the
  * largest value of the type (+inf for floats) and MAX and NANMAX the smallest,
@@ -245,6 +248,12 @@ CURED_EXPORT cured_status cured_destroy(cured_handle h);
  * concurrently. A graph captured from a call uses the workspace of the stream
  * it was captured on: do not run it concurrently with other calls on that
  * stream or other launches of the same graph.
+ *
+ * Pointers: a pointer the device cannot read (plain host memory) is refused
+ * with CURED_ERROR_NOT_DEVICE_POINTER. To keep the call cheap, each thread
+ * remembers the last few device allocations it has been given and does not
+ * ask the driver about them again, so a pointer into device memory freed
+ * since is not detected (CUB does not check pointers at all).
  *
  * \param h       handle.
  * \param op      operator.

@@ -56,6 +56,96 @@ template <class T, class A, class Op> __device__ __forceinline__ A reduce_vec(ui
     return r;
 }
 
+// One 16-byte vector into a thread's partial. In general: combine its
+// elements, then combine that with the partial.
+template <class Op> struct VecStep {
+    template <class T, class A> __device__ static __forceinline__ A step(A acc, uint4 v, u64 i0, Op op)
+    {
+        return op(acc, reduce_vec<T, A>(v, i0, op));
+    }
+};
+
+// argmin/argmax: the extreme key of the vector first (one integer min or max
+// per element); only when it beats the partial, which for a thread's
+// increasing indices is rare after the first few vectors, look for its first
+// lane. A thread meets its indices in increasing order, so ties keep the
+// partial.
+template <class T, class K, class R, bool MAX, bool IGN> struct VecStep<ArgOf<T, K, R, MAX, IGN> > {
+    typedef ArgOf<T, K, R, MAX, IGN> Op;
+    template <class TT, class A> __device__ static __forceinline__ A step(A acc, uint4 v, u64 i0, Op op)
+    {
+        const int VEC = 16 / sizeof(T);
+        const T *e = reinterpret_cast<const T *>(&v);
+        K key[VEC];
+#pragma unroll
+        for (int l = 0; l < VEC; l++)
+            key[l] = op.key(e[l]);
+        K best = key[0];
+#pragma unroll
+        for (int l = 1; l < VEC; l++)
+            best = Op::better(key[l], best) ? key[l] : best;
+        if (acc.i == CURED_NO_INDEX || Op::better(best, acc.k)) {
+            int lane = VEC - 1;
+#pragma unroll
+            for (int l = VEC - 2; l >= 0; l--)
+                lane = key[l] == best ? l : lane;
+            acc.k = best;
+            acc.i = (long long)(i0 + lane);
+        }
+        return acc;
+    }
+};
+
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+// min/max of 16-bit floats and float32 (sm_80 and newer): packed min/max
+// instructions over the vector, their .NaN forms when NaN propagates, then
+// one conversion and one compare with the partial, instead of a conversion
+// and NaN tests per element. Which zero a tie of -0 and +0 gives is not
+// specified (cured.h).
+template <class T, bool MAX, bool IGN> __device__ __forceinline__ unsigned packed_extreme(unsigned a, unsigned b);
+#define CURED_PACKED(T, MAX, IGN, INSN)                                                              \
+    template <> __device__ __forceinline__ unsigned packed_extreme<T, MAX, IGN>(unsigned a, unsigned b) \
+    {                                                                                                \
+        unsigned r;                                                                                  \
+        asm(INSN " %0, %1, %2;" : "=r"(r) : "r"(a), "r"(b));                                         \
+        return r;                                                                                    \
+    }
+CURED_PACKED(half_t, false, false, "min.NaN.f16x2")
+CURED_PACKED(half_t, true, false, "max.NaN.f16x2")
+CURED_PACKED(half_t, false, true, "min.f16x2")
+CURED_PACKED(half_t, true, true, "max.f16x2")
+CURED_PACKED(bf16_t, false, false, "min.NaN.bf16x2")
+CURED_PACKED(bf16_t, true, false, "max.NaN.bf16x2")
+CURED_PACKED(bf16_t, false, true, "min.bf16x2")
+CURED_PACKED(bf16_t, true, true, "max.bf16x2")
+CURED_PACKED(float, false, false, "min.NaN.f32")
+CURED_PACKED(float, true, false, "max.NaN.f32")
+CURED_PACKED(float, false, true, "min.f32")
+CURED_PACKED(float, true, true, "max.f32")
+#undef CURED_PACKED
+
+__device__ __forceinline__ float low_as_float(unsigned w, half_t) { half_t h = {(unsigned short)w}; return to_float(h); }
+__device__ __forceinline__ float low_as_float(unsigned w, bf16_t) { return __uint_as_float(w << 16); }
+__device__ __forceinline__ float low_as_float(unsigned w, float) { return __uint_as_float(w); }
+
+#define CURED_PACKED_STEP(T)                                                                         \
+    template <class R, bool MAX, bool IGN> struct VecStep<MinMaxOf<T, float, R, MAX, IGN> > {        \
+        typedef MinMaxOf<T, float, R, MAX, IGN> Op;                                                  \
+        template <class TT, class A> __device__ static __forceinline__ A step(A acc, uint4 v, u64, Op op) \
+        {                                                                                            \
+            unsigned w = packed_extreme<T, MAX, IGN>(packed_extreme<T, MAX, IGN>(v.x, v.y),          \
+                                                     packed_extreme<T, MAX, IGN>(v.z, v.w));         \
+            if (sizeof(T) == 2)                                                                      \
+                w = packed_extreme<T, MAX, IGN>(w, w >> 16);                                         \
+            return op(acc, low_as_float(w, T()));                                                    \
+        }                                                                                            \
+    };
+CURED_PACKED_STEP(half_t)
+CURED_PACKED_STEP(bf16_t)
+CURED_PACKED_STEP(float)
+#undef CURED_PACKED_STEP
+#endif
+
 // Per-thread partial with 16-byte loads, UNROLL of them in flight per thread.
 // `in` need only be aligned to sizeof(T): the elements before the first
 // 16-byte boundary (the head) and after the last whole vector (the tail) are
@@ -85,10 +175,10 @@ __device__ A thread_reduce_vec(const T *in, size_t n, Op op)
             v[u] = load16<LOAD>(body + i + u * nthreads);
 #pragma unroll
         for (int u = 0; u < UNROLL; u++)
-            acc = op(acc, reduce_vec<T, A>(v[u], head + (i + u * nthreads) * VEC, op));
+            acc = VecStep<Op>::template step<T, A>(acc, v[u], head + (i + u * nthreads) * VEC, op);
     }
     for (; i < nvec; i += nthreads)
-        acc = op(acc, reduce_vec<T, A>(load16<LOAD>(body + i), head + i * VEC, op));
+        acc = VecStep<Op>::template step<T, A>(acc, load16<LOAD>(body + i), head + i * VEC, op);
 
     const size_t tail = head + nvec * VEC;
     if (tid < n - tail)
@@ -151,9 +241,9 @@ template <class V> __device__ __forceinline__ Pair<V> load_cg(const Pair<V> *p)
     Pair<V> r = {__ldcg(&p->lo), __ldcg(&p->hi)};
     return r;
 }
-template <class V> __device__ __forceinline__ Arg<V> load_cg(const Arg<V> *p)
+template <class K> __device__ __forceinline__ Arg<K> load_cg(const Arg<K> *p)
 {
-    Arg<V> r = {__ldcg(&p->v), __ldcg(&p->i)};
+    Arg<K> r = {__ldcg(&p->k), __ldcg(&p->i)};
     return r;
 }
 

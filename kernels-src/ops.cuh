@@ -100,10 +100,12 @@ template <class T, class A, class R, bool MAX, bool IGNORE_NAN> struct MinMaxOf 
     __device__ A operator()(A a, A b) const { return pick<A, MAX, IGNORE_NAN>(a, b); }
     __device__ void write(void *out, A a, u64 n) const { *(R *)out = narrow<R>(n ? a : empty()); }
 };
-template <class T, class A, class R> struct Min : MinMaxOf<T, A, R, false, false> {};
-template <class T, class A, class R> struct Max : MinMaxOf<T, A, R, true, false> {};
-template <class T, class A, class R> struct NanMin : MinMaxOf<T, A, R, false, true> {};
-template <class T, class A, class R> struct NanMax : MinMaxOf<T, A, R, true, true> {};
+// Aliases rather than derived structs, so that common.cuh can specialize
+// its per-vector step for the whole family.
+template <class T, class A, class R> using Min = MinMaxOf<T, A, R, false, false>;
+template <class T, class A, class R> using Max = MinMaxOf<T, A, R, true, false>;
+template <class T, class A, class R> using NanMin = MinMaxOf<T, A, R, false, true>;
+template <class T, class A, class R> using NanMax = MinMaxOf<T, A, R, true, true>;
 
 // Both extremes in one pass; NaN propagates to both. The output is R[2].
 template <class V> struct Pair { V lo, hi; };
@@ -126,48 +128,95 @@ template <class T, class V, class R> struct MinMax {
     }
 };
 
-// argmin/argmax: value and index; ties and NaNs go to the first index. The
-// output is { int64 index; R value at byte offset 8 }. With IGNORE_NAN an
-// all-NaN input leaves the identity, whose index is written as -1.
-template <class V> struct Arg { V v; long long i; };
+// argmin/argmax compare integer keys K that order the elements as their
+// values do: integers are their own keys; a float's key is its magnitude bits
+// with its sign (so -0 and +0 tie, as IEEE says), and every NaN gets the one
+// key that wins (NaN propagates) or loses (NAN* operators) against all
+// numbers. Integer compares need no conversion of 16-bit floats and no NaN
+// tests per element. The value is read back from the input at the winning
+// index when the result is written, so it is the element, bit for bit.
+template <class K> __device__ __forceinline__ K order_key(signed char x, K) { return (K)x; }
+template <class K> __device__ __forceinline__ K order_key(unsigned char x, K) { return (K)x; }
+template <class K> __device__ __forceinline__ K order_key(short x, K) { return (K)x; }
+template <class K> __device__ __forceinline__ K order_key(unsigned short x, K) { return (K)x; }
+template <class K> __device__ __forceinline__ K order_key(int x, K) { return (K)x; }
+template <class K> __device__ __forceinline__ K order_key(unsigned x, K) { return (K)x; }
+template <class K> __device__ __forceinline__ K order_key(long long x, K) { return (K)x; }
+template <class K> __device__ __forceinline__ K order_key(u64 x, K) { return (K)x; }
+// sign * magnitude from sign-extended bits b whose magnitude is m
+template <class K> __device__ __forceinline__ K signed_magnitude(K b, K m) { K s = b < 0 ? K(-1) : K(0); return (m ^ s) - s; }
+template <class K> __device__ __forceinline__ K order_key(half_t x, K nan_key)
+{
+    int m = x.bits & 0x7fff;
+    return m > 0x7c00 ? nan_key : signed_magnitude<int>((short)x.bits, m);
+}
+template <class K> __device__ __forceinline__ K order_key(bf16_t x, K nan_key)
+{
+    int m = x.bits & 0x7fff;
+    return m > 0x7f80 ? nan_key : signed_magnitude<int>((short)x.bits, m);
+}
+template <class K> __device__ __forceinline__ K order_key(float x, K nan_key)
+{
+    int b = __float_as_int(x), m = b & 0x7fffffff;
+    return m > 0x7f800000 ? nan_key : signed_magnitude<int>(b, m);
+}
+template <class K> __device__ __forceinline__ K order_key(double x, K nan_key)
+{
+    long long b = __double_as_longlong(x), m = b & 0x7fffffffffffffffll;
+    return m > 0x7ff0000000000000ll ? nan_key : signed_magnitude<long long>(b, m);
+}
+
+// The output is { int64 index; R value at byte offset 8 }. Ties and NaNs go
+// to the first index. With IGNORE_NAN an all-NaN input ends on the NaN key,
+// and its index is written as -1.
+template <class K> struct Arg { K k; long long i; };
 #define CURED_NO_INDEX 9223372036854775807ll
-template <class T, class V, class R, bool MAX, bool IGNORE_NAN> struct ArgOf {
-    __device__ static Arg<V> identity()
+template <class T, class K, class R, bool MAX, bool IGNORE_NAN> struct ArgOf {
+    const T *in; // set by the kernel (bind_input): write() reads the winner back
+    __device__ static K nan_key()
     {
-        Arg<V> a = {MAX ? (V)elem_limits<T>::lowest() : (V)elem_limits<T>::highest(), CURED_NO_INDEX};
+        // The winning extreme for a propagating NaN, the losing one otherwise.
+        return MAX != IGNORE_NAN ? limits<K>::highest() : limits<K>::lowest();
+    }
+    __device__ static bool better(K a, K b) { return MAX ? a > b : a < b; }
+    __device__ static Arg<K> identity()
+    {
+        Arg<K> a = {K(0), CURED_NO_INDEX}; // any key: no index loses every combine
         return a;
     }
-    __device__ Arg<V> map(T x, u64 i) const
+    __device__ K key(T x) const { return order_key<K>(x, nan_key()); }
+    __device__ Arg<K> map(T x, u64 i) const
     {
-        Arg<V> a = {widen<V>(x), (long long)i};
-        if (IGNORE_NAN && is_nan(a.v))
-            return identity();
+        Arg<K> a = {key(x), (long long)i};
         return a;
     }
-    __device__ Arg<V> operator()(Arg<V> a, Arg<V> b) const
+    __device__ Arg<K> operator()(Arg<K> a, Arg<K> b) const
     {
-        bool an = is_nan(a.v), bn = is_nan(b.v);
-        if (an || bn) { // only reachable without IGNORE_NAN: the first NaN wins
-            if (an && bn)
-                return a.i <= b.i ? a : b;
-            return an ? a : b;
-        }
-        if (MAX ? b.v > a.v : b.v < a.v)
+        if (b.i == CURED_NO_INDEX)
+            return a;
+        if (a.i == CURED_NO_INDEX)
             return b;
-        if (a.v == b.v && b.i < a.i)
-            return b;
-        return a;
+        return better(b.k, a.k) || (b.k == a.k && b.i < a.i) ? b : a;
     }
-    __device__ void write(void *out, Arg<V> a, u64) const
+    __device__ void write(void *out, Arg<K> a, u64) const
     {
-        *(long long *)out = a.i == CURED_NO_INDEX ? -1ll : a.i;
-        *(R *)((char *)out + 8) = narrow<R>(a.v);
+        bool none = a.i == CURED_NO_INDEX || (IGNORE_NAN && a.k == nan_key());
+        *(long long *)out = none ? -1ll : a.i;
+        *(R *)((char *)out + 8) = in[none ? 0 : a.i]; // all NaN: a NaN of the input
     }
 };
-template <class T, class V, class R> struct ArgMin : ArgOf<T, V, R, false, false> {};
-template <class T, class V, class R> struct ArgMax : ArgOf<T, V, R, true, false> {};
-template <class T, class V, class R> struct NanArgMin : ArgOf<T, V, R, false, true> {};
-template <class T, class V, class R> struct NanArgMax : ArgOf<T, V, R, true, true> {};
+template <class T, class K, class R> using ArgMin = ArgOf<T, K, R, false, false>;
+template <class T, class K, class R> using ArgMax = ArgOf<T, K, R, true, false>;
+template <class T, class K, class R> using NanArgMin = ArgOf<T, K, R, false, true>;
+template <class T, class K, class R> using NanArgMax = ArgOf<T, K, R, true, true>;
+
+// Operators that read the input again when they write (ArgOf) get its address.
+template <class Op, class T> __device__ __forceinline__ void bind_input(Op &, const T *) {}
+template <class T, class K, class R, bool MAX, bool IGN>
+__device__ __forceinline__ void bind_input(ArgOf<T, K, R, MAX, IGN> &op, const T *in)
+{
+    op.in = in;
+}
 
 // Shuffles for the accumulator types that are structs.
 template <class V> __device__ __forceinline__ Pair<V> shfl_down(Pair<V> p, int off)
@@ -176,9 +225,9 @@ template <class V> __device__ __forceinline__ Pair<V> shfl_down(Pair<V> p, int o
     p.hi = __shfl_down_sync(0xffffffffu, p.hi, off);
     return p;
 }
-template <class V> __device__ __forceinline__ Arg<V> shfl_down(Arg<V> a, int off)
+template <class K> __device__ __forceinline__ Arg<K> shfl_down(Arg<K> a, int off)
 {
-    a.v = __shfl_down_sync(0xffffffffu, a.v, off);
+    a.k = __shfl_down_sync(0xffffffffu, a.k, off);
     a.i = __shfl_down_sync(0xffffffffu, a.i, off);
     return a;
 }

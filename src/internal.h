@@ -208,6 +208,9 @@ struct cured_handle_st {
 
 /* Make h's context current for the duration of a call. */
 cured_status cr_enter(cured_handle h, CUcontext *saved);
+/* CURED_ERROR_NOT_DEVICE_POINTER unless the device can read p (devptr.c).
+ * Caller holds the context. */
+cured_status cr_check_device_pointer(cured_handle h, const void *p, size_t bytes, const char *what);
 void cr_leave(cured_handle h, CUcontext saved);
 /* The workspace slot of a stream (assigning one on first use). */
 cured_status cr_slot_for(cured_handle h, CUstream s, CUdeviceptr *base);

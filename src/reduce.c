@@ -45,21 +45,6 @@ cured_status cr_check_args(cured_op op, cured_algorithm algo, const void *in, cu
     return CURED_SUCCESS;
 }
 
-/* The device must be able to reach p: device, managed or mapped host memory. */
-static cured_status check_device_pointer(cured_handle h, const void *p, const char *what)
-{
-    CUpointer_attribute attr = CU_POINTER_ATTRIBUTE_MEMORY_TYPE;
-    unsigned int type = 0;
-    void *data = &type;
-    CUresult r = h->d->PointerGetAttributes(1, &attr, &data, (CUdeviceptr)(uintptr_t)p);
-    if (r != CUDA_SUCCESS)
-        return cr_fail_cuda(r, "cuPointerGetAttributes");
-    if (type == 0) /* unknown to CUDA: plain host memory */
-        return cr_fail(CURED_ERROR_NOT_DEVICE_POINTER,
-                       "the %s pointer %p is not device memory (a host pointer?)", what, p);
-    return CURED_SUCCESS;
-}
-
 static unsigned int div_up(size_t a, size_t b)
 {
     size_t q = (a + b - 1) / b;
@@ -163,15 +148,16 @@ cured_status cr_reduce_program(cured_handle h, const struct cr_program *p, const
         return st;
     CUdeviceptr ws = 0, dev_out = (CUdeviceptr)(uintptr_t)out;
     const struct cr_kernel *k;
-    if (n > 0 && (st = check_device_pointer(h, in, "input")) != CURED_SUCCESS)
+    const size_t bytes = n * cr_type_size(p->in); /* cr_check_args: no overflow */
+    if (n > 0 && (st = cr_check_device_pointer(h, in, bytes, "input")) != CURED_SUCCESS)
         goto done;
-    if (n > 0 && in2 && (st = check_device_pointer(h, in2, "second input")) != CURED_SUCCESS)
+    if (n > 0 && in2 && (st = cr_check_device_pointer(h, in2, bytes, "second input")) != CURED_SUCCESS)
         goto done;
     if (host_out) {
         if ((st = cr_slot_for(h, stream, &ws)) != CURED_SUCCESS)
             goto done;
         dev_out = ws + CR_WS_RESULT;
-    } else if ((st = check_device_pointer(h, out, "output")) != CURED_SUCCESS) {
+    } else if ((st = cr_check_device_pointer(h, out, (size_t)p->result_size, "output")) != CURED_SUCCESS) {
         goto done;
     }
     if ((st = kernels(h, arg, &k)) != CURED_SUCCESS ||

@@ -76,6 +76,14 @@ static const char *value_cxx(cured_type t)
     return NULL;
 }
 
+/* The integer key type that ARG operators compare in (kernels-src/ops.cuh). */
+static const char *key_cxx(cured_type t)
+{
+    if (types[t].cls == T_HALF || t == CURED_TYPE_FLOAT32)
+        return "int";
+    return t == CURED_TYPE_FLOAT64 ? "long long" : value_cxx(t);
+}
+
 static int is_sum_like(cured_op op)
 {
     return op == CURED_OP_SUM || op == CURED_OP_PRODUCT || op == CURED_OP_SUM_SQUARES ||
@@ -186,12 +194,13 @@ static void add(cured_op op, cured_algorithm algo, cured_type in, cured_type out
     memset(p, 0, sizeof *p);
     const char *t = types[in].cxx, *r = types[out].cxx, *f = op_functors[op];
     char a[40];
+    const char *v = strcmp(acc, "Arg") == 0 ? key_cxx(in) : value_cxx(in);
     if (strcmp(acc, "Pair") == 0 || strcmp(acc, "Arg") == 0)
-        snprintf(a, sizeof a, "%s<%s>", acc, value_cxx(in));
+        snprintf(a, sizeof a, "%s<%s>", acc, v);
     else
         snprintf(a, sizeof a, "%s", acc);
-    /* Functors take <element, accumulator-or-value type, result>. */
-    const char *fa = strcmp(acc, "Pair") == 0 || strcmp(acc, "Arg") == 0 ? value_cxx(in) : a;
+    /* Functors take <element, accumulator (or the value or key type of a Pair or Arg), result>. */
+    const char *fa = strcmp(acc, "Pair") == 0 || strcmp(acc, "Arg") == 0 ? v : a;
     p->op = op;
     p->algo = algo;
     p->in = in;

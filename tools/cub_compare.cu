@@ -347,6 +347,17 @@ extern "C" int cmp_read_ceiling_result(cmp_state *s, cudaStream_t stream, unsign
     return 0;
 }
 
+extern "C" int cmp_read_ceiling_function(cmp_state *s, void **function, void **partials)
+{
+    if (s == nullptr || function == nullptr || partials == nullptr)
+        return fail_msg("cmp_read_ceiling_function", "NULL argument");
+    cudaFunction_t f;
+    CK(cudaGetFuncBySymbol(&f, (const void *)read_ceiling_kernel));
+    *function = (void *)f;
+    *partials = s->partials;
+    return 0;
+}
+
 extern "C" void cmp_read_ceiling_grid(const cmp_state *s, int *blocks, int *threads)
 {
     if (blocks != nullptr)

@@ -49,6 +49,11 @@ int cmp_thrust_sum_i64(const int *d_in, size_t n, long long *h_out, struct CUstr
 int cmp_read_ceiling(cmp_state *s, const int *d_in, size_t n, struct CUstream_st *stream);
 int cmp_read_ceiling_result(cmp_state *s, struct CUstream_st *stream, unsigned int *h_sum);
 
+/* The read-ceiling kernel as a driver-API CUfunction (*function) and its
+ * partials buffer (*partials, room for one block's), so that the host cost
+ * of a bare cuLaunchKernel can be timed beside a library call. */
+int cmp_read_ceiling_function(cmp_state *s, void **function, void **partials);
+
 /* Grid of the read-ceiling kernel (blocks x threads), for the report. */
 void cmp_read_ceiling_grid(const cmp_state *s, int *blocks, int *threads);
 

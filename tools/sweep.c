@@ -365,16 +365,16 @@ static int sweep_type(struct bk_gpu *g, cured_type type, int lo, int hi, int ite
     return failed || wrong;
 }
 
-/* Host time of one asynchronous call: HOST_REPS repetitions of HOST_CALLS
- * calls on HOST_N int32, timed by the clock around each batch of HOST_BATCH
- * calls; the synchronisation after each batch (which keeps the launch queue
- * short, so that no call waits for room in it) is not counted. Median of the
- * repetitions, in microseconds per call; -1 on failure (why). */
-static double host_us(struct bk_gpu *g, struct sweep *S, bk_call_fn call, char *why, size_t len)
+/* HOST_REPS repetitions of HOST_CALLS calls, timed by the clock around each
+ * batch of HOST_BATCH calls; the synchronisation after each batch (which
+ * keeps the launch queue short, so that no call waits for room in it) is not
+ * counted. Median of the repetitions, in microseconds per call; -1 on
+ * failure (why). */
+static double loop_us(struct bk_gpu *g, void *user, bk_call_fn call, char *why, size_t len)
 {
     double per_call[HOST_REPS];
     for (int k = 0; k < HOST_BATCH; k++) /* the first compiles or loads what the call needs */
-        if (call(S, 0, 0, why, len) != 0)
+        if (call(user, 0, 0, why, len) != 0)
             return -1;
     for (int rep = 0; rep < HOST_REPS; rep++) {
         double total = 0;
@@ -387,7 +387,7 @@ static double host_us(struct bk_gpu *g, struct sweep *S, bk_call_fn call, char *
             }
             double t0 = now_ms();
             for (int k = 0; k < batch && rc == 0; k++)
-                rc = call(S, 0, 0, why, len);
+                rc = call(user, 0, 0, why, len);
             total += now_ms() - t0;
             if (rc != 0)
                 return -1;
@@ -395,7 +395,16 @@ static double host_us(struct bk_gpu *g, struct sweep *S, bk_call_fn call, char *
         per_call[rep] = total * 1e3 / HOST_CALLS;
     }
     qsort(per_call, HOST_REPS, sizeof *per_call, cmp_double);
-    /* One more call into a cleared slot, as a check that the calls do their work. */
+    return median_sorted(per_call, HOST_REPS);
+}
+
+/* Host time of one asynchronous call on HOST_N int32 (loop_us), then one
+ * more call into a cleared slot, as a check that the calls do their work. */
+static double host_us(struct bk_gpu *g, struct sweep *S, bk_call_fn call, char *why, size_t len)
+{
+    double us = loop_us(g, S, call, why, len);
+    if (us < 0)
+        return -1;
     char bad[200] = "";
     if (bk_clear_slots(g, &S->set, why, len) != 0 || call(S, 0, 0, why, len) != 0 ||
         bk_read_slots(g, &S->set, why, len) != 0)
@@ -404,8 +413,45 @@ static double host_us(struct bk_gpu *g, struct sweep *S, bk_call_fn call, char *
         snprintf(why, len, "wrong result: %s", bad);
         return -1;
     }
-    return median_sorted(per_call, HOST_REPS);
+    return us;
 }
+
+/* What a call costs at the least: the driver calls it is made of, alone. */
+static int call_pointer_query(void *user, int b, int b2, char *why, size_t len)
+{
+    struct sweep *S = user;
+    (void)b, (void)b2;
+    CUpointer_attribute attr = CU_POINTER_ATTRIBUTE_MEMORY_TYPE;
+    unsigned int type = 0;
+    void *data = &type;
+    CUresult e = S->g->d->PointerGetAttributes(1, &attr, &data, (CUdeviceptr)(uintptr_t)bk_in(&S->set, 0));
+    if (e == CUDA_SUCCESS)
+        return 0;
+    snprintf(why, len, "cuPointerGetAttributes: %s", cr_driver_error_text(e));
+    return -1;
+}
+
+#ifdef CURED_HAVE_CUB_COMPARATOR
+struct bare_launch {
+    struct sweep *S;
+    CUfunction fn;
+    CUdeviceptr in, tail, partials;
+    size_t nvec;
+    unsigned int ntail;
+};
+
+static int call_bare_launch(void *user, int b, int b2, char *why, size_t len)
+{
+    struct bare_launch *L = user;
+    (void)b, (void)b2;
+    void *params[] = {&L->in, &L->nvec, &L->tail, &L->ntail, &L->partials};
+    CUresult e = L->S->g->d->LaunchKernel(L->fn, 1, 1, 1, 256, 1, 1, 0, L->S->g->stream, params, NULL);
+    if (e == CUDA_SUCCESS)
+        return 0;
+    snprintf(why, len, "cuLaunchKernel: %s", cr_driver_error_text(e));
+    return -1;
+}
+#endif
 
 static int host_time(struct bk_gpu *g)
 {
@@ -429,7 +475,29 @@ static int host_time(struct bk_gpu *g)
         printf("  cured_reduce_async (AUTO):   %6.3f us  (goal <= %.1f us: %s)\n", us, HOST_GOAL_US,
                us <= HOST_GOAL_US ? "met" : "NOT met");
     }
+    if ((us = loop_us(g, &S, call_pointer_query, why, sizeof why)) < 0) {
+        printf("  cuPointerGetAttributes: FAIL: %s\n", why);
+        rc = 1;
+    } else {
+        printf("  cuPointerGetAttributes:      %6.3f us  (one pointer, one attribute; for comparison)\n", us);
+    }
 #ifdef CURED_HAVE_CUB_COMPARATOR
+    struct bare_launch L = {.S = &S, .in = (CUdeviceptr)(uintptr_t)bk_in(&S.set, 0), .nvec = HOST_N / 4};
+    void *fn = NULL, *partials = NULL;
+    if (g->cmp == NULL || cmp_read_ceiling_function(g->cmp, &fn, &partials) != 0) {
+        printf("  cuLaunchKernel: not measured: %s\n", g->cmp ? cmp_last_error() : g->cmp_error);
+    } else {
+        L.fn = (CUfunction)fn;
+        L.partials = (CUdeviceptr)(uintptr_t)partials;
+        L.tail = L.in; /* ntail = 0: not read */
+        if ((us = loop_us(g, &L, call_bare_launch, why, sizeof why)) < 0) {
+            printf("  cuLaunchKernel: FAIL: %s\n", why);
+            rc = 1;
+        } else {
+            printf("  cuLaunchKernel alone:        %6.3f us  (the read-ceiling kernel, 1 block, 5 parameters; "
+                   "the floor of any launch)\n", us);
+        }
+    }
     if (g->cmp == NULL) {
         printf("  cub::DeviceReduce::Sum: comparator not usable: %s\n", g->cmp_error);
         rc = 1;
