@@ -9,6 +9,8 @@
 #include <vector>
 #include "common.cuh"
 
+typedef Sum<int, long long, long long> IntSum;
+
 #define CK(x) do { cudaError_t e_ = (x); if (e_ != cudaSuccess) { \
     printf("%s:%d %s\n", __FILE__, __LINE__, cudaGetErrorString(e_)); exit(1); } } while (0)
 
@@ -17,10 +19,10 @@ template <int UNROLL, int LOAD>
 __global__ void __launch_bounds__(256) k_stride(const int *in, size_t n, long long *out,
                                                 long long *partials, unsigned *ticket)
 {
-    Sum op;
-    long long v = thread_reduce_vec<int, long long, Sum, UNROLL, LOAD>(in, n, op);
+    IntSum op;
+    long long v = thread_reduce_vec<int, long long, IntSum, UNROLL, LOAD>(in, n, op);
     v = block_reduce_shuffle<256>(v, op);
-    finish_last_block<256>(v, out, partials, ticket, op);
+    finish_last_block<256>(v, out, n, partials, ticket, op);
 }
 
 // Blocked body: each block owns one contiguous range of vectors.
@@ -28,7 +30,7 @@ template <int UNROLL, int LOAD>
 __global__ void __launch_bounds__(256) k_blocked(const int *in, size_t n, long long *out,
                                                  long long *partials, unsigned *ticket)
 {
-    Sum op;
+    IntSum op;
     const uint4 *body = reinterpret_cast<const uint4 *>(in); // aligned input in this experiment
     size_t nvec = n / 4, per = (nvec + gridDim.x - 1) / gridDim.x;
     size_t start = blockIdx.x * per, end = start + per < nvec ? start + per : nvec;
@@ -39,12 +41,12 @@ __global__ void __launch_bounds__(256) k_blocked(const int *in, size_t n, long l
 #pragma unroll
         for (int u = 0; u < UNROLL; u++) v[u] = load16<LOAD>(body + i + u * 256);
 #pragma unroll
-        for (int u = 0; u < UNROLL; u++) acc = op(acc, reduce_vec<int, long long>(v[u], op));
+        for (int u = 0; u < UNROLL; u++) acc = op(acc, reduce_vec<int, long long>(v[u], 0, op));
     }
-    for (; i < end; i += 256) acc = op(acc, reduce_vec<int, long long>(load16<LOAD>(body + i), op));
+    for (; i < end; i += 256) acc = op(acc, reduce_vec<int, long long>(load16<LOAD>(body + i), 0, op));
     if (blockIdx.x == 0 && threadIdx.x < n % 4) acc += in[nvec * 4 + threadIdx.x];
     acc = block_reduce_shuffle<256>(acc, op);
-    finish_last_block<256>(acc, out, partials, ticket, op);
+    finish_last_block<256>(acc, out, n, partials, ticket, op);
 }
 
 typedef void (*kern)(const int *, size_t, long long *, long long *, unsigned *);

@@ -250,10 +250,7 @@ CURED_EXPORT cured_status cured_destroy(cured_handle h);
  * stream or other launches of the same graph.
  *
  * Pointers: a pointer the device cannot read (plain host memory) is refused
- * with CURED_ERROR_NOT_DEVICE_POINTER. To keep the call cheap, each thread
- * remembers the last few device allocations it has been given and does not
- * ask the driver about them again, so a pointer into device memory freed
- * since is not detected (CUB does not check pointers at all).
+ * with CURED_ERROR_NOT_DEVICE_POINTER (one cuPointerGetAttributes per pointer).
  *
  * \param h       handle.
  * \param op      operator.

@@ -65,43 +65,25 @@ template <class Op> struct VecStep {
     }
 };
 
-// argmin/argmax: the extreme key of the vector first (one integer min or max
-// per element); only when it beats the partial, which for a thread's
-// increasing indices is rare after the first few vectors, look for its first
-// lane. A thread meets its indices in increasing order, so ties keep the
-// partial.
-template <class T, class K, class R, bool MAX, bool IGN> struct VecStep<ArgOf<T, K, R, MAX, IGN> > {
-    typedef ArgOf<T, K, R, MAX, IGN> Op;
-    template <class TT, class A> __device__ static __forceinline__ A step(A acc, uint4 v, u64 i0, Op op)
+// The extreme key of a vector for argmin/argmax: every lane's key, then an
+// integer min or max per lane.
+template <class T, bool MAX, bool IGN> struct VecBest {
+    template <class K, class Op> __device__ static __forceinline__ K key(uint4 v, Op op)
     {
-        const int VEC = 16 / sizeof(T);
         const T *e = reinterpret_cast<const T *>(&v);
-        K key[VEC];
+        K best = op.key(e[0]);
 #pragma unroll
-        for (int l = 0; l < VEC; l++)
-            key[l] = op.key(e[l]);
-        K best = key[0];
-#pragma unroll
-        for (int l = 1; l < VEC; l++)
-            best = Op::better(key[l], best) ? key[l] : best;
-        if (acc.i == CURED_NO_INDEX || Op::better(best, acc.k)) {
-            int lane = VEC - 1;
-#pragma unroll
-            for (int l = VEC - 2; l >= 0; l--)
-                lane = key[l] == best ? l : lane;
-            acc.k = best;
-            acc.i = (long long)(i0 + lane);
-        }
-        return acc;
+        for (int l = 1; l < (int)(16 / sizeof(T)); l++)
+            best = Op::better(op.key(e[l]), best) ? op.key(e[l]) : best;
+        return best;
     }
 };
 
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-// min/max of 16-bit floats and float32 (sm_80 and newer): packed min/max
-// instructions over the vector, their .NaN forms when NaN propagates, then
-// one conversion and one compare with the partial, instead of a conversion
-// and NaN tests per element. Which zero a tie of -0 and +0 gives is not
-// specified (cured.h).
+#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 800 // (!: nvcc's host pass, for bench/*.cu)
+// 16-bit floats and float32 on sm_80 and newer: packed min/max instructions
+// over the vector (their .NaN forms when NaN propagates), giving the bits of
+// the extreme element, instead of a conversion or a key and NaN tests per
+// element. Which zero a tie of -0 and +0 gives is not specified (cured.h).
 template <class T, bool MAX, bool IGN> __device__ __forceinline__ unsigned packed_extreme(unsigned a, unsigned b);
 #define CURED_PACKED(T, MAX, IGN, INSN)                                                              \
     template <> __device__ __forceinline__ unsigned packed_extreme<T, MAX, IGN>(unsigned a, unsigned b) \
@@ -124,27 +106,60 @@ CURED_PACKED(float, false, true, "min.f32")
 CURED_PACKED(float, true, true, "max.f32")
 #undef CURED_PACKED
 
-__device__ __forceinline__ float low_as_float(unsigned w, half_t) { half_t h = {(unsigned short)w}; return to_float(h); }
-__device__ __forceinline__ float low_as_float(unsigned w, bf16_t) { return __uint_as_float(w << 16); }
-__device__ __forceinline__ float low_as_float(unsigned w, float) { return __uint_as_float(w); }
+// The bits of the vector's extreme element (16-bit types: in the low half).
+template <class T, bool MAX, bool IGN> __device__ __forceinline__ unsigned vec_extreme_bits(uint4 v)
+{
+    unsigned w = packed_extreme<T, MAX, IGN>(packed_extreme<T, MAX, IGN>(v.x, v.y),
+                                             packed_extreme<T, MAX, IGN>(v.z, v.w));
+    return sizeof(T) == 2 ? packed_extreme<T, MAX, IGN>(w, w >> 16) & 0xffffu : w;
+}
 
-#define CURED_PACKED_STEP(T)                                                                         \
+__device__ __forceinline__ half_t from_bits(unsigned w, half_t) { half_t h = {(unsigned short)w}; return h; }
+__device__ __forceinline__ bf16_t from_bits(unsigned w, bf16_t) { bf16_t b = {(unsigned short)w}; return b; }
+__device__ __forceinline__ float from_bits(unsigned w, float) { return __uint_as_float(w); }
+
+#define CURED_PACKED_STEPS(T)                                                                        \
+    template <bool MAX, bool IGN> struct VecBest<T, MAX, IGN> {                                      \
+        template <class K, class Op> __device__ static __forceinline__ K key(uint4 v, Op op)         \
+        {                                                                                            \
+            return op.key(from_bits(vec_extreme_bits<T, MAX, IGN>(v), T()));                       \
+        }                                                                                            \
+    };                                                                                               \
     template <class R, bool MAX, bool IGN> struct VecStep<MinMaxOf<T, float, R, MAX, IGN> > {        \
         typedef MinMaxOf<T, float, R, MAX, IGN> Op;                                                  \
         template <class TT, class A> __device__ static __forceinline__ A step(A acc, uint4 v, u64, Op op) \
         {                                                                                            \
-            unsigned w = packed_extreme<T, MAX, IGN>(packed_extreme<T, MAX, IGN>(v.x, v.y),          \
-                                                     packed_extreme<T, MAX, IGN>(v.z, v.w));         \
-            if (sizeof(T) == 2)                                                                      \
-                w = packed_extreme<T, MAX, IGN>(w, w >> 16);                                         \
-            return op(acc, low_as_float(w, T()));                                                    \
+            return op(acc, widen<float>(from_bits(vec_extreme_bits<T, MAX, IGN>(v), T())));          \
         }                                                                                            \
     };
-CURED_PACKED_STEP(half_t)
-CURED_PACKED_STEP(bf16_t)
-CURED_PACKED_STEP(float)
-#undef CURED_PACKED_STEP
+CURED_PACKED_STEPS(half_t)
+CURED_PACKED_STEPS(bf16_t)
+CURED_PACKED_STEPS(float)
+#undef CURED_PACKED_STEPS
 #endif
+
+// argmin/argmax: the vector's extreme key first; only when it beats the
+// partial look for its first lane. A thread meets its indices in increasing
+// order, so a tie keeps the partial. The search is rare for one thread, but
+// some thread of a warp takes it often while the partials are young.
+template <class T, class K, class R, bool MAX, bool IGN> struct VecStep<ArgOf<T, K, R, MAX, IGN> > {
+    typedef ArgOf<T, K, R, MAX, IGN> Op;
+    template <class TT, class A> __device__ static __forceinline__ A step(A acc, uint4 v, u64 i0, Op op)
+    {
+        const int VEC = 16 / sizeof(T);
+        const K best = VecBest<T, MAX, IGN>::template key<K>(v, op);
+        if (acc.i == CURED_NO_INDEX || Op::better(best, acc.k)) {
+            const T *e = reinterpret_cast<const T *>(&v);
+            int lane = VEC - 1;
+#pragma unroll
+            for (int l = VEC - 2; l >= 0; l--)
+                lane = op.key(e[l]) == best ? l : lane;
+            acc.k = best;
+            acc.i = (long long)(i0 + lane);
+        }
+        return acc;
+    }
+};
 
 // Per-thread partial with 16-byte loads, UNROLL of them in flight per thread.
 // `in` need only be aligned to sizeof(T): the elements before the first
@@ -247,8 +262,20 @@ template <class K> __device__ __forceinline__ Arg<K> load_cg(const Arg<K> *p)
     return r;
 }
 
-// Single-pass finish with a ticket: each block stores its partial, fences,
-// and takes a ticket; the block that takes the last ticket combines all the
+// The ticket of the single-pass finish: one atomic increment with release
+// semantics (this block's partial, stored before it, is published) and
+// acquire semantics (the last block sees every partial published before the
+// tickets it counts). Cheaper than __threadfence() on both sides, which
+// costs at small sizes, where the finish is a good part of the time.
+__device__ __forceinline__ unsigned take_ticket(unsigned *ticket)
+{
+    unsigned old;
+    asm volatile("atom.acq_rel.gpu.add.u32 %0, [%1], 1;" : "=r"(old) : "l"(ticket) : "memory");
+    return old;
+}
+
+// Single-pass finish with a ticket: each block stores its partial and takes
+// a ticket (take_ticket); the block that takes the last ticket combines all the
 // partials in block order (so float results do not depend on timing), writes
 // the result and resets the ticket for the next launch on this workspace.
 template <int BLOCK, class A, class Op>
@@ -263,13 +290,11 @@ __device__ void finish_last_block(A block_value, void *out, size_t n, A *partial
     __shared__ bool last;
     if (threadIdx.x == 0) {
         partials[blockIdx.x] = block_value;
-        __threadfence();
-        last = atomicAdd(ticket, 1u) == gridDim.x - 1;
+        last = take_ticket(ticket) == gridDim.x - 1;
     }
-    __syncthreads();
+    __syncthreads(); // with the ticket's acquire: every block's partial is visible to this block
     if (!last)
         return;
-    __threadfence(); // see every block's partial
     A v = Op::identity();
     for (unsigned int i = threadIdx.x; i < gridDim.x; i += BLOCK)
         v = op(v, load_cg(partials + i)); // from L2: other SMs wrote them

@@ -150,9 +150,10 @@ cured_status cr_custom_build(cured_type in_type, cured_type acc_type, int ninput
     p->out = acc_type;
     p->acc_size = (int)cr_type_size(acc_type);
     p->result_size = (int)cr_type_size(acc_type);
+    p->unroll = CR_UNROLL;
     snprintf(p->kernels[0], sizeof p->kernels[0], "%s<%s, %s, UserOp, %d, %d>",
              ninputs == 2 ? "reduce_fast2" : "reduce_fast", cr_type_cxx(in_type), cr_type_cxx(acc_type),
-             CR_BLOCK, CR_UNROLL);
+             CR_BLOCK, p->unroll);
     snprintf(p->label, sizeof p->label, "user-defined %s->%s", cr_type_name(in_type), cr_type_name(acc_type));
     pthread_mutex_init(&op->lock, NULL);
     *out = op;

@@ -96,7 +96,8 @@ const char *cr_source_text(const char *name);
 /* ---- specs.c: the built-in kernel specializations ----------------------- */
 #define CR_MAX_KERNELS 2 /* name expressions in one program (two-pass: 2) */
 #define CR_BLOCK 256
-#define CR_UNROLL 4
+#define CR_UNROLL 4      /* the AUTO kernels' usual loads in flight per thread */
+#define CR_UNROLL_ARG16 8 /* ARG operators over 16-bit floats (bench/NOTES.md) */
 #define CR_MAX_ACC 16    /* largest accumulator (Arg<double>): bytes per partial */
 #define CR_MAX_RESULT 16 /* largest result (cured_arg_result) */
 
@@ -118,6 +119,7 @@ struct cr_program {
     char label[160];                        /* for cured_kernel_name() */
     /* What the launcher needs. */
     int kind;
+    int unroll;                             /* 16-byte loads in flight per thread (AUTO kernels) */
     int acc_size, result_size;
     cured_op op;
     cured_algorithm algo;
@@ -210,7 +212,7 @@ struct cured_handle_st {
 cured_status cr_enter(cured_handle h, CUcontext *saved);
 /* CURED_ERROR_NOT_DEVICE_POINTER unless the device can read p (devptr.c).
  * Caller holds the context. */
-cured_status cr_check_device_pointer(cured_handle h, const void *p, size_t bytes, const char *what);
+cured_status cr_check_device_pointer(cured_handle h, const void *p, const char *what);
 void cr_leave(cured_handle h, CUcontext saved);
 /* The workspace slot of a stream (assigning one on first use). */
 cured_status cr_slot_for(cured_handle h, CUstream s, CUdeviceptr *base);

@@ -81,7 +81,7 @@ cured_status cr_launch(cured_handle h, const struct cr_program *p, const struct 
     switch (p->kind) {
     case CR_KIND_FAST:
     case CR_KIND_FAST2: /* one unrolled group of 16-byte loads per thread, at least */
-        grid = cap(div_up(n, (size_t)CR_BLOCK * vec * CR_UNROLL), resident);
+        grid = cap(div_up(n, (size_t)CR_BLOCK * vec * (size_t)p->unroll), resident);
         break;
     case CR_KIND_LISTING: /* as in the seed: 4 blocks per SM */
         grid = cap(div_up(n, (size_t)CR_BLOCK * vec), (size_t)h->sms * 4 < resident ? (size_t)h->sms * 4 : resident);
@@ -148,16 +148,15 @@ cured_status cr_reduce_program(cured_handle h, const struct cr_program *p, const
         return st;
     CUdeviceptr ws = 0, dev_out = (CUdeviceptr)(uintptr_t)out;
     const struct cr_kernel *k;
-    const size_t bytes = n * cr_type_size(p->in); /* cr_check_args: no overflow */
-    if (n > 0 && (st = cr_check_device_pointer(h, in, bytes, "input")) != CURED_SUCCESS)
+    if (n > 0 && (st = cr_check_device_pointer(h, in, "input")) != CURED_SUCCESS)
         goto done;
-    if (n > 0 && in2 && (st = cr_check_device_pointer(h, in2, bytes, "second input")) != CURED_SUCCESS)
+    if (n > 0 && in2 && (st = cr_check_device_pointer(h, in2, "second input")) != CURED_SUCCESS)
         goto done;
     if (host_out) {
         if ((st = cr_slot_for(h, stream, &ws)) != CURED_SUCCESS)
             goto done;
         dev_out = ws + CR_WS_RESULT;
-    } else if ((st = cr_check_device_pointer(h, out, (size_t)p->result_size, "output")) != CURED_SUCCESS) {
+    } else if ((st = cr_check_device_pointer(h, out, "output")) != CURED_SUCCESS) {
         goto done;
     }
     if ((st = kernels(h, arg, &k)) != CURED_SUCCESS ||

@@ -211,10 +211,11 @@ static void add(cured_op op, cured_algorithm algo, cured_type in, cured_type out
     switch (algo) {
     case CURED_ALGO_AUTO:
         p->file = "fast.cu";
+        p->unroll = types[in].cls == T_HALF && strcmp(acc, "Arg") == 0 ? CR_UNROLL_ARG16 : CR_UNROLL;
         p->kind = op == CURED_OP_DOT ? CR_KIND_FAST2 : CR_KIND_FAST;
         snprintf(p->kernels[0], sizeof p->kernels[0], "%s<%s, %s, %s<%s, %s, %s>, %d, %d>",
                  op == CURED_OP_DOT ? "reduce_fast2" : "reduce_fast", t, a, f, t, fa, r, CR_BLOCK,
-                 CR_UNROLL);
+                 p->unroll);
         break;
     case CURED_ALGO_TWO_PASS_SHARED:
     case CURED_ALGO_TWO_PASS_SHUFFLE:
