@@ -193,6 +193,14 @@ CURED_EXPORT const char *cured_version_string(void);
  *  ("CURED_STATUS_UNKNOWN" for values not in cured_status). */
 CURED_EXPORT const char *cured_status_string(cured_status status);
 
+/** \brief Name of an element type, e.g. "int32", "bfloat16". \return a static
+ *  string ("unknown" for values not in cured_type). */
+CURED_EXPORT const char *cured_type_name(cured_type type);
+
+/** \brief Name of an operator: its enumerator without CURED_OP_, e.g. "SUM",
+ *  "NANARGMAX". \return a static string ("UNKNOWN" for values not in cured_op). */
+CURED_EXPORT const char *cured_op_name(cured_op op);
+
 /**
  * \brief Detailed message for the last failing call made by this thread.
  * It says what was tried (library names, paths, driver call) and, for

@@ -262,20 +262,8 @@ template <class K> __device__ __forceinline__ Arg<K> load_cg(const Arg<K> *p)
     return r;
 }
 
-// The ticket of the single-pass finish: one atomic increment with release
-// semantics (this block's partial, stored before it, is published) and
-// acquire semantics (the last block sees every partial published before the
-// tickets it counts). Cheaper than __threadfence() on both sides, which
-// costs at small sizes, where the finish is a good part of the time.
-__device__ __forceinline__ unsigned take_ticket(unsigned *ticket)
-{
-    unsigned old;
-    asm volatile("atom.acq_rel.gpu.add.u32 %0, [%1], 1;" : "=r"(old) : "l"(ticket) : "memory");
-    return old;
-}
-
-// Single-pass finish with a ticket: each block stores its partial and takes
-// a ticket (take_ticket); the block that takes the last ticket combines all the
+// Single-pass finish with a ticket: each block stores its partial, fences,
+// and takes a ticket; the block that takes the last ticket combines all the
 // partials in block order (so float results do not depend on timing), writes
 // the result and resets the ticket for the next launch on this workspace.
 template <int BLOCK, class A, class Op>
@@ -290,11 +278,13 @@ __device__ void finish_last_block(A block_value, void *out, size_t n, A *partial
     __shared__ bool last;
     if (threadIdx.x == 0) {
         partials[blockIdx.x] = block_value;
-        last = take_ticket(ticket) == gridDim.x - 1;
+        __threadfence();
+        last = atomicAdd(ticket, 1u) == gridDim.x - 1;
     }
-    __syncthreads(); // with the ticket's acquire: every block's partial is visible to this block
+    __syncthreads();
     if (!last)
         return;
+    __threadfence(); // see every block's partial
     A v = Op::identity();
     for (unsigned int i = threadIdx.x; i < gridDim.x; i += BLOCK)
         v = op(v, load_cg(partials + i)); // from L2: other SMs wrote them

@@ -32,8 +32,9 @@ static const struct tinfo {
 };
 
 static const char *const op_names[CURED_OP_COUNT] = {
-    "sum", "product", "min", "max", "minmax", "argmin", "argmax", "and", "or", "xor",
-    "sum_squares", "sum_abs", "norm2", "dot", "nanmin", "nanmax", "nanargmin", "nanargmax"};
+    "SUM", "PRODUCT", "MIN", "MAX", "MINMAX", "ARGMIN", "ARGMAX", "AND", "OR", "XOR",
+    "SUM_SQUARES", "SUM_ABS", "NORM2", "DOT", "NANMIN", "NANMAX", "NANARGMIN", "NANARGMAX"};
+
 
 /* Functor template of each operator in kernels-src/ops.cuh. */
 static const char *const op_functors[CURED_OP_COUNT] = {
@@ -52,6 +53,16 @@ size_t cr_type_size(cured_type t)
 const char *cr_type_name(cured_type t)
 {
     return (unsigned)t < CURED_TYPE_COUNT ? types[t].name : "unknown";
+}
+
+CR_API const char *cured_type_name(cured_type type)
+{
+    return cr_type_name(type);
+}
+
+CR_API const char *cured_op_name(cured_op op)
+{
+    return (unsigned)op < CURED_OP_COUNT ? op_names[op] : "UNKNOWN";
 }
 
 const char *cr_type_cxx(cured_type t)

@@ -36,8 +36,8 @@ static struct ref_result one(struct ops_batch *b, cured_op op, cured_type in, cu
                              CUdeviceptr d, size_t n, const char *label)
 {
     char what[200];
-    snprintf(what, sizeof what, "%s: %s %s->%s n=%zu", label, ref_op_name(op), ref_type_name(in),
-             ref_type_name(out), n);
+    snprintf(what, sizeof what, "%s: %s %s->%s n=%zu", label, cured_op_name(op), cured_type_name(in),
+             cured_type_name(out), n);
     struct ref_result r;
     ops_both(b, op, in, out, h, d, n, &r, what);
     return r;
@@ -53,7 +53,7 @@ static void every_result(struct ops_batch *b, cured_op op, cured_type in, const 
             one(b, op, in, (cured_type)out, h, d, n, label);
             any = 1;
         }
-    ck_assert_msg(any, "%s of %s is not offered", ref_op_name(op), ref_type_name(in));
+    ck_assert_msg(any, "%s of %s is not offered", cured_op_name(op), cured_type_name(in));
 }
 
 /* Every min/max/arg operator offered for in (the NAN* ones for floats only). */
@@ -128,7 +128,7 @@ START_TEST(test_int_extremes)
                 exact += as_wide(t, ref_get_u(t, h, i));
             }
             CUdeviceptr d = to_device(h, n, t);
-            snprintf(label, sizeof label, "sum near the %s of %s", side ? "bottom" : "top", ref_type_name(t));
+            snprintf(label, sizeof label, "sum near the %s of %s", side ? "bottom" : "top", cured_type_name(t));
             every_result(&b, CURED_OP_SUM, t, h, d, n, label);
             /* The data overflow the element type; the 64-bit result of a narrower type is exact. */
             ck_assert_msg(side ? exact < as_wide(t, tmin) : exact > as_wide(t, tmax), "test bug: no overflow");
@@ -149,7 +149,7 @@ START_TEST(test_int_extremes)
         for (size_t k = 0; k < 4; k++)
             ref_put_u(t, h, (at + k * (n / 4)) % n, k % 2 ? tmax : tmin);
         CUdeviceptr d = to_device(h, n, t);
-        snprintf(label, sizeof label, "extremes of %s", ref_type_name(t));
+        snprintf(label, sizeof label, "extremes of %s", cured_type_name(t));
         every_extreme(&b, t, h, d, n, label);
         every_result(&b, CURED_OP_SUM, t, h, d, n, label);
         every_result(&b, CURED_OP_SUM_ABS, t, h, d, n, label);
@@ -166,7 +166,7 @@ START_TEST(test_int_extremes)
             for (size_t i = 0; i < n; i++)
                 ref_put_u(t, h, i, side ? tmin : tmax);
             CUdeviceptr d = to_device(h, n, t);
-            snprintf(label, sizeof label, "all %s %s", ref_type_name(t), side ? "smallest" : "largest");
+            snprintf(label, sizeof label, "all %s %s", cured_type_name(t), side ? "smallest" : "largest");
             every_extreme(&b, t, h, d, n, label);
             struct ref_result ra = one(&b, side ? CURED_OP_ARGMAX : CURED_OP_ARGMIN, t, t, h, d, n, label);
             ck_assert_int_eq(ra.index, 0);
@@ -373,7 +373,7 @@ START_TEST(test_equal_and_ties)
         for (size_t i = 1; i < n; i++)
             memcpy((char *)h + i * size, h, size);
         CUdeviceptr d = to_device(h, n, t);
-        snprintf(label, sizeof label, "all equal %s", ref_type_name(t));
+        snprintf(label, sizeof label, "all equal %s", cured_type_name(t));
         every_extreme(&b, t, h, d, n, label);
         for (int k = 0; k < NEXTREME; k++)
             if (ops_offered(extreme_ops[k], t, t) && is_arg_op(extreme_ops[k]))
@@ -418,7 +418,7 @@ START_TEST(test_equal_and_ties)
         ck_assert_msg(first_hi < n / 2 && first_lo >= n / 2 - 1, "test bug: plants at %zu and %zu", first_hi,
                       first_lo);
         CUdeviceptr d = to_device(h, n, t);
-        snprintf(label, sizeof label, "ties of %s", ref_type_name(t));
+        snprintf(label, sizeof label, "ties of %s", cured_type_name(t));
         every_extreme(&b, t, h, d, n, label);
         ck_assert_int_eq(one(&b, CURED_OP_ARGMAX, t, t, h, d, n, label).index, (int64_t)first_hi);
         ck_assert_int_eq(one(&b, CURED_OP_ARGMIN, t, t, h, d, n, label).index, (int64_t)first_lo);

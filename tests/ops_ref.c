@@ -5,75 +5,6 @@
 #include <stdio.h>
 #include <string.h>
 
-/* ---- half and bfloat16, bit by bit ---------------------------------------------- */
-
-static uint32_t float_bits(float f)
-{
-    uint32_t u;
-    memcpy(&u, &f, 4);
-    return u;
-}
-
-static float bits_float(uint32_t u)
-{
-    float f;
-    memcpy(&f, &u, 4);
-    return f;
-}
-
-float ref_half_to_float(uint16_t h)
-{
-    uint32_t sign = (uint32_t)(h & 0x8000u) << 16, e = (h >> 10) & 0x1fu, m = h & 0x3ffu;
-    if (e == 0x1f)
-        return bits_float(sign | 0x7f800000u | (m << 13));
-    if (e == 0) { /* zero or subnormal: m * 2^-24, exact in float */
-        float v = ldexpf((float)m, -24);
-        return sign ? -v : v;
-    }
-    return bits_float(sign | ((e + 112u) << 23) | (m << 13));
-}
-
-uint16_t ref_float_to_half(float f)
-{
-    uint32_t u = float_bits(f);
-    uint16_t sign = (uint16_t)((u >> 16) & 0x8000u);
-    uint32_t a = u & 0x7fffffffu;
-    if (a > 0x7f800000u) /* NaN: keep it a NaN (quiet) */
-        return (uint16_t)(sign | 0x7e00u | ((a >> 13) & 0x3ffu));
-    if (a >= 0x477ff000u) /* >= 65520: rounds to inf */
-        return (uint16_t)(sign | 0x7c00u);
-    if (a >= 0x38800000u) { /* normal half: rebias, round the 13 dropped bits to nearest even */
-        uint32_t r = a - 0x38000000u, q = r >> 13, rem = r & 0x1fffu;
-        if (rem > 0x1000u || (rem == 0x1000u && (q & 1u)))
-            q++;
-        return (uint16_t)(sign | q);
-    }
-    if (a < 0x33000000u) /* below 2^-25, or exactly 2^-25 (a tie that goes to the even 0) */
-        return sign;
-    /* Subnormal half: the value in units of 2^-24, rounded to nearest even. */
-    uint32_t e = a >> 23, m = (a & 0x7fffffu) | 0x800000u, shift = 126u - e;
-    uint32_t q = m >> shift, rem = m & ((1u << shift) - 1u), halfway = 1u << (shift - 1u);
-    if (rem > halfway || (rem == halfway && (q & 1u)))
-        q++;
-    return (uint16_t)(sign | q);
-}
-
-float ref_bf16_to_float(uint16_t b)
-{
-    return bits_float((uint32_t)b << 16);
-}
-
-uint16_t ref_float_to_bf16(float f)
-{
-    uint32_t u = float_bits(f);
-    if ((u & 0x7fffffffu) > 0x7f800000u)
-        return (uint16_t)((u >> 16) | 0x40u);
-    uint32_t hi = u >> 16, lo = u & 0xffffu;
-    if (lo > 0x8000u || (lo == 0x8000u && (hi & 1u)))
-        hi++; /* may carry into the exponent: the largest finite values round to inf */
-    return (uint16_t)hi;
-}
-
 /* ---- types ------------------------------------------------------------------------ */
 
 size_t ref_size(cured_type t)
@@ -91,22 +22,6 @@ int ref_is_float(cured_type t)
 int ref_is_signed(cured_type t)
 {
     return t == CURED_TYPE_INT8 || t == CURED_TYPE_INT16 || t == CURED_TYPE_INT32 || t == CURED_TYPE_INT64;
-}
-
-const char *ref_type_name(cured_type t)
-{
-    static const char *const names[CURED_TYPE_COUNT] = {
-        "int32", "int64", "int8", "uint8", "int16", "uint16", "uint32", "uint64",
-        "float16", "bfloat16", "float32", "float64"};
-    return (unsigned)t < CURED_TYPE_COUNT ? names[t] : "?";
-}
-
-const char *ref_op_name(cured_op op)
-{
-    static const char *const names[CURED_OP_COUNT] = {
-        "SUM", "PRODUCT", "MIN", "MAX", "MINMAX", "ARGMIN", "ARGMAX", "AND", "OR", "XOR",
-        "SUM_SQUARES", "SUM_ABS", "NORM2", "DOT", "NANMIN", "NANMAX", "NANARGMIN", "NANARGMAX"};
-    return (unsigned)op < CURED_OP_COUNT ? names[op] : "?";
 }
 
 const char *ref_flavour_name(enum ref_flavour fl)
@@ -151,11 +66,11 @@ static inline uint64_t get_u(cured_type t, const void *buf, size_t i)
 static inline double get_f(cured_type t, const void *buf, size_t i)
 {
     switch (t) {
-    case CURED_TYPE_FLOAT16: return ref_half_to_float((uint16_t)raw_bits(2, buf, i));
-    case CURED_TYPE_BFLOAT16: return ref_bf16_to_float((uint16_t)raw_bits(2, buf, i));
+    case CURED_TYPE_FLOAT16: return half_to_float((uint16_t)raw_bits(2, buf, i));
+    case CURED_TYPE_BFLOAT16: return bf16_to_float((uint16_t)raw_bits(2, buf, i));
     case CURED_TYPE_FLOAT32: return bits_float((uint32_t)raw_bits(4, buf, i));
     case CURED_TYPE_FLOAT64: { double d; memcpy(&d, (const char *)buf + i * 8, 8); return d; }
-    default: ck_abort_msg("test bug: ref_get_f on %s", ref_type_name(t));
+    default: ck_abort_msg("test bug: ref_get_f on %s", cured_type_name(t));
     }
     return 0;
 }
@@ -178,11 +93,11 @@ void ref_put_u(cured_type t, void *buf, size_t i, uint64_t v)
 void ref_put_f(cured_type t, void *buf, size_t i, double v)
 {
     switch (t) {
-    case CURED_TYPE_FLOAT16: put_bits(2, buf, i, ref_float_to_half((float)v)); break;
-    case CURED_TYPE_BFLOAT16: put_bits(2, buf, i, ref_float_to_bf16((float)v)); break;
+    case CURED_TYPE_FLOAT16: put_bits(2, buf, i, float_to_half((float)v)); break;
+    case CURED_TYPE_BFLOAT16: put_bits(2, buf, i, float_to_bf16((float)v)); break;
     case CURED_TYPE_FLOAT32: put_bits(4, buf, i, float_bits((float)v)); break;
     case CURED_TYPE_FLOAT64: { uint64_t u; memcpy(&u, &v, 8); put_bits(8, buf, i, u); break; }
-    default: ck_abort_msg("test bug: ref_put_f on %s", ref_type_name(t));
+    default: ck_abort_msg("test bug: ref_put_f on %s", cured_type_name(t));
     }
 }
 
@@ -434,8 +349,8 @@ static long double ulp(cured_type t, long double v)
 static double round_to(cured_type t, long double v)
 {
     switch (t) {
-    case CURED_TYPE_FLOAT16: return ref_half_to_float(ref_float_to_half((float)v));
-    case CURED_TYPE_BFLOAT16: return ref_bf16_to_float(ref_float_to_bf16((float)v));
+    case CURED_TYPE_FLOAT16: return half_to_float(float_to_half((float)v));
+    case CURED_TYPE_BFLOAT16: return bf16_to_float(float_to_bf16((float)v));
     case CURED_TYPE_FLOAT32: return (float)v;
     default: return (double)v;
     }

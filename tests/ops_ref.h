@@ -9,22 +9,17 @@
 #define CURED_TESTS_OPS_REF_H
 
 #include "gpu_util.h"
+#include "halfbits.h"
 
 #include <stddef.h>
 #include <stdint.h>
 
 /* ---- types ---------------------------------------------------------------------- */
 
-float ref_half_to_float(uint16_t h);
-uint16_t ref_float_to_half(float f); /* round to nearest even; overflow gives inf; NaN stays NaN */
-float ref_bf16_to_float(uint16_t b);
-uint16_t ref_float_to_bf16(float f); /* round to nearest even; NaN stays NaN */
 
 size_t ref_size(cured_type t);
 int ref_is_float(cured_type t);  /* FLOAT16, BFLOAT16, FLOAT32, FLOAT64 */
 int ref_is_signed(cured_type t); /* signed integers */
-const char *ref_type_name(cured_type t);
-const char *ref_op_name(cured_op op);
 
 /* Element i of a buffer of type t: floats exactly as a double, integers as
  * their value modulo 2^64 (signed ones sign-extended). */

@@ -358,13 +358,13 @@ START_TEST(test_check_args_every_combination)
     /* The names in the messages. */
     expect_args(CURED_ERROR_TYPE_MISMATCH, "float32", CURED_OP_AND, CURED_ALGO_AUTO, IN_OK, CURED_TYPE_FLOAT32, 10,
                 OUT_OK, CURED_TYPE_FLOAT32);
-    expect_args(CURED_ERROR_TYPE_MISMATCH, "nanmin", CURED_OP_NANMIN, CURED_ALGO_AUTO, IN_OK, CURED_TYPE_INT32, 10,
+    expect_args(CURED_ERROR_TYPE_MISMATCH, "NANMIN", CURED_OP_NANMIN, CURED_ALGO_AUTO, IN_OK, CURED_TYPE_INT32, 10,
                 OUT_OK, CURED_TYPE_INT32);
     expect_args(CURED_ERROR_TYPE_MISMATCH, "float32", CURED_OP_SUM, CURED_ALGO_AUTO, IN_OK, CURED_TYPE_INT32, 10,
                 OUT_OK, CURED_TYPE_FLOAT32);
     expect_args(CURED_ERROR_NOT_SUPPORTED, "two_pass_shared", CURED_OP_SUM, CURED_ALGO_TWO_PASS_SHARED, IN_OK,
                 CURED_TYPE_INT64, 10, OUT_OK, CURED_TYPE_INT64);
-    expect_args(CURED_ERROR_NOT_SUPPORTED, "min", CURED_OP_MIN, CURED_ALGO_LISTING_12_4, IN_OK, CURED_TYPE_INT32,
+    expect_args(CURED_ERROR_NOT_SUPPORTED, "MIN", CURED_OP_MIN, CURED_ALGO_LISTING_12_4, IN_OK, CURED_TYPE_INT32,
                 10, OUT_OK, CURED_TYPE_INT32);
     /* Not offered by any algorithm: a type mismatch, whatever the algorithm. */
     expect_args(CURED_ERROR_TYPE_MISMATCH, "not offered", CURED_OP_SUM, CURED_ALGO_SINGLE_PASS_ATOMIC, IN_OK,
@@ -497,6 +497,35 @@ START_TEST(test_type_size)
         ck_assert_uint_eq(cured_type_size((cured_type)bad[i]), 0);
     ck_assert_uint_eq(sizeof(cured_arg_result), 16);
     ck_assert_uint_eq(offsetof(cured_arg_result, value), 8);
+}
+END_TEST
+
+/* Names of every type and operator: the enumerator's spelling, each distinct. */
+START_TEST(test_names)
+{
+    static const char *const types[CURED_TYPE_COUNT] = {
+        [CURED_TYPE_INT32] = "int32",     [CURED_TYPE_INT64] = "int64",       [CURED_TYPE_INT8] = "int8",
+        [CURED_TYPE_UINT8] = "uint8",     [CURED_TYPE_INT16] = "int16",       [CURED_TYPE_UINT16] = "uint16",
+        [CURED_TYPE_UINT32] = "uint32",   [CURED_TYPE_UINT64] = "uint64",     [CURED_TYPE_FLOAT16] = "float16",
+        [CURED_TYPE_BFLOAT16] = "bfloat16", [CURED_TYPE_FLOAT32] = "float32", [CURED_TYPE_FLOAT64] = "float64"};
+    for (int t = 0; t < CURED_TYPE_COUNT; t++)
+        ck_assert_str_eq(cured_type_name((cured_type)t), types[t]);
+    static const char *const ops[CURED_OP_COUNT] = {
+        [CURED_OP_SUM] = "SUM",         [CURED_OP_PRODUCT] = "PRODUCT",         [CURED_OP_MIN] = "MIN",
+        [CURED_OP_MAX] = "MAX",         [CURED_OP_MINMAX] = "MINMAX",           [CURED_OP_ARGMIN] = "ARGMIN",
+        [CURED_OP_ARGMAX] = "ARGMAX",   [CURED_OP_AND] = "AND",                 [CURED_OP_OR] = "OR",
+        [CURED_OP_XOR] = "XOR",         [CURED_OP_SUM_SQUARES] = "SUM_SQUARES", [CURED_OP_SUM_ABS] = "SUM_ABS",
+        [CURED_OP_NORM2] = "NORM2",     [CURED_OP_DOT] = "DOT",                 [CURED_OP_NANMIN] = "NANMIN",
+        [CURED_OP_NANMAX] = "NANMAX",   [CURED_OP_NANARGMIN] = "NANARGMIN",     [CURED_OP_NANARGMAX] = "NANARGMAX"};
+    for (int op = 0; op < CURED_OP_COUNT; op++)
+        ck_assert_str_eq(cured_op_name((cured_op)op), ops[op]);
+    static const int bad[] = {-1, 1000, INT_MAX, INT_MIN};
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        ck_assert_str_eq(cured_type_name((cured_type)bad[i]), "unknown");
+        ck_assert_str_eq(cured_op_name((cured_op)bad[i]), "UNKNOWN");
+    }
+    ck_assert_str_eq(cured_type_name(CURED_TYPE_COUNT), "unknown");
+    ck_assert_str_eq(cured_op_name(CURED_OP_COUNT), "UNKNOWN");
 }
 END_TEST
 
@@ -785,6 +814,7 @@ static Suite *api_suite(void)
     tcase_add_test(args, test_check_args_every_spec);
     tcase_add_test(args, test_default_result);
     tcase_add_test(args, test_type_size);
+    tcase_add_test(args, test_names);
     suite_add_tcase(s, args);
 
     TCase *custom = tcase_create("user_defined");

@@ -98,8 +98,8 @@ static void run_case(struct ops_batch *b, cured_op op, cured_type in, cured_type
     char what[200], yo[40] = "";
     if (y)
         snprintf(yo, sizeof yo, " (y offset %zu)", yoff);
-    snprintf(what, sizeof what, "%s %s->%s n=%zu offset %zu%s, %s data", ref_op_name(op), ref_type_name(in),
-             ref_type_name(out), n, xoff, yo, ref_flavour_name(fl));
+    snprintf(what, sizeof what, "%s %s->%s n=%zu offset %zu%s, %s data", cured_op_name(op), cured_type_name(in),
+             cured_type_name(out), n, xoff, yo, ref_flavour_name(fl));
     CUdeviceptr dx = n ? x->dev + xoff * size : 0, dy = y && n ? y->dev + yoff * size : 0;
     if (mode == ASYNC)
         ops_add(b, op, in, out, dx, dy, n, &r, what);
@@ -172,7 +172,7 @@ START_TEST(test_op)
         run_spec(op, p->in, p->out, k);
         tested++;
     }
-    ck_assert_msg(tested > 0, "no AUTO specialization of %s", ref_op_name(op));
+    ck_assert_msg(tested > 0, "no AUTO specialization of %s", cured_op_name(op));
 }
 END_TEST
 

@@ -12,49 +12,9 @@
 #include <string.h>
 
 #include "benchkit.h"
+#include "halfbits.h"
 
 #define CHUNK ((size_t)4 << 20) /* elements generated on the host at a time */
-
-const char *bk_type_name(cured_type t)
-{
-    static const char *const names[CURED_TYPE_COUNT] = {
-        "int32", "int64", "int8", "uint8", "int16", "uint16", "uint32", "uint64",
-        "float16", "bfloat16", "float32", "float64"};
-    return (unsigned)t < CURED_TYPE_COUNT ? names[t] : "?";
-}
-
-const char *bk_op_name(cured_op op)
-{
-    static const char *const names[CURED_OP_COUNT] = {
-        "SUM", "PRODUCT", "MIN", "MAX", "MINMAX", "ARGMIN", "ARGMAX", "AND", "OR", "XOR",
-        "SUM_SQUARES", "SUM_ABS", "NORM2", "DOT", "NANMIN", "NANMAX", "NANARGMIN", "NANARGMAX"};
-    return (unsigned)op < CURED_OP_COUNT ? names[op] : "?";
-}
-
-uint16_t bk_f32_to_f16(float f)
-{
-    uint32_t x;
-    memcpy(&x, &f, 4);
-    uint32_t sign = (x >> 16) & 0x8000u, man = x & 0x7fffffu;
-    int exp = (int)((x >> 23) & 0xff);
-    if (exp == 0xff)
-        return (uint16_t)(sign | 0x7c00u | (man != 0 ? 0x200u : 0));
-    exp += 15 - 127;
-    if (exp >= 31)
-        return (uint16_t)(sign | 0x7c00u);
-    if (exp <= 0) { /* subnormal or zero */
-        if (exp < -10)
-            return (uint16_t)sign;
-        man |= 0x800000u;
-        unsigned shift = (unsigned)(14 - exp);
-        uint32_t h = man >> shift, rem = man & ((1u << shift) - 1), half = 1u << (shift - 1);
-        h += rem > half || (rem == half && (h & 1));
-        return (uint16_t)(sign | h);
-    }
-    uint32_t h = sign | (uint32_t)exp << 10 | man >> 13, rem = man & 0x1fffu;
-    h += rem > 0x1000u || (rem == 0x1000u && (h & 1)); /* a carry into the exponent is right */
-    return (uint16_t)h;
-}
 
 double bk_read_float(const unsigned char *got, cured_type out_type)
 {
@@ -142,7 +102,7 @@ void bk_generate(struct bk_ref *r, size_t first, size_t count, void *dst)
     static uint16_t f16[2048]; /* the float16 grid, k / 1024 for k in [-1024, 1024) */
     if (r->type == CURED_TYPE_FLOAT16 && f16[0] == 0)
         for (int k = 0; k < 2048; k++)
-            f16[k] = bk_f32_to_f16((float)(k - 1024) / 1024);
+            f16[k] = float_to_half((float)(k - 1024) / 1024);
     /* Integers go through v, a double: exact for all of these (|x| < 2^40 or 32-bit). */
     switch (r->type) {
     case CURED_TYPE_INT8:

@@ -103,10 +103,6 @@ int bk_measure(struct bk_gpu *g, struct bk_set *s, int inputs, int warm, int ite
 
 /* ---- benchdata.c: inputs and host references ------------------------------ */
 
-/* "int32", "SUM": names as cured.h spells them, lower-case for types. */
-const char *bk_type_name(cured_type t);
-const char *bk_op_name(cured_op op);
-
 /* What the host knows of an input of n elements. Integer results are
  * compared modulo 2^64 (the ring that both libraries' int64 arithmetic is
  * exact in); floating-point sums against double sums with a tolerance. */
@@ -141,9 +137,6 @@ int bk_replicate(struct bk_gpu *g, struct bk_set *s);
 
 /* A FLOAT32 or FLOAT64 result as a double. */
 double bk_read_float(const unsigned char *got, cured_type out_type);
-
-/* IEEE binary16 bits of a float (round to nearest even). */
-uint16_t bk_f32_to_f16(float f);
 
 /* The progress line on stderr: rewritten in place on a terminal, else one
  * line each; bk_progress_clear() erases it (on a terminal) before a report line. */

@@ -273,7 +273,7 @@ static void measure(struct ops *O, int lib, int iters)
                  lib == LIB_CUB ? "CUB" : "cured", why);
 }
 
-static const char *op_label(const struct oprow *r) { return r->custom ? "custom x*x" : bk_op_name(r->op); }
+static const char *op_label(const struct oprow *r) { return r->custom ? "custom x*x" : cured_op_name(r->op); }
 
 static void print_row(const struct oprow *r, int have_cub)
 {
@@ -289,8 +289,8 @@ static void print_row(const struct oprow *r, int have_cub)
     if (r->ran[LIB_CURED] && r->ran[LIB_CUB] && r->t[LIB_CURED].med_us > 0)
         snprintf(ratio, sizeof ratio, "%.2fx", r->t[LIB_CUB].med_us / r->t[LIB_CURED].med_us);
     const char *cub_ok = r->cub < 0 || !have_cub ? "-" : r->ran[LIB_CUB] ? (r->correct[LIB_CUB] ? "yes" : "NO") : "FAIL";
-    printf("%-9s %-12s %-8s %10s %8s %10s %8s %9s  %s/%s\n", bk_type_name(r->type), op_label(r),
-           bk_type_name(r->out), v[0][0], v[0][1], v[1][0], v[1][1], ratio,
+    printf("%-9s %-12s %-8s %10s %8s %10s %8s %9s  %s/%s\n", cured_type_name(r->type), op_label(r),
+           cured_type_name(r->out), v[0][0], v[0][1], v[1][0], v[1][1], ratio,
            r->ran[LIB_CURED] ? (r->correct[LIB_CURED] ? "yes" : "NO") : "FAIL", cub_ok);
     if (r->note[0] != '\0')
         printf("%10s^ %s\n", "", r->note);
@@ -299,7 +299,7 @@ static void print_row(const struct oprow *r, int have_cub)
 
 static void csv_row(FILE *f, const struct oprow *r, size_t n, int nbuf, int iters, int have_cub)
 {
-    fprintf(f, "%s,%s,%s,%zu,%zu,%d,%d", bk_type_name(r->type), op_label(r), bk_type_name(r->out), n,
+    fprintf(f, "%s,%s,%s,%zu,%zu,%d,%d", cured_type_name(r->type), op_label(r), cured_type_name(r->out), n,
             r->bytes, nbuf, iters);
     for (int lib = 0; lib < 2; lib++) {
 #ifdef CURED_HAVE_CUB_COMPARATOR
@@ -329,32 +329,15 @@ static void csv_row(FILE *f, const struct oprow *r, size_t n, int nbuf, int iter
 
 int cmd_bench_ops(int argc, char **argv)
 {
-    static const char *const opts[] = {"--n", "--iters", "--device"};
-    uint64_t val[3] = {(uint64_t)64 << 20, 200, 0};
-    static const uint64_t lo[3] = {1, 1, 0}, hi[3] = {2147483647, 10000000, 1024};
-    const char *csv_path = NULL;
-    for (int i = 1; i < argc; i++) {
-        const char *v = NULL;
-        if (is_help(argv[i])) {
-            fputs(usage_text, stdout);
-            return 0;
-        }
-        int o = 0;
-        while (o < 3 && !match_option(argc, argv, &i, opts[o], &v))
-            o++;
-        if (o == 3 && match_option(argc, argv, &i, "--csv", &v))
-            csv_path = v, o = 4;
-        if (o == 3) {
-            fprintf(stderr, "%s: unknown option %s\n%s", PROG, argv[i], usage_text);
-            return 2;
-        }
-        if (v == NULL || *v == '\0' ||
-            (o < 3 && (parse_count(v, &val[o]) != 0 || val[o] < lo[o] || val[o] > hi[o]))) {
-            fprintf(stderr, "%s: bad or missing value for %s\n%s", PROG, o < 3 ? opts[o] : "--csv",
-                    usage_text);
-            return 2;
-        }
-    }
+    struct count_option counts[] = {{"--n", 1, 2147483647, (uint64_t)64 << 20},
+                                    {"--iters", 1, 10000000, 200},
+                                    {"--device", 0, 1024, 0}};
+    struct string_option strings[] = {{"--csv", NULL}};
+    int parsed = parse_options(argc, argv, PROG, usage_text, counts, 3, strings, 1);
+    if (parsed != 0)
+        return parsed == 1 ? 0 : 2;
+    const uint64_t val[3] = {counts[0].value, counts[1].value, counts[2].value};
+    const char *csv_path = strings[0].value;
     const int iters = (int)val[1];
     struct bk_gpu gpu;
     struct oprow *rows = calloc(MAX_ROWS, sizeof *rows);
@@ -395,7 +378,7 @@ int cmd_bench_ops(int argc, char **argv)
     for (int t = 0, first = 0; t < NTYPES && rc < 2; t++) {
         const cured_type ty = types[t];
         const size_t esize = cured_type_size(ty);
-        bk_progress(PROG, "%s (%d/%d): generating and checking the input", bk_type_name(ty), t + 1, NTYPES);
+        bk_progress(PROG, "%s (%d/%d): generating and checking the input", cured_type_name(ty), t + 1, NTYPES);
         bk_ref_init(&O.ref, ty);
         /* At least two buffers, so that DOT's x and y are different memory. */
         if (bk_set_alloc(&gpu, &O.set, O.n * esize, 2, MAX_BUFFERS) != 0 ||
@@ -404,7 +387,7 @@ int cmd_bench_ops(int argc, char **argv)
             rc = 2;
             break;
         }
-        bk_progress(PROG, "%s (%d/%d): measuring", bk_type_name(ty), t + 1, NTYPES);
+        bk_progress(PROG, "%s (%d/%d): measuring", cured_type_name(ty), t + 1, NTYPES);
         for (; first < nrows && rows[first].type == ty; first++) {
             struct oprow *r = O.row = &rows[first];
             r->bytes = O.n * esize * (r->op == CURED_OP_DOT ? 2 : 1);

@@ -240,7 +240,7 @@ static void print_row(const struct sweep *S, int log2n, const struct cell *c, co
     if (c[C_CURED].ran && c[C_CEIL].ran && c[C_CEIL].gbps > 0)
         snprintf(pct, sizeof pct, "%.0f%%", 100 * c[C_CURED].gbps / c[C_CEIL].gbps);
     int ok = *note == '\0';
-    printf("%-8s %4d %11zu %9s %7d %10s %9s %10s %9s %9s %10s %9s %7s  %s\n", bk_type_name(S->type),
+    printf("%-8s %4d %11zu %9s %7d %10s %9s %10s %9s %9s %10s %9s %7s  %s\n", cured_type_name(S->type),
            log2n, S->n, human_bytes(S->set.bytes, human), S->set.nbuf, v[C_CURED][0], v[C_CURED][1],
            v[C_CUB][0], v[C_CUB][1], ratio, v[C_THRUST][0], v[C_CEIL][1], pct, ok ? "yes" : "NO");
     if (!ok)
@@ -251,7 +251,7 @@ static void print_row(const struct sweep *S, int log2n, const struct cell *c, co
 static void csv_row(FILE *f, const struct sweep *S, int log2n, int iters, const struct cell *c,
                     const char *note)
 {
-    fprintf(f, "%s,%zu,%d,%zu,%d,%d", bk_type_name(S->type), S->n, log2n, S->set.bytes, S->set.nbuf,
+    fprintf(f, "%s,%zu,%d,%zu,%d,%d", cured_type_name(S->type), S->n, log2n, S->set.bytes, S->set.nbuf,
             iters);
     for (int k = 0; k < NCOL; k++) { /* cured, CUB, the ratio, Thrust, the ceiling */
         if (c[k].ran)
@@ -302,10 +302,10 @@ static int sweep_type(struct bk_gpu *g, cured_type type, int lo, int hi, int ite
     CUresult e = g->d->MemAlloc(&master, maxn * esize);
     if (e != CUDA_SUCCESS) {
         fprintf(stderr, "%s: cuMemAlloc (%zu bytes of %s input): %s\n", PROG, maxn * esize,
-                bk_type_name(type), cr_driver_error_text(e));
+                cured_type_name(type), cr_driver_error_text(e));
         return 1;
     }
-    bk_progress(PROG, "generating %zu %s values", maxn, bk_type_name(type));
+    bk_progress(PROG, "generating %zu %s values", maxn, cured_type_name(type));
     bk_ref_init(&r, type);
     size_t m = maxn < GEN_CHUNK ? maxn : GEN_CHUNK;
     if ((chunk = malloc(m * esize)) == NULL) {
@@ -333,7 +333,7 @@ static int sweep_type(struct bk_gpu *g, cured_type type, int lo, int hi, int ite
         S.n = (size_t)1 << k;
         S.ref = refs[k];
         ++*index;
-        bk_progress(PROG, "%s 2^%d (%d/%d)", bk_type_name(type), k, *index, total);
+        bk_progress(PROG, "%s 2^%d (%d/%d)", cured_type_name(type), k, *index, total);
         if (bk_set_alloc(g, &S.set, S.n * esize, 1, MAX_BUFFERS) != 0 ||
             (e = g->d->MemcpyDtoD(S.set.base, master, S.n * esize)) != CUDA_SUCCESS ||
             bk_replicate(g, &S.set) != 0) {
@@ -540,35 +540,17 @@ static int parse_types(const char *list, cured_type *types)
 
 int cmd_bench_sweep(int argc, char **argv)
 {
-    static const char *const opts[] = {"--min-log2", "--max-log2", "--iters", "--device"};
-    uint64_t val[4] = {10, 30, 0, 0};
-    static const uint64_t lo[4] = {0, 0, 1, 0}, hi[4] = {30, 30, 10000000, 1024};
-    const char *csv_path = NULL, *types_arg = "int32,float32";
+    struct count_option counts[] = {{"--min-log2", 0, 30, 10},
+                                    {"--max-log2", 0, 30, 30},
+                                    {"--iters", 1, 10000000, 0},
+                                    {"--device", 0, 1024, 0}};
+    struct string_option strings[] = {{"--csv", NULL}, {"--types", "int32,float32"}};
+    int parsed = parse_options(argc, argv, PROG, usage_text, counts, 4, strings, 2);
+    if (parsed != 0)
+        return parsed == 1 ? 0 : 2;
+    const uint64_t val[4] = {counts[0].value, counts[1].value, counts[2].value, counts[3].value};
+    const char *csv_path = strings[0].value, *types_arg = strings[1].value;
     cured_type types[2];
-    for (int i = 1; i < argc; i++) {
-        const char *v = NULL;
-        if (is_help(argv[i])) {
-            fputs(usage_text, stdout);
-            return 0;
-        }
-        int o = 0;
-        while (o < 4 && !match_option(argc, argv, &i, opts[o], &v))
-            o++;
-        if (o == 4 && match_option(argc, argv, &i, "--csv", &v))
-            csv_path = v, o = 5;
-        else if (o == 4 && match_option(argc, argv, &i, "--types", &v))
-            types_arg = v, o = 6;
-        if (o == 4) {
-            fprintf(stderr, "%s: unknown option %s\n%s", PROG, argv[i], usage_text);
-            return 2;
-        }
-        if (v == NULL || *v == '\0' || (o < 4 && (parse_count(v, &val[o]) != 0 || val[o] < lo[o] ||
-                                                  val[o] > hi[o]))) {
-            fprintf(stderr, "%s: bad or missing value for %s\n%s", PROG,
-                    o < 4 ? opts[o] : o == 5 ? "--csv" : "--types", usage_text);
-            return 2;
-        }
-    }
     int ntypes = parse_types(types_arg, types);
     if (ntypes <= 0 || val[0] > val[1]) {
         fprintf(stderr, "%s: %s\n%s", PROG, ntypes <= 0 ? "--types takes int32 and/or float32"

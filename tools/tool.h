@@ -39,6 +39,20 @@ int match_option(int argc, char **argv, int *i, const char *name, const char **v
 /* "--help" or "-h". */
 int is_help(const char *arg);
 
+/* The options of a bench subcommand: counts (name, bounds, value with its
+ * default) and strings (name, value with its default). Returns 0 when parsed,
+ * 1 after printing usage for --help, 2 after saying on stderr what is wrong. */
+struct count_option {
+    const char *name;
+    uint64_t lo, hi, value;
+};
+struct string_option {
+    const char *name;
+    const char *value;
+};
+int parse_options(int argc, char **argv, const char *prog, const char *usage, struct count_option *counts,
+                  int ncounts, struct string_option *strings, int nstrings);
+
 /* qsort comparator for doubles, ascending. */
 int cmp_double(const void *a, const void *b);
 

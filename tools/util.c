@@ -74,6 +74,43 @@ int is_help(const char *arg)
     return strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0;
 }
 
+int parse_options(int argc, char **argv, const char *prog, const char *usage, struct count_option *counts,
+                  int ncounts, struct string_option *strings, int nstrings)
+{
+    for (int i = 1; i < argc; i++) {
+        if (is_help(argv[i])) {
+            fputs(usage, stdout);
+            return 1;
+        }
+        const char *v = NULL, *name = NULL;
+        int c = 0, k = 0;
+        while (c < ncounts && !match_option(argc, argv, &i, counts[c].name, &v))
+            c++;
+        if (c < ncounts) {
+            name = counts[c].name;
+        } else {
+            while (k < nstrings && !match_option(argc, argv, &i, strings[k].name, &v))
+                k++;
+            if (k == nstrings) {
+                fprintf(stderr, "%s: unknown option %s\n%s", prog, argv[i], usage);
+                return 2;
+            }
+            name = strings[k].name;
+        }
+        uint64_t n = 0;
+        if (v == NULL || *v == '\0' ||
+            (c < ncounts && (parse_count(v, &n) != 0 || n < counts[c].lo || n > counts[c].hi))) {
+            fprintf(stderr, "%s: bad or missing value for %s\n%s", prog, name, usage);
+            return 2;
+        }
+        if (c < ncounts)
+            counts[c].value = n;
+        else
+            strings[k].value = v;
+    }
+    return 0;
+}
+
 int cmp_double(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;

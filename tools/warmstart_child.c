@@ -150,7 +150,7 @@ static int auto_kernel(size_t *index)
 {
     for (size_t i = 0; i < cured_kernel_count(); i++) {
         const char *name = cured_kernel_name(i);
-        if (name != NULL && strncmp(name, "auto sum int32->int64 ", 22) == 0) {
+        if (name != NULL && strncmp(name, "auto SUM int32->int64 ", 22) == 0) {
             *index = i;
             return 0;
         }
@@ -164,7 +164,7 @@ static int child_lookup(int sm, int ptx)
     size_t index = 0;
     int major = 0, minor = 0;
     if (auto_kernel(&index) != 0)
-        return child_say(1, "error", "no built-in kernel named auto sum int32->int64");
+        return child_say(1, "error", "no built-in kernel named auto SUM int32->int64");
     double t0 = now_ms();
     if (cured_nvrtc_version(&major, &minor) != CURED_SUCCESS)
         return child_say(1, "error", "NVRTC is not available: %s", cured_last_error());
