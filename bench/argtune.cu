@@ -15,22 +15,12 @@
 #define CK(x) do { cudaError_t e_ = (x); if (e_ != cudaSuccess) { \
     printf("%s:%d %s\n", __FILE__, __LINE__, cudaGetErrorString(e_)); exit(1); } } while (0)
 
-// Derived operators, each with its own per-vector step below; they inherit
-// keys, combine and write from ArgOf (ArgMin of the library).
+// The library's argmin is ArgOf through thread_arg_vec (32-bit positions).
+// Earlier candidates, kept for the record: derived operators whose own
+// per-vector step (below) keeps a 64-bit index in the partial, through
+// thread_reduce_vec; they inherit keys, combine and write from ArgOf.
 template <class T> struct ArgBranchless : ArgOf<T, int, T, false, false> {};
 template <class T> struct ArgPackedFirst : ArgOf<T, int, T, false, false> {};
-template <class T> struct ArgNoReadback : ArgOf<T, int, T, false, false> {
-    __device__ void write(void *out, Arg<int> a, u64) const { *(long long *)out = a.i; }
-};
-
-// The library's step (extreme key, rare first-lane search) for ArgNoReadback.
-template <class T> struct VecStep<ArgNoReadback<T> > {
-    template <class TT, class A> __device__ static A step(A acc, uint4 v, u64 i0, ArgNoReadback<T> op)
-    {
-        return VecStep<ArgOf<T, int, T, false, false> >::template step<T, A>(acc, v, i0, op);
-    }
-};
-
 // Every lane's key, the extreme, then selects only (no branch).
 template <class T> struct VecStep<ArgBranchless<T> > {
     template <class TT, class A> __device__ static A step(A acc, uint4 v, u64 i0, ArgBranchless<T> op)
@@ -90,13 +80,26 @@ template <class T> struct VecStep<ArgPackedFirst<T> > {
     }
 };
 
+// MIN of the same elements (no index), for what a compare chain alone costs.
+template <class T> struct min_of { typedef T V; };
+template <> struct min_of<half_t> { typedef float V; };
+template <class T>
+__global__ void __launch_bounds__(256) k_min(const T *in, size_t n, void *out, void *partials, unsigned *ticket)
+{
+    typedef typename min_of<T>::V V;
+    Min<T, V, T> op;
+    V v = thread_reduce_vec<T, V, Min<T, V, T>, 4>(in, n, op);
+    v = block_reduce_shuffle<256>(v, op);
+    finish_last_block<256>(v, out, n, (V *)partials, ticket, op);
+}
+
 template <class T, class Op, int UNROLL, int MINB>
 __global__ void __launch_bounds__(256, MINB) k_arg(const T *in, size_t n, void *out, Arg<int> *partials,
                                                    unsigned *ticket)
 {
     Op op;
     op.in = in;
-    Arg<int> v = thread_reduce_vec<T, Arg<int>, Op, UNROLL>(in, n, op);
+    Arg<int> v = ThreadLoop<Op>::template run<T, Arg<int>, UNROLL>(in, n, op);
     v = block_reduce_shuffle<256>(v, op);
     finish_last_block<256>(v, out, n, partials, ticket, op);
 }
@@ -115,7 +118,7 @@ template <class T> struct cub_type { typedef T type; };
 template <> struct cub_type<half_t> { typedef __half type; };
 
 typedef void (*kern)(const void *, size_t, void *, void *, unsigned *);
-struct Variant { const char *name; kern k; };
+struct Variant { const char *name; kern k; bool index = true; };
 #define V(name, ...) {name, (kern)(__VA_ARGS__)}
 
 template <class T>
@@ -126,15 +129,16 @@ static void run_type(const char *tname, size_t n, int iters, char *pool, size_t 
     const size_t bytes = n * sizeof(T);
     const int nbuf = (int)std::max<size_t>(1, std::min<size_t>(pool_bytes / bytes, 16));
     std::vector<Variant> vs = {
-        V("library step, 1 min block", k_arg<T, ArgOf<T, int, T, false, false>, 4, 1>),
-        V("library step, 8 blocks/SM", k_arg<T, ArgOf<T, int, T, false, false>, 4, 8>),
-        V("library step, no readback", k_arg<T, ArgNoReadback<T>, 4, 1>),
-        V("branchless", k_arg<T, ArgBranchless<T>, 4, 1>),
-        V("branchless, 8 blocks/SM", k_arg<T, ArgBranchless<T>, 4, 8>),
-        V("packed first", k_arg<T, ArgPackedFirst<T>, 4, 1>),
-        V("packed first, 8 blocks/SM", k_arg<T, ArgPackedFirst<T>, 4, 8>),
-        V("packed first, unroll 2", k_arg<T, ArgPackedFirst<T>, 2, 1>),
-        V("packed first, unroll 8", k_arg<T, ArgPackedFirst<T>, 8, 1>),
+        V("library, unroll 4", k_arg<T, ArgOf<T, int, T, false, false>, 4, 1>),
+        V("library, unroll 4, 8 blocks/SM", k_arg<T, ArgOf<T, int, T, false, false>, 4, 8>),
+        V("library, unroll 8", k_arg<T, ArgOf<T, int, T, false, false>, 8, 1>),
+        V("64-bit index, branchless", k_arg<T, ArgBranchless<T>, 4, 1>),
+        V("64-bit index, branchless, 8/SM", k_arg<T, ArgBranchless<T>, 4, 8>),
+        V("64-bit index, packed first", k_arg<T, ArgPackedFirst<T>, 4, 1>),
+        V("64-bit index, packed first, 8/SM", k_arg<T, ArgPackedFirst<T>, 4, 8>),
+        V("64-bit index, packed first, u2", k_arg<T, ArgPackedFirst<T>, 2, 1>),
+        V("64-bit index, packed first, u8", k_arg<T, ArgPackedFirst<T>, 8, 1>),
+        {"(MIN, no index)", (kern)k_min<T>, false},
     };
     void *tmp = nullptr;
     size_t tmp_bytes = 0;
@@ -176,7 +180,7 @@ static void run_type(const char *tname, size_t n, int iters, char *pool, size_t 
             long long idx;
             CK(cudaMemcpy(&idx, out, 8, cudaMemcpyDeviceToHost));
             if (v == -2) want[b] = idx;
-            else if (v >= 0 && idx != want[b]) wrong++;
+            else if (v >= 0 && vs[v].index && idx != want[b]) wrong++;
         }
         for (int i = 0; i < 10; i++) run(i);
         for (int i = 0; i < iters; i++) {
@@ -197,7 +201,7 @@ static void run_type(const char *tname, size_t n, int iters, char *pool, size_t 
             CK(cudaFuncGetAttributes(&a, vs[v].k));
             regs = a.numRegs;
         }
-        printf("  %-30s %8.2f us %7.1f GB/s %6.3fx CUB  regs %2d grid %5d %s\n",
+        printf("  %-34s %8.2f us %7.1f GB/s %6.3fx CUB  regs %2d grid %5d %s\n",
                v == -2 ? "CUB DeviceReduce::ArgMin" : v == -1 ? "(int32 sum of the same bytes)" : vs[v].name, med,
                bytes / med / 1e3, cub_med / med, regs, grid, v >= 0 && wrong ? "WRONG INDEX" : "");
     }

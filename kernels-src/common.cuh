@@ -79,6 +79,23 @@ template <class T, bool MAX, bool IGN> struct VecBest {
     }
 };
 
+// 8-bit integers: the SIMD byte min/max intrinsics over the four words, then
+// within the last word. Sixteen keys per vector held at once would take
+// 60-67 registers per thread and cut occupancy.
+#define CURED_BYTE_BEST(T, MIN4, MAX4)                                                               \
+    template <bool MAX, bool IGN> struct VecBest<T, MAX, IGN> {                                      \
+        __device__ static __forceinline__ unsigned ext(unsigned a, unsigned b) { return MAX ? MAX4(a, b) : MIN4(a, b); } \
+        template <class K, class Op> __device__ static __forceinline__ K key(uint4 v, Op)           \
+        {                                                                                            \
+            unsigned w = ext(ext(v.x, v.y), ext(v.z, v.w));                                          \
+            w = ext(w, w >> 16);                                                                     \
+            return (K)(T)(ext(w, w >> 8) & 0xffu);                                                   \
+        }                                                                                            \
+    };
+CURED_BYTE_BEST(signed char, __vmins4, __vmaxs4)
+CURED_BYTE_BEST(unsigned char, __vminu4, __vmaxu4)
+#undef CURED_BYTE_BEST
+
 #if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 800 // (!: nvcc's host pass, for bench/*.cu)
 // 16-bit floats and float32 on sm_80 and newer: packed min/max instructions
 // over the vector (their .NaN forms when NaN propagates), giving the bits of
@@ -138,29 +155,6 @@ CURED_PACKED_STEPS(float)
 #undef CURED_PACKED_STEPS
 #endif
 
-// argmin/argmax: the vector's extreme key first; only when it beats the
-// partial look for its first lane. A thread meets its indices in increasing
-// order, so a tie keeps the partial. The search is rare for one thread, but
-// some thread of a warp takes it often while the partials are young.
-template <class T, class K, class R, bool MAX, bool IGN> struct VecStep<ArgOf<T, K, R, MAX, IGN> > {
-    typedef ArgOf<T, K, R, MAX, IGN> Op;
-    template <class TT, class A> __device__ static __forceinline__ A step(A acc, uint4 v, u64 i0, Op op)
-    {
-        const int VEC = 16 / sizeof(T);
-        const K best = VecBest<T, MAX, IGN>::template key<K>(v, op);
-        if (acc.i == CURED_NO_INDEX || Op::better(best, acc.k)) {
-            const T *e = reinterpret_cast<const T *>(&v);
-            int lane = VEC - 1;
-#pragma unroll
-            for (int l = VEC - 2; l >= 0; l--)
-                lane = op.key(e[l]) == best ? l : lane;
-            acc.k = best;
-            acc.i = (long long)(i0 + lane);
-        }
-        return acc;
-    }
-};
-
 // Per-thread partial with 16-byte loads, UNROLL of them in flight per thread.
 // `in` need only be aligned to sizeof(T): the elements before the first
 // 16-byte boundary (the head) and after the last whole vector (the tail) are
@@ -200,6 +194,88 @@ __device__ A thread_reduce_vec(const T *in, size_t n, Op op)
         acc = op(acc, op.map(in[tail + tid], tail + tid));
     return acc;
 }
+
+// argmin/argmax per thread: thread_reduce_vec's order of loads, but each
+// vector gives its extreme key first (VecBest), and only a key that beats the
+// thread's best is looked for among the lanes. A thread meets its indices in
+// increasing order, so a tie keeps the best. The winner of the body is kept
+// as a 32-bit position (vectors visited * VEC + lane) and made an index once,
+// at the end: the search, rare for one thread but frequent for some thread of
+// a warp, then costs one 32-bit add (bench/NOTES.md, bench/argtune.cu).
+template <class T, class K, class Op, bool MAX, bool IGN>
+__device__ __forceinline__ void arg_visit(uint4 v, unsigned at, K &best, unsigned &pos, Op op)
+{
+    const int VEC = 16 / sizeof(T);
+    const K b = VecBest<T, MAX, IGN>::template key<K>(v, op);
+    if (pos == ~0u || Op::better(b, best)) {
+        const T *e = reinterpret_cast<const T *>(&v);
+        int lane = VEC - 1;
+#pragma unroll
+        for (int l = VEC - 2; l >= 0; l--)
+            lane = op.key(e[l]) == b ? l : lane;
+        best = b;
+        pos = at + lane;
+    }
+}
+
+template <class T, class K, class R, bool MAX, bool IGN, int UNROLL>
+__device__ Arg<K> thread_arg_vec(const T *in, size_t n, ArgOf<T, K, R, MAX, IGN> op)
+{
+    typedef ArgOf<T, K, R, MAX, IGN> Op;
+    const int VEC = 16 / sizeof(T);
+    const size_t tid = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    const size_t nthreads = (size_t)gridDim.x * blockDim.x;
+    Arg<K> acc = Op::identity();
+
+    size_t mis = (size_t)(reinterpret_cast<u64>(in) & 15) / sizeof(T);
+    size_t head = mis ? VEC - mis : 0;
+    if (head > n)
+        head = n;
+    if (tid < head)
+        acc = op(acc, op.map(in[tid], tid));
+
+    const uint4 *body = reinterpret_cast<const uint4 *>(in + head);
+    const size_t nvec = (n - head) / VEC;
+    K best = K(0);
+    unsigned pos = ~0u, at = 0; // at: vectors visited so far * VEC
+    size_t i = tid;
+    for (; i + (UNROLL - 1) * nthreads < nvec; i += UNROLL * nthreads, at += UNROLL * VEC) {
+        uint4 v[UNROLL];
+#pragma unroll
+        for (int u = 0; u < UNROLL; u++) // all loads issued before any use
+            v[u] = load16<LOAD_LDG>(body + i + u * nthreads);
+#pragma unroll
+        for (int u = 0; u < UNROLL; u++)
+            arg_visit<T, K, Op, MAX, IGN>(v[u], at + u * VEC, best, pos, op);
+    }
+    for (; i < nvec; i += nthreads, at += VEC)
+        arg_visit<T, K, Op, MAX, IGN>(load16<LOAD_LDG>(body + i), at, best, pos, op);
+    if (pos != ~0u) { // visit m of this thread read vector tid + m * nthreads
+        Arg<K> b = {best, (long long)(head + (tid + (size_t)(pos / VEC) * nthreads) * VEC + pos % VEC)};
+        acc = op(acc, b);
+    }
+
+    const size_t tail = head + nvec * VEC;
+    if (tid < n - tail)
+        acc = op(acc, op.map(in[tail + tid], tail + tid));
+    return acc;
+}
+
+// The per-thread loop of an operator: thread_reduce_vec, or thread_arg_vec
+// for argmin/argmax.
+template <class Op> struct ThreadLoop {
+    template <class T, class A, int UNROLL> __device__ static __forceinline__ A run(const T *in, size_t n, Op op)
+    {
+        return thread_reduce_vec<T, A, Op, UNROLL>(in, n, op);
+    }
+};
+template <class T, class K, class R, bool MAX, bool IGN> struct ThreadLoop<ArgOf<T, K, R, MAX, IGN> > {
+    template <class TT, class A, int UNROLL>
+    __device__ static __forceinline__ A run(const T *in, size_t n, ArgOf<T, K, R, MAX, IGN> op)
+    {
+        return thread_arg_vec<T, K, R, MAX, IGN, UNROLL>(in, n, op);
+    }
+};
 
 // Warp reduction with shuffles; lane 0 holds the result. Lower lanes hold
 // lower indices, and partials are combined as op(lower, higher).

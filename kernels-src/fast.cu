@@ -9,7 +9,7 @@ reduce_fast(const T *in, size_t n, void *out, A *partials, unsigned int *ticket)
 {
     Op op;
     bind_input(op, in);
-    A v = thread_reduce_vec<T, A, Op, UNROLL>(in, n, op);
+    A v = ThreadLoop<Op>::template run<T, A, UNROLL>(in, n, op);
     v = block_reduce_shuffle<BLOCK>(v, op);
     finish_last_block<BLOCK>(v, out, n, partials, ticket, op);
 }
