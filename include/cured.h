@@ -257,8 +257,9 @@ CURED_EXPORT cured_status cured_destroy(cured_handle h);
  * it was captured on: do not run it concurrently with other calls on that
  * stream or other launches of the same graph.
  *
- * Pointers: a pointer the device cannot read (plain host memory) is refused
- * with CURED_ERROR_NOT_DEVICE_POINTER (one cuPointerGetAttributes per pointer).
+ * Pointers: a pointer CUDA does not know (plain host memory) is refused with
+ * CURED_ERROR_NOT_DEVICE_POINTER (one cuPointerGetAttributes per pointer);
+ * device memory of another device must be reachable through peer access.
  *
  * \param h       handle.
  * \param op      operator.
@@ -337,7 +338,8 @@ CURED_EXPORT cured_status cured_nvrtc_version(int *major, int *minor);
 
 /**
  * \brief CUDA driver version (e.g. 13000), loading the driver if needed.
- * \return CURED_SUCCESS or CURED_ERROR_NO_DRIVER.
+ * \return CURED_SUCCESS (also when the driver sees no device) or
+ *         CURED_ERROR_NO_DRIVER.
  */
 CURED_EXPORT cured_status cured_driver_version(int *version);
 
@@ -364,7 +366,7 @@ CURED_EXPORT size_t cured_kernel_count(void);
 
 /**
  * \brief Description of built-in kernel specialization index, e.g.
- * "single_pass_ticket int32->int64 (kernels-src/single_pass.cu)".
+ * "single_pass_ticket SUM int32->int64 (kernels-src/single_pass.cu)".
  * \return a static string, or NULL if index >= cured_kernel_count().
  */
 CURED_EXPORT const char *cured_kernel_name(size_t index);

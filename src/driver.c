@@ -12,6 +12,7 @@ typedef CUresult (*get_proc_fn)(const char *, void **, int, cuuint64_t,
 
 static struct cr_driver table;
 static const struct cr_driver *loaded;
+static int resolved; /* every entry point found, whether or not cuInit succeeded */
 static char failure[512];
 static CUresult init_result = CUDA_SUCCESS;
 static pthread_once_t once = PTHREAD_ONCE_INIT;
@@ -50,6 +51,7 @@ static void load(void)
     }
     CR_DRIVER_FUNCTIONS(CR_DRIVER_RESOLVE)
 #undef CR_DRIVER_RESOLVE
+    resolved = 1;
     CUresult r = table.Init(0);
     init_result = r;
     if (r != CUDA_SUCCESS) {
@@ -67,6 +69,12 @@ const struct cr_driver *cr_driver_load(const char **why, int *no_device)
     if (no_device != NULL)
         *no_device = loaded == NULL && init_result == CUDA_ERROR_NO_DEVICE;
     return loaded;
+}
+
+CUresult cr_driver_get_version(int *version)
+{
+    pthread_once(&once, load);
+    return resolved ? table.DriverGetVersion(version) : CUDA_ERROR_NOT_INITIALIZED;
 }
 
 const char *cr_driver_error_text(CUresult r)

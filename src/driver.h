@@ -91,6 +91,10 @@ struct cr_driver {
  * not NULL) is set when the driver loaded but cuInit found no device.
  */
 const struct cr_driver *cr_driver_load(const char **why, int *no_device);
+/* cuDriverGetVersion, which needs no cuInit: it answers when the driver
+ * loaded but cuInit failed (no device); CUDA_ERROR_NOT_INITIALIZED when the
+ * driver did not load. */
+CUresult cr_driver_get_version(int *version);
 
 /* "CUDA_ERROR_X (description)" for a driver result; a static string. */
 const char *cr_driver_error_text(CUresult r);

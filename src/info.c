@@ -33,12 +33,13 @@ CR_API cured_status cured_nvrtc_version(int *major, int *minor)
 CR_API cured_status cured_driver_version(int *version)
 {
     const struct cr_driver *d;
-    cured_status st = cr_driver(&d);
-    if (st != CURED_SUCCESS)
+    cured_status st = cr_driver(&d); /* loads the driver, or says why not */
+    if (st != CURED_SUCCESS && st != CURED_ERROR_NO_DEVICE)
         return st;
     if (version == NULL)
         return cr_fail(CURED_ERROR_NULL_POINTER, "cured_driver_version: version is NULL");
-    CUresult r = d->DriverGetVersion(version);
+    /* A driver without a device still has a version. */
+    CUresult r = cr_driver_get_version(version);
     return r == CUDA_SUCCESS ? CURED_SUCCESS : cr_fail_cuda(r, "cuDriverGetVersion");
 }
 

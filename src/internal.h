@@ -98,7 +98,7 @@ const char *cr_source_text(const char *name);
 #define CR_BLOCK 256
 #define CR_UNROLL 4      /* the AUTO kernels' usual loads in flight per thread */
 #define CR_UNROLL_ARG16 8 /* ARG operators over 16-bit floats (bench/NOTES.md) */
-#define CR_MAX_ACC 16    /* largest accumulator (Arg<double>): bytes per partial */
+#define CR_MAX_ACC 16    /* largest accumulator (Arg<long long>, Pair<double>): bytes per partial */
 #define CR_MAX_RESULT 16 /* largest result (cured_arg_result) */
 
 enum cr_kind {

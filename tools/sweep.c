@@ -486,6 +486,7 @@ static int host_time(struct bk_gpu *g)
     void *fn = NULL, *partials = NULL;
     if (g->cmp == NULL || cmp_read_ceiling_function(g->cmp, &fn, &partials) != 0) {
         printf("  cuLaunchKernel: not measured: %s\n", g->cmp ? cmp_last_error() : g->cmp_error);
+        rc = 1;
     } else {
         L.fn = (CUfunction)fn;
         L.partials = (CUdeviceptr)(uintptr_t)partials;
