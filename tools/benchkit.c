@@ -305,3 +305,36 @@ void bk_progress_clear(void)
         fflush(stderr);
     }
 }
+
+double bk_host_us(struct bk_gpu *g, void *user, bk_call_fn call, int calls, int reps, int batch, char *why,
+                  size_t len)
+{
+    double per_call[16];
+    if (reps < 1 || reps > 16 || calls < 1 || batch < 1) {
+        snprintf(why, len, "bk_host_us: bad arguments");
+        return -1;
+    }
+    for (int k = 0; k < batch; k++)
+        if (call(user, 0, 0, why, len) != 0)
+            return -1;
+    for (int rep = 0; rep < reps; rep++) {
+        double total = 0;
+        for (int done = 0; done < calls; done += batch) {
+            int n = calls - done < batch ? calls - done : batch, rc = 0;
+            CUresult e = g->d->StreamSynchronize(g->stream);
+            if (e != CUDA_SUCCESS) {
+                snprintf(why, len, "cuStreamSynchronize: %s", cr_driver_error_text(e));
+                return -1;
+            }
+            double t0 = now_ms();
+            for (int k = 0; k < n && rc == 0; k++)
+                rc = call(user, 0, 0, why, len);
+            total += now_ms() - t0;
+            if (rc != 0)
+                return -1;
+        }
+        per_call[rep] = total * 1e3 / calls;
+    }
+    qsort(per_call, (size_t)reps, sizeof *per_call, cmp_double);
+    return median_sorted(per_call, (size_t)reps);
+}

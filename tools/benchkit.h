@@ -95,6 +95,14 @@ struct bk_time {
     double med_us, min_us, max_us;
 };
 
+/* Host time of one call: reps repetitions of `calls` calls, the clock around
+ * each batch of `batch` calls; the stream synchronisation after each batch
+ * (which keeps the launch queue short, so that no call waits for room in it)
+ * is not counted. `batch` untimed calls first (the first compiles or loads).
+ * The median of the repetitions in microseconds per call; -1 with why. */
+double bk_host_us(struct bk_gpu *g, void *user, bk_call_fn call, int calls, int reps, int batch, char *why,
+                  size_t len);
+
 /* warm untimed calls (the first compiles what it needs), a synchronisation,
  * then iters calls each between its own pair of events; inputs = buffers
  * consumed per call (1, or 2 for a dot product). 0, or -1 with why. */

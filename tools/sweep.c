@@ -23,7 +23,7 @@
 #define MAX_BUFFERS (1 << 17)    /* 4x a 128 MiB L2 at 4 KiB per buffer */
 #define GEN_CHUNK ((size_t)4 << 20)
 #define HOST_CALLS 100000        /* host-time loop: calls per repetition */
-#define HOST_REPS 5
+#define HOST_REPS 5              /* repetitions; their median is reported */
 #define HOST_BATCH 256           /* calls between two (untimed) synchronisations */
 #define HOST_N 1024
 #define HOST_GOAL_US 1.5
@@ -365,44 +365,11 @@ static int sweep_type(struct bk_gpu *g, cured_type type, int lo, int hi, int ite
     return failed || wrong;
 }
 
-/* HOST_REPS repetitions of HOST_CALLS calls, timed by the clock around each
- * batch of HOST_BATCH calls; the synchronisation after each batch (which
- * keeps the launch queue short, so that no call waits for room in it) is not
- * counted. Median of the repetitions, in microseconds per call; -1 on
- * failure (why). */
-static double loop_us(struct bk_gpu *g, void *user, bk_call_fn call, char *why, size_t len)
-{
-    double per_call[HOST_REPS];
-    for (int k = 0; k < HOST_BATCH; k++) /* the first compiles or loads what the call needs */
-        if (call(user, 0, 0, why, len) != 0)
-            return -1;
-    for (int rep = 0; rep < HOST_REPS; rep++) {
-        double total = 0;
-        for (int done = 0; done < HOST_CALLS; done += HOST_BATCH) {
-            int batch = HOST_CALLS - done < HOST_BATCH ? HOST_CALLS - done : HOST_BATCH, rc = 0;
-            CUresult e = g->d->StreamSynchronize(g->stream);
-            if (e != CUDA_SUCCESS) {
-                snprintf(why, len, "cuStreamSynchronize: %s", cr_driver_error_text(e));
-                return -1;
-            }
-            double t0 = now_ms();
-            for (int k = 0; k < batch && rc == 0; k++)
-                rc = call(user, 0, 0, why, len);
-            total += now_ms() - t0;
-            if (rc != 0)
-                return -1;
-        }
-        per_call[rep] = total * 1e3 / HOST_CALLS;
-    }
-    qsort(per_call, HOST_REPS, sizeof *per_call, cmp_double);
-    return median_sorted(per_call, HOST_REPS);
-}
-
-/* Host time of one asynchronous call on HOST_N int32 (loop_us), then one
+/* Host time of one asynchronous call on HOST_N int32 (bk_host_us), then one
  * more call into a cleared slot, as a check that the calls do their work. */
 static double host_us(struct bk_gpu *g, struct sweep *S, bk_call_fn call, char *why, size_t len)
 {
-    double us = loop_us(g, S, call, why, len);
+    double us = bk_host_us(g, S, call, HOST_CALLS, HOST_REPS, HOST_BATCH, why, len);
     if (us < 0)
         return -1;
     char bad[200] = "";
@@ -475,7 +442,7 @@ static int host_time(struct bk_gpu *g)
         printf("  cured_reduce_async (AUTO):   %6.3f us  (goal <= %.1f us: %s)\n", us, HOST_GOAL_US,
                us <= HOST_GOAL_US ? "met" : "NOT met");
     }
-    if ((us = loop_us(g, &S, call_pointer_query, why, sizeof why)) < 0) {
+    if ((us = bk_host_us(g, &S, call_pointer_query, HOST_CALLS, HOST_REPS, HOST_BATCH, why, sizeof why)) < 0) {
         printf("  cuPointerGetAttributes: FAIL: %s\n", why);
         rc = 1;
     } else {
@@ -491,7 +458,7 @@ static int host_time(struct bk_gpu *g)
         L.fn = (CUfunction)fn;
         L.partials = (CUdeviceptr)(uintptr_t)partials;
         L.tail = L.in; /* ntail = 0: not read */
-        if ((us = loop_us(g, &L, call_bare_launch, why, sizeof why)) < 0) {
+        if ((us = bk_host_us(g, &L, call_bare_launch, HOST_CALLS, HOST_REPS, HOST_BATCH, why, sizeof why)) < 0) {
             printf("  cuLaunchKernel: FAIL: %s\n", why);
             rc = 1;
         } else {
