@@ -5,9 +5,8 @@
  * version is still reported. Runs without a GPU; exits 77 only when the fake
  * library was not built (a static-only build).
  */
-#include "cured.h"
+#include "api_test.h"
 
-#include <check.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,12 +21,6 @@ static void use_fake_driver(void)
 {
     /* Each test runs in its own process, which loads the driver at its first call. */
     ck_assert_int_eq(setenv("CURED_CUDA_DRIVER_LIBRARY", fake_driver, 1), 0);
-}
-
-static void assert_message_contains(const char *what, const char *needle)
-{
-    ck_assert_msg(strstr(cured_last_error(), needle) != NULL, "%s: message \"%s\" does not contain \"%s\"",
-                  what, cured_last_error(), needle);
 }
 
 START_TEST(test_create)

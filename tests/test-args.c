@@ -1,0 +1,438 @@
+/*
+ * cr_check_args and the type calls without a GPU: every operator, element
+ * type, result type and algorithm against what include/cured.h documents,
+ * empty inputs, alignment, pointers and sizes, default result types, type
+ * sizes and names. No loader is reached.
+ */
+#include "api_test.h"
+
+#include <limits.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#define IN_OK ((const void *)(uintptr_t)0x1000)
+#define OUT_OK ((const void *)(uintptr_t)0x2000)
+
+static void expect_args(cured_status want, const char *needle, cured_op op, cured_algorithm algo,
+                        const void *in, cured_type in_type, size_t n, const void *out,
+                        cured_type out_type)
+{
+    int spec = -12345;
+    clear_error();
+    cured_status st = cr_check_args(op, algo, in, in_type, n, out, out_type, &spec);
+    ck_assert_msg(st == want,
+                  "op %d algo %d in %p type %d n %zu out %p type %d: got %s, want %s", (int)op,
+                  (int)algo, in, (int)in_type, n, out, (int)out_type, cured_status_string(st),
+                  cured_status_string(want));
+    if (want == CURED_SUCCESS) {
+        ck_assert_msg(spec >= 0 && (size_t)spec < cr_spec_count(), "spec index %d out of range", spec);
+        cured_status why = CURED_SUCCESS;
+        ck_assert_int_eq(spec, cr_spec_index(op, algo, in_type, out_type, &why));
+        ck_assert_ptr_nonnull(cr_spec((size_t)spec));
+    } else {
+        char what[64];
+        snprintf(what, sizeof what, "cr_check_args -> %s", cured_status_string(st));
+        assert_message_contains(what, needle);
+    }
+}
+
+START_TEST(test_check_args_enums)
+{
+    static const int bad[] = {-1, 1000, INT_MAX, INT_MIN};
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        char num[16];
+        snprintf(num, sizeof num, "%d", bad[i]);
+        expect_args(CURED_ERROR_INVALID_ENUM, num, (cured_op)bad[i], CURED_ALGO_AUTO, IN_OK,
+                    CURED_TYPE_INT32, 10, OUT_OK, CURED_TYPE_INT64);
+        expect_args(CURED_ERROR_INVALID_ENUM, num, CURED_OP_SUM, (cured_algorithm)bad[i], IN_OK,
+                    CURED_TYPE_INT32, 10, OUT_OK, CURED_TYPE_INT64);
+        expect_args(CURED_ERROR_INVALID_ENUM, num, CURED_OP_SUM, CURED_ALGO_AUTO, IN_OK,
+                    (cured_type)bad[i], 10, OUT_OK, CURED_TYPE_INT64);
+        expect_args(CURED_ERROR_INVALID_ENUM, num, CURED_OP_SUM, CURED_ALGO_AUTO, IN_OK,
+                    CURED_TYPE_INT32, 10, OUT_OK, (cured_type)bad[i]);
+    }
+    expect_args(CURED_ERROR_INVALID_ENUM, "7", CURED_OP_SUM, (cured_algorithm)CURED_ALGO_COUNT, IN_OK,
+                CURED_TYPE_INT32, 10, OUT_OK, CURED_TYPE_INT64);
+    expect_args(CURED_ERROR_INVALID_ENUM, "12", CURED_OP_SUM, CURED_ALGO_AUTO, IN_OK,
+                (cured_type)CURED_TYPE_COUNT, 10, OUT_OK, CURED_TYPE_INT64);
+    expect_args(CURED_ERROR_INVALID_ENUM, "18", (cured_op)CURED_OP_COUNT, CURED_ALGO_AUTO, IN_OK,
+                CURED_TYPE_INT32, 10, OUT_OK, CURED_TYPE_INT64);
+}
+END_TEST
+
+/*
+ * The result types include/cured.h documents for (op, in), in the order of
+ * its lists (the first is what cured_default_result gives); 0 if the
+ * operator does not take the type.
+ */
+static int documented(cured_op op, cured_type in, cured_type res[4])
+{
+    const int is_signed = in == CURED_TYPE_INT8 || in == CURED_TYPE_INT16 || in == CURED_TYPE_INT32 ||
+                          in == CURED_TYPE_INT64;
+    const int is_unsigned = in == CURED_TYPE_UINT8 || in == CURED_TYPE_UINT16 || in == CURED_TYPE_UINT32 ||
+                            in == CURED_TYPE_UINT64;
+    const int is_half = in == CURED_TYPE_FLOAT16 || in == CURED_TYPE_BFLOAT16;
+    int n = 0;
+    switch (op) {
+    case CURED_OP_SUM:
+    case CURED_OP_PRODUCT:
+    case CURED_OP_SUM_SQUARES:
+    case CURED_OP_SUM_ABS:
+    case CURED_OP_DOT:
+        if (is_signed || is_unsigned) { /* the 64-bit type, the 32-bit type, the element type */
+            res[n++] = is_signed ? CURED_TYPE_INT64 : CURED_TYPE_UINT64;
+            res[n++] = is_signed ? CURED_TYPE_INT32 : CURED_TYPE_UINT32;
+            if (in != res[0] && in != res[1])
+                res[n++] = in;
+        } else if (is_half) {
+            res[n++] = CURED_TYPE_FLOAT32;
+            res[n++] = in;
+        } else if (in == CURED_TYPE_FLOAT32) {
+            res[n++] = CURED_TYPE_FLOAT32;
+            res[n++] = CURED_TYPE_FLOAT64;
+        } else {
+            res[n++] = CURED_TYPE_FLOAT64;
+        }
+        return n;
+    case CURED_OP_NORM2:
+        if (is_half || in == CURED_TYPE_FLOAT32)
+            res[n++] = CURED_TYPE_FLOAT32;
+        if (!is_half)
+            res[n++] = CURED_TYPE_FLOAT64;
+        return n;
+    case CURED_OP_AND:
+    case CURED_OP_OR:
+    case CURED_OP_XOR: /* integers only */
+        if (is_signed || is_unsigned)
+            res[n++] = in;
+        return n;
+    case CURED_OP_NANMIN:
+    case CURED_OP_NANMAX:
+    case CURED_OP_NANARGMIN:
+    case CURED_OP_NANARGMAX: /* only floats have NaNs (the header does not say it in so many words) */
+        if (!is_signed && !is_unsigned)
+            res[n++] = in;
+        return n;
+    default: /* MIN, MAX, MINMAX, ARGMIN, ARGMAX: the element type */
+        res[n++] = in;
+        return n;
+    }
+}
+
+static int is_documented(cured_op op, cured_type in, cured_type out)
+{
+    cured_type res[4];
+    int n = documented(op, in, res);
+    for (int k = 0; k < n; k++)
+        if (res[k] == out)
+            return 1;
+    return 0;
+}
+
+static int needs_input(cured_op op)
+{
+    return op == CURED_OP_MINMAX || op == CURED_OP_ARGMIN || op == CURED_OP_ARGMAX ||
+           op == CURED_OP_NANARGMIN || op == CURED_OP_NANARGMAX;
+}
+
+/*
+ * Every algorithm x operator x element type x result type, with n = 100
+ * and n = 0: AUTO offers exactly what the header documents
+ * (TYPE_MISMATCH, naming the combination, otherwise); the other algorithms
+ * offer only the int32 sums into int32 and int64 (NOT_SUPPORTED, pointing
+ * at AUTO, for the rest of what AUTO offers); n == 0 gives EMPTY_INPUT for
+ * the operators without an identity.
+ */
+START_TEST(test_check_args_every_combination)
+{
+    size_t offered = 0;
+    for (int a = 0; a < CURED_ALGO_COUNT; a++)
+        for (int op = 0; op < CURED_OP_COUNT; op++)
+            for (int in = 0; in < CURED_TYPE_COUNT; in++)
+                for (int out = 0; out < CURED_TYPE_COUNT; out++)
+                    for (int empty = 0; empty < 2; empty++) {
+                        const int doc = is_documented((cured_op)op, (cured_type)in, (cured_type)out);
+                        const int table = op == CURED_OP_SUM && in == CURED_TYPE_INT32 &&
+                                          (out == CURED_TYPE_INT32 || out == CURED_TYPE_INT64);
+                        cured_status want = !doc ? CURED_ERROR_TYPE_MISMATCH
+                                            : a != CURED_ALGO_AUTO && !table ? CURED_ERROR_NOT_SUPPORTED
+                                            : empty && needs_input((cured_op)op) ? CURED_ERROR_EMPTY_INPUT
+                                                                                 : CURED_SUCCESS;
+                        const char *needle = want == CURED_ERROR_TYPE_MISMATCH ? "not offered"
+                                             : want == CURED_ERROR_NOT_SUPPORTED ? "CURED_ALGO_AUTO"
+                                                                                 : "n = 0";
+                        int spec = -12345;
+                        clear_error();
+                        cured_status st = cr_check_args((cured_op)op, (cured_algorithm)a, IN_OK, (cured_type)in,
+                                                        empty ? 0 : 100, OUT_OK, (cured_type)out, &spec);
+                        if (st != want)
+                            ck_abort_msg("algo %d op %d in %d out %d n %d: got %s, want %s (%s)", a, op, in, out,
+                                         empty ? 0 : 100, cured_status_string(st), cured_status_string(want),
+                                         cured_last_error());
+                        if (st == CURED_SUCCESS) {
+                            const struct cr_program *p = cr_spec((size_t)spec);
+                            if (p == NULL || (int)p->op != op || (int)p->algo != a || (int)p->in != in ||
+                                (int)p->out != out)
+                                ck_abort_msg("algo %d op %d in %d out %d: spec %d is another combination", a, op,
+                                             in, out, spec);
+                            offered += !empty;
+                        } else if (strstr(cured_last_error(), needle) == NULL) {
+                            ck_abort_msg("algo %d op %d in %d out %d: the message \"%s\" does not say \"%s\"", a,
+                                         op, in, out, cured_last_error(), needle);
+                        }
+                    }
+    /* Every specialization is one of those combinations. */
+    ck_assert_uint_eq(offered, cr_spec_count());
+    /* The names in the messages. */
+    expect_args(CURED_ERROR_TYPE_MISMATCH, "float32", CURED_OP_AND, CURED_ALGO_AUTO, IN_OK, CURED_TYPE_FLOAT32, 10,
+                OUT_OK, CURED_TYPE_FLOAT32);
+    expect_args(CURED_ERROR_TYPE_MISMATCH, "NANMIN", CURED_OP_NANMIN, CURED_ALGO_AUTO, IN_OK, CURED_TYPE_INT32, 10,
+                OUT_OK, CURED_TYPE_INT32);
+    expect_args(CURED_ERROR_TYPE_MISMATCH, "float32", CURED_OP_SUM, CURED_ALGO_AUTO, IN_OK, CURED_TYPE_INT32, 10,
+                OUT_OK, CURED_TYPE_FLOAT32);
+    expect_args(CURED_ERROR_NOT_SUPPORTED, "two_pass_shared", CURED_OP_SUM, CURED_ALGO_TWO_PASS_SHARED, IN_OK,
+                CURED_TYPE_INT64, 10, OUT_OK, CURED_TYPE_INT64);
+    expect_args(CURED_ERROR_NOT_SUPPORTED, "MIN", CURED_OP_MIN, CURED_ALGO_LISTING_12_4, IN_OK, CURED_TYPE_INT32,
+                10, OUT_OK, CURED_TYPE_INT32);
+    /* Not offered by any algorithm: a type mismatch, whatever the algorithm. */
+    expect_args(CURED_ERROR_TYPE_MISMATCH, "not offered", CURED_OP_SUM, CURED_ALGO_SINGLE_PASS_ATOMIC, IN_OK,
+                CURED_TYPE_INT32, 10, OUT_OK, CURED_TYPE_INT8);
+}
+END_TEST
+
+/* n == 0: operators without an identity refuse it, also with a NULL input; the others accept it. */
+START_TEST(test_check_args_empty)
+{
+    static const cured_op no_identity[] = {CURED_OP_MINMAX, CURED_OP_ARGMIN, CURED_OP_ARGMAX,
+                                           CURED_OP_NANARGMIN, CURED_OP_NANARGMAX};
+    for (size_t k = 0; k < sizeof no_identity / sizeof *no_identity; k++) {
+        expect_args(CURED_ERROR_EMPTY_INPUT, "n = 0", no_identity[k], CURED_ALGO_AUTO, NULL, CURED_TYPE_FLOAT32,
+                    0, OUT_OK, CURED_TYPE_FLOAT32);
+        expect_args(CURED_ERROR_EMPTY_INPUT, "n = 0", no_identity[k], CURED_ALGO_AUTO, IN_OK, CURED_TYPE_FLOAT64,
+                    0, OUT_OK, CURED_TYPE_FLOAT64);
+        expect_args(CURED_SUCCESS, NULL, no_identity[k], CURED_ALGO_AUTO, IN_OK, CURED_TYPE_FLOAT32, 1, OUT_OK,
+                    CURED_TYPE_FLOAT32);
+    }
+    expect_args(CURED_ERROR_EMPTY_INPUT, "n = 0", CURED_OP_ARGMAX, CURED_ALGO_AUTO, NULL, CURED_TYPE_INT8, 0,
+                OUT_OK, CURED_TYPE_INT8);
+    static const cured_op identity[] = {CURED_OP_SUM, CURED_OP_PRODUCT, CURED_OP_MIN, CURED_OP_MAX,
+                                        CURED_OP_NANMIN, CURED_OP_NANMAX, CURED_OP_SUM_SQUARES,
+                                        CURED_OP_SUM_ABS, CURED_OP_NORM2, CURED_OP_DOT};
+    for (size_t k = 0; k < sizeof identity / sizeof *identity; k++)
+        expect_args(CURED_SUCCESS, NULL, identity[k], CURED_ALGO_AUTO, NULL, CURED_TYPE_FLOAT32, 0, OUT_OK,
+                    CURED_TYPE_FLOAT32);
+    for (int op = CURED_OP_AND; op <= CURED_OP_XOR; op++)
+        expect_args(CURED_SUCCESS, NULL, (cured_op)op, CURED_ALGO_AUTO, NULL, CURED_TYPE_UINT16, 0, OUT_OK,
+                    CURED_TYPE_UINT16);
+}
+END_TEST
+
+/* Inputs need the element alignment; outputs their size's, 8 bytes for the ARG operators. */
+START_TEST(test_check_args_alignment)
+{
+    const void *at1 = (const void *)(uintptr_t)0x2001, *at2 = (const void *)(uintptr_t)0x2002;
+    const void *at4 = (const void *)(uintptr_t)0x2004, *at8 = (const void *)(uintptr_t)0x2008;
+    static const cured_op args[] = {CURED_OP_ARGMIN, CURED_OP_ARGMAX, CURED_OP_NANARGMIN, CURED_OP_NANARGMAX};
+    for (size_t k = 0; k < sizeof args / sizeof *args; k++) {
+        expect_args(CURED_ERROR_MISALIGNED, "0x2004", args[k], CURED_ALGO_AUTO, IN_OK, CURED_TYPE_FLOAT32, 10, at4,
+                    CURED_TYPE_FLOAT32);
+        expect_args(CURED_ERROR_MISALIGNED, "0x2002", args[k], CURED_ALGO_AUTO, IN_OK, CURED_TYPE_FLOAT16, 10, at2,
+                    CURED_TYPE_FLOAT16);
+        expect_args(CURED_SUCCESS, NULL, args[k], CURED_ALGO_AUTO, IN_OK, CURED_TYPE_FLOAT16, 10, at8,
+                    CURED_TYPE_FLOAT16);
+    }
+    expect_args(CURED_ERROR_MISALIGNED, "0x2001", CURED_OP_ARGMAX, CURED_ALGO_AUTO, IN_OK, CURED_TYPE_INT8, 10, at1,
+                CURED_TYPE_INT8);
+    /* One-byte elements and results need no alignment; two-byte ones need two. */
+    expect_args(CURED_SUCCESS, NULL, CURED_OP_MIN, CURED_ALGO_AUTO, at1, CURED_TYPE_INT8, 10, at1, CURED_TYPE_INT8);
+    expect_args(CURED_SUCCESS, NULL, CURED_OP_SUM, CURED_ALGO_AUTO, at1, CURED_TYPE_UINT8, 10, at1, CURED_TYPE_UINT8);
+    expect_args(CURED_ERROR_MISALIGNED, "0x2001", CURED_OP_MAX, CURED_ALGO_AUTO, at1, CURED_TYPE_FLOAT16, 10, at2,
+                CURED_TYPE_FLOAT16);
+    expect_args(CURED_ERROR_MISALIGNED, "0x2001", CURED_OP_MAX, CURED_ALGO_AUTO, at2, CURED_TYPE_BFLOAT16, 10, at1,
+                CURED_TYPE_BFLOAT16);
+    expect_args(CURED_SUCCESS, NULL, CURED_OP_MAX, CURED_ALGO_AUTO, at2, CURED_TYPE_INT16, 10, at2, CURED_TYPE_INT16);
+    expect_args(CURED_ERROR_MISALIGNED, "0x2004", CURED_OP_XOR, CURED_ALGO_AUTO, at4, CURED_TYPE_UINT64, 10, at8,
+                CURED_TYPE_UINT64);
+    expect_args(CURED_ERROR_MISALIGNED, "0x2004", CURED_OP_SUM, CURED_ALGO_AUTO, at4, CURED_TYPE_INT16, 10, at4,
+                CURED_TYPE_INT64);
+    expect_args(CURED_SUCCESS, NULL, CURED_OP_SUM, CURED_ALGO_AUTO, at2, CURED_TYPE_INT16, 10, at4,
+                CURED_TYPE_INT32);
+    expect_args(CURED_SUCCESS, NULL, CURED_OP_MINMAX, CURED_ALGO_AUTO, at8, CURED_TYPE_FLOAT64, 10, at8,
+                CURED_TYPE_FLOAT64);
+}
+END_TEST
+
+/* cured_default_result: the first documented result type, or TYPE_MISMATCH. */
+START_TEST(test_default_result)
+{
+    for (int op = 0; op < CURED_OP_COUNT; op++)
+        for (int in = 0; in < CURED_TYPE_COUNT; in++) {
+            cured_type res[4], got = (cured_type)-7;
+            int n = documented((cured_op)op, (cured_type)in, res);
+            clear_error();
+            cured_status st = cured_default_result((cured_op)op, (cured_type)in, &got);
+            if (n == 0) {
+                ck_assert_msg(st == CURED_ERROR_TYPE_MISMATCH, "op %d in %d: got %s, want TYPE_MISMATCH", op, in,
+                              cured_status_string(st));
+                ck_assert_int_eq((int)got, -7);
+                assert_message_contains("cured_default_result", "does not take");
+            } else {
+                ck_assert_msg(st == CURED_SUCCESS && got == res[0], "op %d in %d: got %s and type %d, want %d",
+                              op, in, cured_status_string(st), (int)got, (int)res[0]);
+            }
+        }
+    /* Spot checks of the documented defaults. */
+    cured_type t;
+    ck_assert_int_eq(cured_default_result(CURED_OP_SUM, CURED_TYPE_INT8, &t), CURED_SUCCESS);
+    ck_assert_int_eq(t, CURED_TYPE_INT64);
+    ck_assert_int_eq(cured_default_result(CURED_OP_DOT, CURED_TYPE_UINT16, &t), CURED_SUCCESS);
+    ck_assert_int_eq(t, CURED_TYPE_UINT64);
+    ck_assert_int_eq(cured_default_result(CURED_OP_SUM, CURED_TYPE_BFLOAT16, &t), CURED_SUCCESS);
+    ck_assert_int_eq(t, CURED_TYPE_FLOAT32);
+    ck_assert_int_eq(cured_default_result(CURED_OP_PRODUCT, CURED_TYPE_FLOAT32, &t), CURED_SUCCESS);
+    ck_assert_int_eq(t, CURED_TYPE_FLOAT32);
+    ck_assert_int_eq(cured_default_result(CURED_OP_NORM2, CURED_TYPE_INT16, &t), CURED_SUCCESS);
+    ck_assert_int_eq(t, CURED_TYPE_FLOAT64);
+    ck_assert_int_eq(cured_default_result(CURED_OP_ARGMIN, CURED_TYPE_UINT8, &t), CURED_SUCCESS);
+    ck_assert_int_eq(t, CURED_TYPE_UINT8);
+
+    static const int bad[] = {-1, CURED_OP_COUNT, 1000, INT_MIN};
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        clear_error();
+        ck_assert_int_eq(cured_default_result((cured_op)bad[i], CURED_TYPE_INT32, &t), CURED_ERROR_INVALID_ENUM);
+        assert_message_contains("cured_default_result(bad op)", "unknown");
+        ck_assert_int_eq(cured_default_result(CURED_OP_SUM, (cured_type)(bad[i] == CURED_OP_COUNT ? CURED_TYPE_COUNT
+                                                                                                   : bad[i]), &t),
+                         CURED_ERROR_INVALID_ENUM);
+    }
+    clear_error();
+    ck_assert_int_eq(cured_default_result(CURED_OP_SUM, CURED_TYPE_INT32, NULL), CURED_ERROR_NULL_POINTER);
+    assert_message_contains("cured_default_result(NULL)", "NULL");
+}
+END_TEST
+
+START_TEST(test_type_size)
+{
+    static const size_t want[CURED_TYPE_COUNT] = {
+        [CURED_TYPE_INT32] = 4,   [CURED_TYPE_INT64] = 8,   [CURED_TYPE_INT8] = 1,    [CURED_TYPE_UINT8] = 1,
+        [CURED_TYPE_INT16] = 2,   [CURED_TYPE_UINT16] = 2,  [CURED_TYPE_UINT32] = 4,  [CURED_TYPE_UINT64] = 8,
+        [CURED_TYPE_FLOAT16] = 2, [CURED_TYPE_BFLOAT16] = 2, [CURED_TYPE_FLOAT32] = 4, [CURED_TYPE_FLOAT64] = 8};
+    for (int t = 0; t < CURED_TYPE_COUNT; t++)
+        ck_assert_msg(cured_type_size((cured_type)t) == want[t], "type %d: size %zu, want %zu", t,
+                      cured_type_size((cured_type)t), want[t]);
+    static const int bad[] = {-1, CURED_TYPE_COUNT, 1000, INT_MAX, INT_MIN};
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++)
+        ck_assert_uint_eq(cured_type_size((cured_type)bad[i]), 0);
+    ck_assert_uint_eq(sizeof(cured_arg_result), 16);
+    ck_assert_uint_eq(offsetof(cured_arg_result, value), 8);
+}
+END_TEST
+
+/* Names of every type and operator: the enumerator's spelling, each distinct. */
+START_TEST(test_names)
+{
+    static const char *const types[CURED_TYPE_COUNT] = {
+        [CURED_TYPE_INT32] = "int32",     [CURED_TYPE_INT64] = "int64",       [CURED_TYPE_INT8] = "int8",
+        [CURED_TYPE_UINT8] = "uint8",     [CURED_TYPE_INT16] = "int16",       [CURED_TYPE_UINT16] = "uint16",
+        [CURED_TYPE_UINT32] = "uint32",   [CURED_TYPE_UINT64] = "uint64",     [CURED_TYPE_FLOAT16] = "float16",
+        [CURED_TYPE_BFLOAT16] = "bfloat16", [CURED_TYPE_FLOAT32] = "float32", [CURED_TYPE_FLOAT64] = "float64"};
+    for (int t = 0; t < CURED_TYPE_COUNT; t++)
+        ck_assert_str_eq(cured_type_name((cured_type)t), types[t]);
+    static const char *const ops[CURED_OP_COUNT] = {
+        [CURED_OP_SUM] = "SUM",         [CURED_OP_PRODUCT] = "PRODUCT",         [CURED_OP_MIN] = "MIN",
+        [CURED_OP_MAX] = "MAX",         [CURED_OP_MINMAX] = "MINMAX",           [CURED_OP_ARGMIN] = "ARGMIN",
+        [CURED_OP_ARGMAX] = "ARGMAX",   [CURED_OP_AND] = "AND",                 [CURED_OP_OR] = "OR",
+        [CURED_OP_XOR] = "XOR",         [CURED_OP_SUM_SQUARES] = "SUM_SQUARES", [CURED_OP_SUM_ABS] = "SUM_ABS",
+        [CURED_OP_NORM2] = "NORM2",     [CURED_OP_DOT] = "DOT",                 [CURED_OP_NANMIN] = "NANMIN",
+        [CURED_OP_NANMAX] = "NANMAX",   [CURED_OP_NANARGMIN] = "NANARGMIN",     [CURED_OP_NANARGMAX] = "NANARGMAX"};
+    for (int op = 0; op < CURED_OP_COUNT; op++)
+        ck_assert_str_eq(cured_op_name((cured_op)op), ops[op]);
+    static const int bad[] = {-1, 1000, INT_MAX, INT_MIN};
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        ck_assert_str_eq(cured_type_name((cured_type)bad[i]), "unknown");
+        ck_assert_str_eq(cured_op_name((cured_op)bad[i]), "UNKNOWN");
+    }
+    ck_assert_str_eq(cured_type_name(CURED_TYPE_COUNT), "unknown");
+    ck_assert_str_eq(cured_op_name(CURED_OP_COUNT), "UNKNOWN");
+}
+END_TEST
+
+START_TEST(test_check_args_pointers_and_sizes)
+{
+    expect_args(CURED_ERROR_NULL_POINTER, "output", CURED_OP_SUM, CURED_ALGO_AUTO, IN_OK,
+                CURED_TYPE_INT32, 10, NULL, CURED_TYPE_INT64);
+    expect_args(CURED_ERROR_NULL_POINTER, "input", CURED_OP_SUM, CURED_ALGO_AUTO, NULL,
+                CURED_TYPE_INT32, 1, OUT_OK, CURED_TYPE_INT64);
+    expect_args(CURED_SUCCESS, NULL, CURED_OP_SUM, CURED_ALGO_AUTO, NULL, CURED_TYPE_INT32, 0, OUT_OK,
+                CURED_TYPE_INT64);
+
+    expect_args(CURED_ERROR_SIZE_OVERFLOW, "overflow", CURED_OP_SUM, CURED_ALGO_AUTO, IN_OK,
+                CURED_TYPE_INT32, SIZE_MAX, OUT_OK, CURED_TYPE_INT64);
+    expect_args(CURED_ERROR_SIZE_OVERFLOW, "overflow", CURED_OP_SUM, CURED_ALGO_AUTO, IN_OK,
+                CURED_TYPE_INT32, SIZE_MAX / 4 + 1, OUT_OK, CURED_TYPE_INT64);
+    /* The largest n whose byte size fits is accepted (nothing is dereferenced). */
+    expect_args(CURED_SUCCESS, NULL, CURED_OP_SUM, CURED_ALGO_AUTO, IN_OK, CURED_TYPE_INT32,
+                SIZE_MAX / 4, OUT_OK, CURED_TYPE_INT64);
+
+    for (uintptr_t a = 0x1001; a <= 0x1003; a++) {
+        char addr[32];
+        snprintf(addr, sizeof addr, "%p", (const void *)a);
+        expect_args(CURED_ERROR_MISALIGNED, addr, CURED_OP_SUM, CURED_ALGO_AUTO, (const void *)a,
+                    CURED_TYPE_INT32, 10, OUT_OK, CURED_TYPE_INT64);
+    }
+    expect_args(CURED_ERROR_MISALIGNED, "0x1004", CURED_OP_SUM, CURED_ALGO_AUTO, IN_OK,
+                CURED_TYPE_INT32, 10, (const void *)(uintptr_t)0x1004, CURED_TYPE_INT64);
+    expect_args(CURED_ERROR_MISALIGNED, "0x1002", CURED_OP_SUM, CURED_ALGO_AUTO, IN_OK,
+                CURED_TYPE_INT32, 10, (const void *)(uintptr_t)0x1002, CURED_TYPE_INT32);
+    /* Element alignment is all that is required. */
+    expect_args(CURED_SUCCESS, NULL, CURED_OP_SUM, CURED_ALGO_AUTO, (const void *)(uintptr_t)0x1004,
+                CURED_TYPE_INT32, 10, (const void *)(uintptr_t)0x1004, CURED_TYPE_INT32);
+    expect_args(CURED_SUCCESS, NULL, CURED_OP_SUM, CURED_ALGO_AUTO, (const void *)(uintptr_t)0x100c,
+                CURED_TYPE_INT32, 10, (const void *)(uintptr_t)0x1008, CURED_TYPE_INT64);
+}
+END_TEST
+
+START_TEST(test_check_args_every_spec)
+{
+    /* Every specialization is valid and is its own combination's program. */
+    const size_t count = cr_spec_count();
+    ck_assert_uint_ge(count, 2 * CURED_ALGO_COUNT);
+    for (size_t k = 0; k < count; k++) {
+        const struct cr_program *p = cr_spec(k);
+        ck_assert_ptr_nonnull(p);
+        ck_assert_msg(p->nkernels >= 1 && p->nkernels <= CR_MAX_KERNELS && p->file != NULL,
+                      "spec %zu is malformed", k);
+        ck_assert_msg(p->acc_size >= 1 && p->acc_size <= CR_MAX_ACC && p->result_size >= 1 &&
+                          p->result_size <= CR_MAX_RESULT,
+                      "spec %zu (%s): accumulator %d, result %d bytes", k, p->label, p->acc_size, p->result_size);
+        int spec = -12345;
+        cured_status st = cr_check_args(p->op, p->algo, IN_OK, p->in, 100, OUT_OK, p->out, &spec);
+        ck_assert_msg(st == CURED_SUCCESS && spec == (int)k, "spec %zu (%s): %s, index %d", k, p->label,
+                      cured_status_string(st), spec);
+    }
+    ck_assert_ptr_null(cr_spec(count));
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("args");
+    TCase *args = tcase_create("check_args");
+    tcase_set_timeout(args, 60); /* forks are slow under compute-sanitizer */
+    tcase_add_test(args, test_check_args_enums);
+    tcase_add_test(args, test_check_args_every_combination);
+    tcase_add_test(args, test_check_args_empty);
+    tcase_add_test(args, test_check_args_alignment);
+    tcase_add_test(args, test_check_args_pointers_and_sizes);
+    tcase_add_test(args, test_check_args_every_spec);
+    tcase_add_test(args, test_default_result);
+    tcase_add_test(args, test_type_size);
+    tcase_add_test(args, test_names);
+    suite_add_tcase(s, args);
+    SRunner *sr = srunner_create(s);
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}
