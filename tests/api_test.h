@@ -39,4 +39,15 @@ static inline void assert_message_contains(const char *what, const char *needle)
                   msg, needle);
 }
 
+
+/* Run one suite; the process's exit status. */
+static inline int run_suite(Suite *s)
+{
+    SRunner *sr = srunner_create(s);
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}
+
 #endif

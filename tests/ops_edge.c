@@ -65,18 +65,6 @@ static void every_extreme(struct ops_batch *b, cured_type in, const void *h, CUd
             one(b, extreme_ops[k], in, in, h, d, n, label);
 }
 
-static uint64_t type_max(cured_type t)
-{
-    unsigned bits = 8 * (unsigned)ref_size(t);
-    uint64_t all = bits == 64 ? ~0ull : (1ull << bits) - 1;
-    return ref_is_signed(t) ? all >> 1 : all;
-}
-
-static uint64_t type_min(cured_type t)
-{
-    return ref_is_signed(t) ? ~type_max(t) : 0;
-}
-
 /* A value of type t (as from ref_get_u) as a number. */
 static __int128 as_wide(cured_type t, uint64_t v)
 {
@@ -110,7 +98,7 @@ START_TEST(test_int_extremes)
     const cured_type t = int_types[_i];
     const size_t size = ref_size(t), big = ops_big();
     const size_t sizes[] = {33, big};
-    const uint64_t tmax = type_max(t), tmin = type_min(t), span = (tmax - tmin) / 8;
+    const uint64_t tmax = ref_int_max(t), tmin = ref_int_min(t), span = (tmax - tmin) / 8;
     struct rng r;
     rng_init(&r, "int-extremes", _i);
     struct ops_batch b;
@@ -393,7 +381,7 @@ START_TEST(test_equal_and_ties)
                 do {
                     raw = rnd64(&r);
                     v = ref_get_u(t, &raw, 0); /* its first bytes, as a value of t */
-                } while (v == type_min(t) || v == type_max(t));
+                } while (v == ref_int_min(t) || v == ref_int_max(t));
                 ref_put_u(t, h, i, v);
             }
         /* The largest value at 4 random places in the first half, the smallest at 4 in the
@@ -405,13 +393,13 @@ START_TEST(test_equal_and_ties)
                 if (ref_is_float(t))
                     ref_put_f(t, h, j, k % 2 ? -1.0 : 1.0);
                 else
-                    ref_put_u(t, h, j, k % 2 ? type_min(t) : type_max(t));
+                    ref_put_u(t, h, j, k % 2 ? ref_int_min(t) : ref_int_max(t));
             }
         }
         size_t first_hi = n, first_lo = n;
         for (size_t i = n; i-- > 0;) {
-            int hi = ref_is_float(t) ? ref_get_f(t, h, i) == 1.0 : ref_get_u(t, h, i) == type_max(t);
-            int lo = ref_is_float(t) ? ref_get_f(t, h, i) == -1.0 : ref_get_u(t, h, i) == type_min(t);
+            int hi = ref_is_float(t) ? ref_get_f(t, h, i) == 1.0 : ref_get_u(t, h, i) == ref_int_max(t);
+            int lo = ref_is_float(t) ? ref_get_f(t, h, i) == -1.0 : ref_get_u(t, h, i) == ref_int_min(t);
             first_hi = hi ? i : first_hi;
             first_lo = lo ? i : first_lo;
         }

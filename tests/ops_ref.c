@@ -101,17 +101,16 @@ void ref_put_f(cured_type t, void *buf, size_t i, double v)
     }
 }
 
-/* Largest and smallest value of an integer type, modulo 2^64. */
-static uint64_t int_max(cured_type t)
+uint64_t ref_int_max(cured_type t)
 {
     unsigned bits = 8 * (unsigned)ref_size(t);
     uint64_t all = bits == 64 ? ~0ull : (1ull << bits) - 1;
     return ref_is_signed(t) ? all >> 1 : all;
 }
 
-static uint64_t int_min(cured_type t)
+uint64_t ref_int_min(cured_type t)
 {
-    return ref_is_signed(t) ? ~int_max(t) : 0;
+    return ref_is_signed(t) ? ~ref_int_max(t) : 0;
 }
 
 /* a < b in the order of integer type t (values as from ref_get_u). */
@@ -219,7 +218,7 @@ static void extremes(cured_op op, cured_type in, const void *x, size_t n, struct
     if (op == CURED_OP_MINMAX)
         r->nvalues = 2;
     if (!ref_is_float(in)) {
-        uint64_t lo = int_max(in), hi = int_min(in); /* also the results for n == 0 */
+        uint64_t lo = ref_int_max(in), hi = ref_int_min(in); /* also the results for n == 0 */
         for (size_t i = 0; i < n; i++) {
             uint64_t v = get_u(in, x, i);
             if (int_less(in, v, lo))

@@ -20,6 +20,9 @@
 size_t ref_size(cured_type t);
 int ref_is_float(cured_type t);  /* FLOAT16, BFLOAT16, FLOAT32, FLOAT64 */
 int ref_is_signed(cured_type t); /* signed integers */
+/* Largest and smallest value of an integer type t, modulo 2^64 (as from ref_get_u). */
+uint64_t ref_int_max(cured_type t);
+uint64_t ref_int_min(cured_type t);
 
 /* Element i of a buffer of type t: floats exactly as a double, integers as
  * their value modulo 2^64 (signed ones sign-extended). */

@@ -383,9 +383,5 @@ static Suite *api_suite(void)
 
 int main(void)
 {
-    SRunner *sr = srunner_create(api_suite());
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+    return run_suite(api_suite());
 }

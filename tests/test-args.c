@@ -430,9 +430,5 @@ int main(void)
     tcase_add_test(args, test_type_size);
     tcase_add_test(args, test_names);
     suite_add_tcase(s, args);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+    return run_suite(s);
 }

@@ -16,6 +16,9 @@
 #include "driver.h"
 #ifdef CURED_HAVE_CUB_COMPARATOR
 #include "cub_compare.h"
+#define HAVE_COMPARATOR 1 /* for plain if () tests */
+#else
+#define HAVE_COMPARATOR 0
 #endif
 
 #define BK_BATCH 256 /* event pairs recorded before one synchronisation */

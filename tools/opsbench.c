@@ -24,11 +24,6 @@
 #define MAX_BUFFERS 1024
 #define MAX_ROWS 96
 #define CUSTOM_GOAL 1.05    /* user-defined / built-in time */
-#ifdef CURED_HAVE_CUB_COMPARATOR
-#define HAVE_COMPARATOR 1
-#else
-#define HAVE_COMPARATOR 0
-#endif
 
 static const char usage_text[] =
     "usage: cured bench ops [--n N] [--iters K] [--device D] [--csv FILE]\n"

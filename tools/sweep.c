@@ -27,11 +27,6 @@
 #define HOST_BATCH 256           /* calls between two (untimed) synchronisations */
 #define HOST_N 1024
 #define HOST_GOAL_US 1.5
-#ifdef CURED_HAVE_CUB_COMPARATOR
-#define HAVE_COMPARATOR 1
-#else
-#define HAVE_COMPARATOR 0
-#endif
 
 static const char usage_text[] =
     "usage: cured bench sweep [--min-log2 K] [--max-log2 K] [--types LIST] [--iters K]\n"
