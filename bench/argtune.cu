@@ -2,6 +2,7 @@
 // variants of the per-vector step of kernels-src/common.cuh timed against
 // cub::DeviceReduce::ArgMin in one process, buffers rotated past the L2.
 //   nvcc -arch=sm_90 -O3 -std=c++17 -I../kernels-src argtune.cu -o argtune && ./argtune [iters]
+// Output of the runs: argtune-h200-2026-11-30.txt (v3), argtune-h200-2026-11-30-v4.txt.
 #include <cub/cub.cuh>
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
@@ -15,93 +16,106 @@
 #define CK(x) do { cudaError_t e_ = (x); if (e_ != cudaSuccess) { \
     printf("%s:%d %s\n", __FILE__, __LINE__, cudaGetErrorString(e_)); exit(1); } } while (0)
 
-// The library's argmin is ArgOf through thread_arg_vec (32-bit positions).
-// Earlier candidates, kept for the record: derived operators whose own
-// per-vector step (below) keeps a 64-bit index in the partial, through
-// thread_reduce_vec; they inherit keys, combine and write from ArgOf.
-template <class T> struct ArgBranchless : ArgOf<T, int, T, false, false> {};
-template <class T> struct ArgPackedFirst : ArgOf<T, int, T, false, false> {};
-// Every lane's key, the extreme, then selects only (no branch).
-template <class T> struct VecStep<ArgBranchless<T> > {
-    template <class TT, class A> __device__ static A step(A acc, uint4 v, u64 i0, ArgBranchless<T> op)
+// The library's argmin is ArgOf through thread_arg_vec: branchless, the
+// winning vector kept in registers and searched once at the end (v4). Two
+// alternatives go through the same thread_visit loop as visitors:
+//   ArgSearchVisitor: v3's step, a branch per vector that beats the best
+//     and a lane search inside it;
+//   ArgRereadVisitor: branchless, but only the position is kept; the winning
+//     vector is loaded again at the end (4 registers and 4 selects fewer per
+//     vector, one more 16-byte load per thread).
+// The v3 runs of the earlier candidates (64-bit index in the partial,
+// branchless lane search per vector) are in argtune-h200-2026-11-30.txt.
+template <class T, class K, class Op> struct ArgSearchVisitor {
+    Op op;
+    K best;
+    unsigned pos;
+    __device__ __forceinline__ void vec(uint4 v, u64, unsigned at)
     {
         const int VEC = 16 / sizeof(T);
-        const T *e = reinterpret_cast<const T *>(&v);
-        int key[VEC];
-#pragma unroll
-        for (int l = 0; l < VEC; l++) key[l] = op.key(e[l]);
-        int best = key[0];
-#pragma unroll
-        for (int l = 1; l < VEC; l++) best = min(best, key[l]);
-        int lane = VEC - 1;
-#pragma unroll
-        for (int l = VEC - 2; l >= 0; l--) lane = key[l] == best ? l : lane;
-        bool take = acc.i == CURED_NO_INDEX || best < acc.k;
-        acc.k = take ? best : acc.k;
-        acc.i = take ? (long long)(i0 + lane) : acc.i;
-        return acc;
-    }
-};
-
-// Packed min over the vector first (sm_80+ min.NaN), its key, then the rare
-// first-lane search with every lane's key. For int32 the min chain itself.
-__device__ __forceinline__ unsigned vec_min_bits(uint4 v, half_t)
-{
-    unsigned w = packed_extreme<half_t, false, false>(packed_extreme<half_t, false, false>(v.x, v.y),
-                                                      packed_extreme<half_t, false, false>(v.z, v.w));
-    return packed_extreme<half_t, false, false>(w, w >> 16) & 0xffff;
-}
-__device__ __forceinline__ unsigned vec_min_bits(uint4 v, float)
-{
-    return packed_extreme<float, false, false>(packed_extreme<float, false, false>(v.x, v.y),
-                                               packed_extreme<float, false, false>(v.z, v.w));
-}
-__device__ __forceinline__ unsigned vec_min_bits(uint4 v, int)
-{
-    return (unsigned)min(min((int)v.x, (int)v.y), min((int)v.z, (int)v.w));
-}
-template <class T> __device__ __forceinline__ T from_bits(unsigned b) { T t; memcpy(&t, &b, sizeof t); return t; }
-template <> __device__ __forceinline__ half_t from_bits<half_t>(unsigned b) { half_t h = {(unsigned short)b}; return h; }
-
-template <class T> struct VecStep<ArgPackedFirst<T> > {
-    template <class TT, class A> __device__ static A step(A acc, uint4 v, u64 i0, ArgPackedFirst<T> op)
-    {
-        const int VEC = 16 / sizeof(T);
-        int best = op.key(from_bits<T>(vec_min_bits(v, T())));
-        if (acc.i == CURED_NO_INDEX || best < acc.k) {
+        const K b = VecBest<T, false, false>::template key<K>(v, op);
+        if (pos == ~0u || Op::better(b, best)) {
             const T *e = reinterpret_cast<const T *>(&v);
             int lane = VEC - 1;
 #pragma unroll
-            for (int l = VEC - 2; l >= 0; l--) lane = op.key(e[l]) == best ? l : lane;
-            acc.k = best;
-            acc.i = (long long)(i0 + lane);
+            for (int l = VEC - 2; l >= 0; l--) lane = op.key(e[l]) == b ? l : lane;
+            best = b;
+            pos = at + lane;
         }
-        return acc;
     }
+    __device__ __forceinline__ void elem(T, u64) {} // argtune's buffers are aligned and whole
 };
+template <class T, class K, class Op> struct ArgRereadVisitor {
+    Op op;
+    K best;
+    unsigned pos;
+    __device__ __forceinline__ void vec(uint4 v, u64, unsigned at)
+    {
+        const K b = VecBest<T, false, false>::template key<K>(v, op);
+        const bool take = Op::better(b, best);
+        best = take ? b : best;
+        pos = take ? at : pos;
+    }
+    __device__ __forceinline__ void elem(T, u64) {}
+};
+
+template <class T, class K, int UNROLL, int MINB, int HOW>
+__global__ void __launch_bounds__(256, MINB) k_arg(const T *in, size_t n, void *out, Arg<K> *partials,
+                                                   unsigned *ticket)
+{
+    typedef ArgOf<T, K, T, false, false> Op;
+    const int VEC = 16 / sizeof(T);
+    Op op;
+    op.in = in;
+    const size_t tid = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    const size_t nthreads = (size_t)gridDim.x * blockDim.x;
+    Arg<K> v = Op::identity();
+    if (HOW == 0) {
+        v = ThreadLoop<Op>::template run<T, Arg<K>, UNROLL>(in, n, op);
+    } else if (HOW == 1) {
+        ArgSearchVisitor<T, K, Op> vis = {op, K(0), ~0u};
+        thread_visit<T, UNROLL, LOAD_LDG>(in, n, vis);
+        if (vis.pos != ~0u) {
+            Arg<K> b = {vis.best, (long long)((tid + (size_t)(vis.pos / VEC) * nthreads) * VEC + vis.pos % VEC)};
+            v = b;
+        }
+    } else {
+        ArgRereadVisitor<T, K, Op> vis = {op, limits<K>::highest(), ~0u};
+        thread_visit<T, UNROLL, LOAD_LDG>(in, n, vis);
+        if (tid < n / VEC) {
+            unsigned lane = 0;
+            size_t at = vis.pos == ~0u ? 0 : vis.pos;
+            const size_t first = (tid + at / VEC * nthreads) * VEC;
+            if (vis.pos != ~0u) {
+                uint4 w = __ldg(reinterpret_cast<const uint4 *>(in + first));
+                const T *e = reinterpret_cast<const T *>(&w);
+                lane = VEC - 1;
+#pragma unroll
+                for (int l = VEC - 2; l >= 0; l--) lane = op.key(e[l]) == vis.best ? l : lane;
+            }
+            Arg<K> b = {vis.best, (long long)(first + lane)};
+            v = b;
+        }
+    }
+    v = block_reduce_shuffle<256>(v, op);
+    finish_last_block<256>(v, out, n, partials, ticket, op);
+}
 
 // MIN of the same elements (no index), for what a compare chain alone costs.
 template <class T> struct min_of { typedef T V; };
 template <> struct min_of<half_t> { typedef float V; };
-template <class T>
-__global__ void __launch_bounds__(256) k_min(const T *in, size_t n, void *out, void *partials, unsigned *ticket)
+// the key type of ArgOf (src/specs.c)
+template <class T> struct key_of { typedef int K; };
+template <> struct key_of<long long> { typedef long long K; };
+template <> struct key_of<double> { typedef long long K; };
+template <class T, int MINB>
+__global__ void __launch_bounds__(256, MINB) k_min(const T *in, size_t n, void *out, void *partials, unsigned *ticket)
 {
     typedef typename min_of<T>::V V;
     Min<T, V, T> op;
     V v = thread_reduce_vec<T, V, Min<T, V, T>, 4>(in, n, op);
     v = block_reduce_shuffle<256>(v, op);
     finish_last_block<256>(v, out, n, (V *)partials, ticket, op);
-}
-
-template <class T, class Op, int UNROLL, int MINB>
-__global__ void __launch_bounds__(256, MINB) k_arg(const T *in, size_t n, void *out, Arg<int> *partials,
-                                                   unsigned *ticket)
-{
-    Op op;
-    op.in = in;
-    Arg<int> v = ThreadLoop<Op>::template run<T, Arg<int>, UNROLL>(in, n, op);
-    v = block_reduce_shuffle<256>(v, op);
-    finish_last_block<256>(v, out, n, partials, ticket, op);
 }
 
 // The same bytes summed as int32 (the library's SUM): what the loads alone allow.
@@ -118,7 +132,7 @@ template <class T> struct cub_type { typedef T type; };
 template <> struct cub_type<half_t> { typedef __half type; };
 
 typedef void (*kern)(const void *, size_t, void *, void *, unsigned *);
-struct Variant { const char *name; kern k; bool index = true; };
+struct Variant { const char *name; kern k; bool index = true; int per_sm = 0; };
 #define V(name, ...) {name, (kern)(__VA_ARGS__)}
 
 template <class T>
@@ -128,17 +142,18 @@ static void run_type(const char *tname, size_t n, int iters, char *pool, size_t 
     typedef typename cub_type<T>::type C;
     const size_t bytes = n * sizeof(T);
     const int nbuf = (int)std::max<size_t>(1, std::min<size_t>(pool_bytes / bytes, 16));
+    typedef typename key_of<T>::K K;
     std::vector<Variant> vs = {
-        V("library, unroll 4", k_arg<T, ArgOf<T, int, T, false, false>, 4, 1>),
-        V("library, unroll 4, 8 blocks/SM", k_arg<T, ArgOf<T, int, T, false, false>, 4, 8>),
-        V("library, unroll 8", k_arg<T, ArgOf<T, int, T, false, false>, 8, 1>),
-        V("64-bit index, branchless", k_arg<T, ArgBranchless<T>, 4, 1>),
-        V("64-bit index, branchless, 8/SM", k_arg<T, ArgBranchless<T>, 4, 8>),
-        V("64-bit index, packed first", k_arg<T, ArgPackedFirst<T>, 4, 1>),
-        V("64-bit index, packed first, 8/SM", k_arg<T, ArgPackedFirst<T>, 4, 8>),
-        V("64-bit index, packed first, u2", k_arg<T, ArgPackedFirst<T>, 2, 1>),
-        V("64-bit index, packed first, u8", k_arg<T, ArgPackedFirst<T>, 8, 1>),
-        {"(MIN, no index)", (kern)k_min<T>, false},
+        V("library (v4), unroll 4", k_arg<T, K, 4, 0, 0>),
+        V("library (v4), unroll 4, 8 blocks/SM", k_arg<T, K, 4, 8, 0>),
+        V("library (v4), unroll 8", k_arg<T, K, 8, 0, 0>),
+        V("v3 search per vector, unroll 4", k_arg<T, K, 4, 0, 1>),
+        V("v3 search per vector, unroll 8", k_arg<T, K, 8, 0, 1>),
+        V("re-read winner, unroll 4", k_arg<T, K, 4, 0, 2>),
+        V("re-read winner, unroll 4, 8/SM", k_arg<T, K, 4, 8, 2>),
+        V("re-read winner, unroll 8", k_arg<T, K, 8, 0, 2>),
+        {"(MIN, no index)", (kern)k_min<T, 0>, false},
+        {"(MIN, no index, grid 6 blocks/SM)", (kern)k_min<T, 0>, false, 6},
     };
     void *tmp = nullptr;
     size_t tmp_bytes = 0;
@@ -156,6 +171,7 @@ static void run_type(const char *tname, size_t n, int iters, char *pool, size_t 
         if (v >= 0) {
             int per = 0;
             CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per, vs[v].k, 256, 0));
+            if (vs[v].per_sm) per = std::min(per, vs[v].per_sm);
             grid = (int)std::min<size_t>((size_t)per * sms, (n / (16 / sizeof(T)) + 1023) / 1024);
         } else if (v == -1) {
             int per = 0;
@@ -235,6 +251,12 @@ int main(int argc, char **argv)
     CK(cudaMemcpy(pool, h.data(), pool_bytes, cudaMemcpyHostToDevice));
     run_type<int>("int32", n, iters, pool, pool_bytes, out, partials, ticket, s, sms);
     run_type<float>("float32", n, iters, pool, pool_bytes, out, partials, ticket, s, sms);
+    run_type<long long>("int64", n, iters, pool, pool_bytes, out, partials, ticket, s, sms);
+    // NaN-free doubles: no exponent 0x7ff in the high words
+    std::vector<unsigned> hd(h);
+    for (size_t i = 1; i < hd.size(); i += 2) if (((hd[i] >> 20) & 0x7ff) == 0x7ff) hd[i] &= 0xbfffffffu;
+    CK(cudaMemcpy(pool, hd.data(), pool_bytes, cudaMemcpyHostToDevice));
+    run_type<double>("float64", n, iters, pool, pool_bytes, out, partials, ticket, s, sms);
     CK(cudaMemcpy(pool, hh.data(), pool_bytes, cudaMemcpyHostToDevice));
     run_type<half_t>("float16", n, iters, pool, pool_bytes, out, partials, ticket, s, sms);
     return 0;

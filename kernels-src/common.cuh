@@ -155,110 +155,120 @@ CURED_PACKED_STEPS(float)
 #undef CURED_PACKED_STEPS
 #endif
 
-// Per-thread partial with 16-byte loads, UNROLL of them in flight per thread.
-// `in` need only be aligned to sizeof(T): the elements before the first
-// 16-byte boundary (the head) and after the last whole vector (the tail) are
-// read one by one, by the first threads of the grid.
-template <class T, class A, class Op, int UNROLL, int LOAD = LOAD_LDG>
-__device__ A thread_reduce_vec(const T *in, size_t n, Op op)
+// A thread's share of n elements with 16-byte loads, UNROLL of them in
+// flight per thread. `in` need only be aligned to sizeof(T): the elements
+// before the first 16-byte boundary (the head) and after the last whole
+// vector (the tail) are handed to vis.elem one by one, by the first threads
+// of the grid, after the body, so that nothing of theirs stays live across
+// the loop. vis.vec gets each vector, the index of its first element, and
+// `at`: the elements this thread has visited before it (32 bits).
+template <class T> __device__ __forceinline__ size_t vec_head(const T *in, size_t n)
+{
+    size_t mis = (size_t)(reinterpret_cast<u64>(in) & 15) / sizeof(T);
+    size_t head = mis ? 16 / sizeof(T) - mis : 0;
+    return head > n ? n : head;
+}
+
+template <class T, int UNROLL, int LOAD, class Visitor>
+__device__ __forceinline__ void thread_visit(const T *in, size_t n, Visitor &vis)
 {
     const int VEC = 16 / sizeof(T);
     const size_t tid = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
     const size_t nthreads = (size_t)gridDim.x * blockDim.x;
-    A acc = Op::identity();
-
-    size_t mis = (size_t)(reinterpret_cast<u64>(in) & 15) / sizeof(T);
-    size_t head = mis ? VEC - mis : 0;
-    if (head > n)
-        head = n;
-    if (tid < head)
-        acc = op(acc, op.map(in[tid], tid));
-
+    const size_t head = vec_head(in, n);
     const uint4 *body = reinterpret_cast<const uint4 *>(in + head);
     const size_t nvec = (n - head) / VEC;
     size_t i = tid;
-    for (; i + (UNROLL - 1) * nthreads < nvec; i += UNROLL * nthreads) {
+    unsigned at = 0;
+    for (; i + (UNROLL - 1) * nthreads < nvec; i += UNROLL * nthreads, at += UNROLL * VEC) {
         uint4 v[UNROLL];
 #pragma unroll
         for (int u = 0; u < UNROLL; u++) // all loads issued before any use
             v[u] = load16<LOAD>(body + i + u * nthreads);
 #pragma unroll
         for (int u = 0; u < UNROLL; u++)
-            acc = VecStep<Op>::template step<T, A>(acc, v[u], head + (i + u * nthreads) * VEC, op);
+            vis.vec(v[u], head + (i + u * nthreads) * VEC, at + u * VEC);
     }
-    for (; i < nvec; i += nthreads)
-        acc = VecStep<Op>::template step<T, A>(acc, load16<LOAD>(body + i), head + i * VEC, op);
+    for (; i < nvec; i += nthreads, at += VEC)
+        vis.vec(load16<LOAD>(body + i), head + i * VEC, at);
 
+    if (tid < head)
+        vis.elem(in[tid], tid);
     const size_t tail = head + nvec * VEC;
     if (tid < n - tail)
-        acc = op(acc, op.map(in[tail + tid], tail + tid));
-    return acc;
+        vis.elem(in[tail + tid], tail + tid);
 }
 
-// argmin/argmax per thread: thread_reduce_vec's order of loads, but each
-// vector gives its extreme key first (VecBest), and only a key that beats the
-// thread's best is looked for among the lanes. A thread meets its indices in
-// increasing order, so a tie keeps the best. The winner of the body is kept
-// as a 32-bit position (vectors visited * VEC + lane) and made an index once,
-// at the end: the search, rare for one thread but frequent for some thread of
-// a warp, then costs one 32-bit add (bench/NOTES.md, bench/argtune.cu).
-template <class T, class K, class Op, bool MAX, bool IGN>
-__device__ __forceinline__ void arg_visit(uint4 v, unsigned at, K &best, unsigned &pos, Op op)
+// The per-thread partial of an operator: every vector through VecStep.
+template <class T, class A, class Op> struct ReduceVisitor {
+    Op op;
+    A acc;
+    __device__ __forceinline__ void vec(uint4 v, u64 i0, unsigned) { acc = VecStep<Op>::template step<T, A>(acc, v, i0, op); }
+    __device__ __forceinline__ void elem(T x, u64 i) { acc = op(acc, op.map(x, i)); }
+};
+
+template <class T, class A, class Op, int UNROLL, int LOAD = LOAD_LDG>
+__device__ A thread_reduce_vec(const T *in, size_t n, Op op)
 {
-    const int VEC = 16 / sizeof(T);
-    const K b = VecBest<T, MAX, IGN>::template key<K>(v, op);
-    if (pos == ~0u || Op::better(b, best)) {
-        const T *e = reinterpret_cast<const T *>(&v);
-        int lane = VEC - 1;
-#pragma unroll
-        for (int l = VEC - 2; l >= 0; l--)
-            lane = op.key(e[l]) == b ? l : lane;
-        best = b;
-        pos = at + lane;
-    }
+    ReduceVisitor<T, A, Op> vis = {op, Op::identity()};
+    thread_visit<T, UNROLL, LOAD>(in, n, vis);
+    return vis.acc;
 }
+
+// argmin/argmax per thread, without a branch: each vector gives its extreme
+// key (VecBest); one that beats the thread's best replaces it, with the
+// vector itself and its position `at` (selects). A thread meets its indices
+// in increasing order, so a tie keeps the best. The lanes of the one winning
+// vector are searched once, at the end. A search per better vector (v3) ran
+// warp-wide at most visits, since some thread of a warp finds a new best at
+// most of them, and held 32-bit ARG at 0.97x CUB (bench/NOTES.md).
+template <class T, class K, class Op, bool MAX, bool IGN> struct ArgVisitor {
+    Op op;
+    Arg<K> acc;  // head and tail elements
+    K best;      // starts at the worst key: a vector that only ties it is not taken
+    unsigned pos; // `at` of the winning vector; ~0u: none beat the worst key
+    uint4 win;   // the winning vector
+    __device__ __forceinline__ void vec(uint4 v, u64, unsigned at)
+    {
+        const K b = VecBest<T, MAX, IGN>::template key<K>(v, op);
+        const bool take = Op::better(b, best);
+        best = take ? b : best;
+        pos = take ? at : pos;
+        win.x = take ? v.x : win.x;
+        win.y = take ? v.y : win.y;
+        win.z = take ? v.z : win.z;
+        win.w = take ? v.w : win.w;
+    }
+    __device__ __forceinline__ void elem(T x, u64 i) { acc = op(acc, op.map(x, i)); }
+};
 
 template <class T, class K, class R, bool MAX, bool IGN, int UNROLL>
 __device__ Arg<K> thread_arg_vec(const T *in, size_t n, ArgOf<T, K, R, MAX, IGN> op)
 {
     typedef ArgOf<T, K, R, MAX, IGN> Op;
     const int VEC = 16 / sizeof(T);
+    const K worst = MAX ? limits<K>::lowest() : limits<K>::highest();
+    ArgVisitor<T, K, Op, MAX, IGN> vis = {op, Op::identity(), worst, ~0u, {0u, 0u, 0u, 0u}};
+    thread_visit<T, UNROLL, LOAD_LDG>(in, n, vis);
+
     const size_t tid = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
     const size_t nthreads = (size_t)gridDim.x * blockDim.x;
-    Arg<K> acc = Op::identity();
-
-    size_t mis = (size_t)(reinterpret_cast<u64>(in) & 15) / sizeof(T);
-    size_t head = mis ? VEC - mis : 0;
-    if (head > n)
-        head = n;
-    if (tid < head)
-        acc = op(acc, op.map(in[tid], tid));
-
-    const uint4 *body = reinterpret_cast<const uint4 *>(in + head);
-    const size_t nvec = (n - head) / VEC;
-    K best = K(0);
-    unsigned pos = ~0u, at = 0; // at: vectors visited so far * VEC
-    size_t i = tid;
-    for (; i + (UNROLL - 1) * nthreads < nvec; i += UNROLL * nthreads, at += UNROLL * VEC) {
-        uint4 v[UNROLL];
+    const size_t head = vec_head(in, n);
+    if (tid < (n - head) / VEC) { // this thread read vectors tid, tid + nthreads, ...
+        unsigned lane = 0;     // none beat the worst key: all are worst, take the first
+        if (vis.pos != ~0u) {
+            const T *e = reinterpret_cast<const T *>(&vis.win);
+            lane = VEC - 1;
 #pragma unroll
-        for (int u = 0; u < UNROLL; u++) // all loads issued before any use
-            v[u] = load16<LOAD_LDG>(body + i + u * nthreads);
-#pragma unroll
-        for (int u = 0; u < UNROLL; u++)
-            arg_visit<T, K, Op, MAX, IGN>(v[u], at + u * VEC, best, pos, op);
+            for (int l = VEC - 2; l >= 0; l--)
+                lane = op.key(e[l]) == vis.best ? l : lane;
+        } else {
+            vis.pos = 0;
+        }
+        Arg<K> b = {vis.best, (long long)(head + (tid + (size_t)(vis.pos / VEC) * nthreads) * VEC + lane)};
+        vis.acc = op(vis.acc, b);
     }
-    for (; i < nvec; i += nthreads, at += VEC)
-        arg_visit<T, K, Op, MAX, IGN>(load16<LOAD_LDG>(body + i), at, best, pos, op);
-    if (pos != ~0u) { // visit m of this thread read vector tid + m * nthreads
-        Arg<K> b = {best, (long long)(head + (tid + (size_t)(pos / VEC) * nthreads) * VEC + pos % VEC)};
-        acc = op(acc, b);
-    }
-
-    const size_t tail = head + nvec * VEC;
-    if (tid < n - tail)
-        acc = op(acc, op.map(in[tail + tid], tail + tid));
-    return acc;
+    return vis.acc;
 }
 
 // The per-thread loop of an operator: thread_reduce_vec, or thread_arg_vec

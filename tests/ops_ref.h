@@ -47,6 +47,7 @@ struct ref_result {
     long double tol;      /* floats: allowed |got - f| before the rounding to the result type; 0 = exact */
     int is_arg;           /* ARG operators: index, then the value at byte 8 */
     int64_t index;
+    uint64_t arg_bits;    /* ARG: the bits of the element the value must be (all-NaN: the first) */
 };
 
 /*
@@ -71,8 +72,9 @@ size_t ref_result_size(cured_op op, cured_type out);
  * floats exactly after rounding the reference to the result type, or
  * within tol plus one unit in the last place of the result type; NaN must
  * be NaN; +0 and -0 compare equal. The ARG operators compare the index,
- * and the value unless the reference is an all-NaN input (whose value the
- * library does not document).
+ * and the value bit for bit with the winning element (NaN payload and the
+ * sign of a zero included); for an all-NaN input under a NAN* operator
+ * (index -1) with the first element, as cured.h documents.
  */
 void ref_check(cured_op op, cured_type in, cured_type out, const unsigned char *got,
                const struct ref_result *r, const char *what);
