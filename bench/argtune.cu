@@ -17,46 +17,20 @@
     printf("%s:%d %s\n", __FILE__, __LINE__, cudaGetErrorString(e_)); exit(1); } } while (0)
 
 // The library's argmin is ArgOf through thread_arg_vec: branchless, the
-// winning vector kept in registers and searched once at the end (v4). Two
-// alternatives go through the same thread_visit loop as visitors:
-//   ArgSearchVisitor: v3's step, a branch per vector that beats the best
-//     and a lane search inside it;
-//   ArgRereadVisitor: branchless, but only the position is kept; the winning
-//     vector is loaded again at the end (4 registers and 4 selects fewer per
-//     vector, one more 16-byte load per thread).
-// The v3 runs of the earlier candidates (64-bit index in the partial,
-// branchless lane search per vector) are in argtune-h200-2026-11-30.txt.
-template <class T, class K, class Op> struct ArgSearchVisitor {
-    Op op;
-    K best;
-    unsigned pos;
-    __device__ __forceinline__ void vec(uint4 v, u64, unsigned at)
-    {
-        const int VEC = 16 / sizeof(T);
-        const K b = VecBest<T, false, false>::template key<K>(v, op);
-        if (pos == ~0u || Op::better(b, best)) {
-            const T *e = reinterpret_cast<const T *>(&v);
-            int lane = VEC - 1;
-#pragma unroll
-            for (int l = VEC - 2; l >= 0; l--) lane = op.key(e[l]) == b ? l : lane;
-            best = b;
-            pos = at + lane;
-        }
-    }
-    __device__ __forceinline__ void elem(T, u64) {} // argtune's buffers are aligned and whole
-};
-template <class T, class K, class Op> struct ArgRereadVisitor {
-    Op op;
-    K best;
-    unsigned pos;
-    __device__ __forceinline__ void vec(uint4 v, u64, unsigned at)
-    {
-        const K b = VecBest<T, false, false>::template key<K>(v, op);
-        const bool take = Op::better(b, best);
-        best = take ? b : best;
-        pos = take ? at : pos;
-    }
-    __device__ __forceinline__ void elem(T, u64) {}
+// winning vector kept in registers and searched once at the end (v4).
+// Run v4a (argtune-h200-2026-11-30-v4a.txt) found a gap to MIN of ~4 us
+// whatever the size: a fixed cost after the loop. Run v4b
+// (argtune-h200-2026-11-30-v4b.txt) split it: the ARG loop with MIN's end ran
+// within ~1.5 us of MIN, MIN's loop with ARG's end ~3 us above it; loading
+// the last block's partials 4 or 8 at a time gained ~1 us. Now the library
+// ends through finish_grid (32-bit keys: (key, index) packed in 64 bits).
+//   HOW 0: the library's kernel;
+//   HOW 1: its loop, then the (key, int64 index) end of v4b;
+//   HOW 2: its loop, then the MIN kernel's end over its key alone.
+template <class K> struct KeyMin {
+    __device__ static K identity() { return limits<K>::highest(); }
+    __device__ K operator()(K a, K b) const { return b < a ? b : a; }
+    __device__ void write(void *out, K a, u64) const { *(K *)out = a; }
 };
 
 template <class T, class K, int UNROLL, int MINB, int HOW>
@@ -64,41 +38,19 @@ __global__ void __launch_bounds__(256, MINB) k_arg(const T *in, size_t n, void *
                                                    unsigned *ticket)
 {
     typedef ArgOf<T, K, T, false, false> Op;
-    const int VEC = 16 / sizeof(T);
     Op op;
     op.in = in;
-    const size_t tid = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
-    const size_t nthreads = (size_t)gridDim.x * blockDim.x;
-    Arg<K> v = Op::identity();
+    Arg<K> v = thread_arg_vec<T, K, T, false, false, UNROLL>(in, n, op);
     if (HOW == 0) {
-        v = ThreadLoop<Op>::template run<T, Arg<K>, UNROLL>(in, n, op);
+        finish_grid<256>(v, out, n, partials, ticket, op);
     } else if (HOW == 1) {
-        ArgSearchVisitor<T, K, Op> vis = {op, K(0), ~0u};
-        thread_visit<T, UNROLL, LOAD_LDG>(in, n, vis);
-        if (vis.pos != ~0u) {
-            Arg<K> b = {vis.best, (long long)((tid + (size_t)(vis.pos / VEC) * nthreads) * VEC + vis.pos % VEC)};
-            v = b;
-        }
+        v = block_reduce_shuffle<256>(v, op);
+        finish_last_block<256, Arg<K>, Op, 4>(v, out, n, partials, ticket, op);
     } else {
-        ArgRereadVisitor<T, K, Op> vis = {op, limits<K>::highest(), ~0u};
-        thread_visit<T, UNROLL, LOAD_LDG>(in, n, vis);
-        if (tid < n / VEC) {
-            unsigned lane = 0;
-            size_t at = vis.pos == ~0u ? 0 : vis.pos;
-            const size_t first = (tid + at / VEC * nthreads) * VEC;
-            if (vis.pos != ~0u) {
-                uint4 w = __ldg(reinterpret_cast<const uint4 *>(in + first));
-                const T *e = reinterpret_cast<const T *>(&w);
-                lane = VEC - 1;
-#pragma unroll
-                for (int l = VEC - 2; l >= 0; l--) lane = op.key(e[l]) == vis.best ? l : lane;
-            }
-            Arg<K> b = {vis.best, (long long)(first + lane)};
-            v = b;
-        }
+        K k = v.i == CURED_NO_INDEX ? limits<K>::highest() : v.k + (v.i == 0x7fffffff12345ll); // keeps the index live
+        k = block_reduce_shuffle<256>(k, KeyMin<K>());
+        finish_last_block<256>(k, out, n, (K *)partials, ticket, KeyMin<K>());
     }
-    v = block_reduce_shuffle<256>(v, op);
-    finish_last_block<256>(v, out, n, partials, ticket, op);
 }
 
 // MIN of the same elements (no index), for what a compare chain alone costs.
@@ -144,16 +96,12 @@ static void run_type(const char *tname, size_t n, int iters, char *pool, size_t 
     const int nbuf = (int)std::max<size_t>(1, std::min<size_t>(pool_bytes / bytes, 16));
     typedef typename key_of<T>::K K;
     std::vector<Variant> vs = {
-        V("library (v4), unroll 4", k_arg<T, K, 4, 0, 0>),
-        V("library (v4), unroll 4, 8 blocks/SM", k_arg<T, K, 4, 8, 0>),
-        V("library (v4), unroll 8", k_arg<T, K, 8, 0, 0>),
-        V("v3 search per vector, unroll 4", k_arg<T, K, 4, 0, 1>),
-        V("v3 search per vector, unroll 8", k_arg<T, K, 8, 0, 1>),
-        V("re-read winner, unroll 4", k_arg<T, K, 4, 0, 2>),
-        V("re-read winner, unroll 4, 8/SM", k_arg<T, K, 4, 8, 2>),
-        V("re-read winner, unroll 8", k_arg<T, K, 8, 0, 2>),
+        V("library (v4c), unroll 4", k_arg<T, K, 4, 0, 0>),
+        V("library (v4c), unroll 4, 8 blocks/SM", k_arg<T, K, 4, 8, 0>),
+        V("library (v4c), unroll 8", k_arg<T, K, 8, 0, 0>),
+        V("v4b: (key, int64 index) end", k_arg<T, K, 4, 0, 1>),
+        {"ARG loop, MIN end", (kern)k_arg<T, K, 4, 0, 2>, false},
         {"(MIN, no index)", (kern)k_min<T, 0>, false},
-        {"(MIN, no index, grid 6 blocks/SM)", (kern)k_min<T, 0>, false, 6},
     };
     void *tmp = nullptr;
     size_t tmp_bytes = 0;

@@ -352,7 +352,10 @@ template <class K> __device__ __forceinline__ Arg<K> load_cg(const Arg<K> *p)
 // and takes a ticket; the block that takes the last ticket combines all the
 // partials in block order (so float results do not depend on timing), writes
 // the result and resets the ticket for the next launch on this workspace.
-template <int BLOCK, class A, class Op>
+// Its threads load up to PER partials each before combining any, so that the
+// loads of a grid of up to PER * BLOCK blocks take one trip to L2, not one
+// per BLOCK partials: this tail runs after every other block has finished.
+template <int BLOCK, class A, class Op, int PER = (sizeof(A) <= 8 ? 8 : 4)>
 __device__ void finish_last_block(A block_value, void *out, size_t n, A *partials, unsigned int *ticket,
                                   Op op)
 {
@@ -372,13 +375,48 @@ __device__ void finish_last_block(A block_value, void *out, size_t n, A *partial
         return;
     __threadfence(); // see every block's partial
     A v = Op::identity();
-    for (unsigned int i = threadIdx.x; i < gridDim.x; i += BLOCK)
-        v = op(v, load_cg(partials + i)); // from L2: other SMs wrote them
+    for (unsigned int i = threadIdx.x; i < gridDim.x; i += PER * BLOCK) {
+        A p[PER];
+#pragma unroll
+        for (int k = 0; k < PER; k++) // from L2: other SMs wrote them
+            if (i + k * BLOCK < gridDim.x)
+                p[k] = load_cg(partials + i + k * BLOCK);
+#pragma unroll
+        for (int k = 0; k < PER; k++)
+            if (i + k * BLOCK < gridDim.x)
+                v = op(v, p[k]);
+    }
     v = block_reduce_shuffle<BLOCK>(v, op);
     if (threadIdx.x == 0) {
         op.write(out, v, n);
         *ticket = 0;
     }
+}
+
+// The end of a single-pass kernel: the block's partial, then the grid's.
+template <int BLOCK, class A, class Op>
+__device__ __forceinline__ void finish_grid(A v, void *out, size_t n, A *partials, unsigned int *ticket, Op op)
+{
+    v = block_reduce_shuffle<BLOCK>(v, op);
+    finish_last_block<BLOCK>(v, out, n, partials, ticket, op);
+}
+
+// ARG with 32-bit keys and n <= 2^32 - 1 (every index below the all-ones
+// "no element"): the packed 64-bit form (ops.cuh). The (key, int64 index)
+// pair cost ~3 us more than MIN's end at 64Mi on the H200, whatever the size
+// (bench/NOTES.md, v4).
+template <int BLOCK, class T, class K, class R, bool MAX, bool IGN>
+__device__ __forceinline__ void finish_grid(Arg<K> v, void *out, size_t n, Arg<K> *partials, unsigned int *ticket,
+                                            ArgOf<T, K, R, MAX, IGN> op)
+{
+    if (sizeof(K) == 4 && n <= 0xffffffffull) {
+        PackedArg<T, K, R, MAX, IGN> pk = {op};
+        u64 p = block_reduce_shuffle<BLOCK>(pk.pack(v), pk);
+        finish_last_block<BLOCK>(p, out, n, reinterpret_cast<u64 *>(partials), ticket, pk);
+        return;
+    }
+    v = block_reduce_shuffle<BLOCK>(v, op);
+    finish_last_block<BLOCK>(v, out, n, partials, ticket, op);
 }
 
 // Finish of the atomic variants, run by thread 0 of each block: one atomicAdd

@@ -10,8 +10,7 @@ reduce_fast(const T *in, size_t n, void *out, A *partials, unsigned int *ticket)
     Op op;
     bind_input(op, in);
     A v = ThreadLoop<Op>::template run<T, A, UNROLL>(in, n, op);
-    v = block_reduce_shuffle<BLOCK>(v, op);
-    finish_last_block<BLOCK>(v, out, n, partials, ticket, op);
+    finish_grid<BLOCK>(v, out, n, partials, ticket, op);
 }
 
 // Two inputs (dot product). 16-byte loads when x and y share their offset
@@ -62,6 +61,5 @@ reduce_fast2(const T *x, const T *y, size_t n, void *out, A *partials, unsigned 
     }
     for (size_t i = done + tid; i < n; i += nthreads)
         acc = op(acc, op.map2(x[i], y[i], i));
-    acc = block_reduce_shuffle<BLOCK>(acc, op);
-    finish_last_block<BLOCK>(acc, out, n, partials, ticket, op);
+    finish_grid<BLOCK>(acc, out, n, partials, ticket, op);
 }

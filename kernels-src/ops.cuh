@@ -210,6 +210,37 @@ template <class T, class K, class R> using ArgMax = ArgOf<T, K, R, true, false>;
 template <class T, class K, class R> using NanArgMin = ArgOf<T, K, R, false, true>;
 template <class T, class K, class R> using NanArgMax = ArgOf<T, K, R, true, true>;
 
+// The end of an ARG reduction with 32-bit keys and indices below 2^32 - 1:
+// (key, index) packed into one 64-bit integer whose unsigned order is the
+// operator's (rank of the key, then the index), so that blocks and the grid
+// combine with one 64-bit min, shuffle two words instead of three and store
+// 8-byte partials. ~0 (rank and index all ones) is "no element".
+template <class T, class K, class R, bool MAX, bool IGNORE_NAN> struct PackedArg {
+    ArgOf<T, K, R, MAX, IGNORE_NAN> op;
+    // Unsigned order of the keys (signed keys: the sign bit flipped), reversed for MAX.
+    __device__ static unsigned rank(K k)
+    {
+        unsigned r = (unsigned)k ^ (limits<K>::lowest() != K(0) ? 0x80000000u : 0u);
+        return MAX ? ~r : r;
+    }
+    __device__ static K key(unsigned r)
+    {
+        r = MAX ? ~r : r;
+        return (K)(r ^ (limits<K>::lowest() != K(0) ? 0x80000000u : 0u));
+    }
+    __device__ static u64 identity() { return ~0ull; }
+    __device__ static u64 pack(Arg<K> a)
+    {
+        return a.i == CURED_NO_INDEX ? ~0ull : (u64)rank(a.k) << 32 | (u64)(unsigned)a.i;
+    }
+    __device__ u64 operator()(u64 a, u64 b) const { return b < a ? b : a; }
+    __device__ void write(void *out, u64 p, u64 n) const
+    {
+        Arg<K> a = {key((unsigned)(p >> 32)), p == ~0ull ? CURED_NO_INDEX : (long long)(p & 0xffffffffull)};
+        op.write(out, a, n);
+    }
+};
+
 // Operators that read the input again when they write (ArgOf) get its address.
 template <class Op, class T> __device__ __forceinline__ void bind_input(Op &, const T *) {}
 template <class T, class K, class R, bool MAX, bool IGN>

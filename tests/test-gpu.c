@@ -249,6 +249,65 @@ START_TEST(test_huge)
 }
 END_TEST
 
+/*
+ * ARG indices around 2^32 (4 GiB of int8, zero but for planted values): the
+ * kernels pack (key, index) into 64 bits while n <= 2^32 - 1 and keep a
+ * 64-bit index above that. Planted: -3 at 2^32 - 2, 5 at 2^32 - 1 (the index
+ * whose low word is the packed "no element"), -7 at 2^32 + 1 and again at
+ * 2^32 + 3 (a tie). Read as int8 and as uint8 (-7 is 249, -3 is 253).
+ * CURED_TEST_NO_HUGE=1 plants around 2^24 instead and says so.
+ */
+START_TEST(test_huge_arg)
+{
+    const char *env = getenv("CURED_TEST_NO_HUGE");
+    const int reduced = env != NULL && *env != '\0' && strcmp(env, "0") != 0;
+    const size_t base = reduced ? (size_t)1 << 24 : (size_t)1 << 32;
+    if (reduced)
+        printf("test-gpu: CURED_TEST_NO_HUGE=%s: the ARG indices are planted around 2^24\n", env);
+    const size_t total = base + 8;
+    CUdeviceptr d = dev_alloc(total);
+    CU_OK(D->MemsetD8(d, 0, total));
+    const struct { size_t at; int8_t v; } plant[] = {{base - 2, -3}, {base - 1, 5}, {base + 1, -7}, {base + 3, -7}};
+    for (size_t k = 0; k < sizeof plant / sizeof *plant; k++)
+        upload(d + plant[k].at, &plant[k].v, 1);
+    CU_OK(D->CtxSynchronize());
+
+    static const struct {
+        cured_op op;
+        cured_type type;
+        int n_past; /* n = base + n_past */
+        int want_past;  /* index = base + want_past; 100: index 0 */
+        int8_t value;
+    } cases[] = {
+        {CURED_OP_ARGMIN, CURED_TYPE_INT8, -1, -2, -3},  /* the largest packed n: last element */
+        {CURED_OP_ARGMAX, CURED_TYPE_INT8, -1, 100, 0},  /* all zero but one: the first */
+        {CURED_OP_ARGMAX, CURED_TYPE_UINT8, -1, -2, -3}, /* 253 */
+        {CURED_OP_ARGMAX, CURED_TYPE_INT8, 0, -1, 5},    /* 64-bit index from here (full size) */
+        {CURED_OP_ARGMIN, CURED_TYPE_INT8, 0, -2, -3},
+        {CURED_OP_ARGMIN, CURED_TYPE_INT8, 5, 1, -7},    /* the first of the tie */
+        {CURED_OP_ARGMAX, CURED_TYPE_INT8, 5, -1, 5},
+        {CURED_OP_ARGMAX, CURED_TYPE_UINT8, 5, -2, -3},
+        {CURED_OP_ARGMIN, CURED_TYPE_UINT8, 5, 100, 0},
+    };
+    CUstream s = stream_new();
+    char what[160];
+    for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
+        const size_t n = base + cases[c].n_past;
+        const int64_t want = cases[c].want_past == 100 ? 0 : (int64_t)(base + cases[c].want_past);
+        snprintf(what, sizeof what, "%s over %s, n = %zu", cured_op_name(cases[c].op),
+                 cured_type_name(cases[c].type), n);
+        cured_arg_result got;
+        memset(&got, POISON_BYTE, sizeof got);
+        expect_status(cured_reduce(H, cases[c].op, CURED_ALGO_AUTO, DP(d), cases[c].type, n, &got,
+                                   cases[c].type, s),
+                      CURED_SUCCESS, what);
+        ck_assert_msg(got.index == want, "%s: index %lld, want %lld", what, (long long)got.index, (long long)want);
+        ck_assert_msg(got.value.i8 == cases[c].value, "%s: value %d, want %d", what, got.value.i8, cases[c].value);
+    }
+    dev_free(d);
+}
+END_TEST
+
 /* The same input reduced ten times gives the same (correct) result each time. */
 START_TEST(test_repeatable)
 {
@@ -300,6 +359,7 @@ static Suite *gpu_suite(void)
     tcase_add_checked_fixture(huge, gpu_setup, gpu_teardown);
     tcase_set_timeout(huge, 600);
     tcase_add_test(huge, test_huge);
+    tcase_add_test(huge, test_huge_arg);
     suite_add_tcase(s, huge);
     return s;
 }
