@@ -159,9 +159,10 @@ CURED_PACKED_STEPS(float)
 // flight per thread. `in` need only be aligned to sizeof(T): the elements
 // before the first 16-byte boundary (the head) and after the last whole
 // vector (the tail) are handed to vis.elem one by one, by the first threads
-// of the grid, after the body, so that nothing of theirs stays live across
-// the loop. vis.vec gets each vector, the index of its first element, and
-// `at`: the elements this thread has visited before it (32 bits).
+// of the grid; the head before the body, or after it when
+// Visitor::HEAD_LAST (the ARG visitor, whose head partial would otherwise
+// stay live across the loop). vis.vec gets each vector, the index of its
+// first element, and `at`: the elements this thread visited before it.
 template <class T> __device__ __forceinline__ size_t vec_head(const T *in, size_t n)
 {
     size_t mis = (size_t)(reinterpret_cast<u64>(in) & 15) / sizeof(T);
@@ -178,6 +179,8 @@ __device__ __forceinline__ void thread_visit(const T *in, size_t n, Visitor &vis
     const size_t head = vec_head(in, n);
     const uint4 *body = reinterpret_cast<const uint4 *>(in + head);
     const size_t nvec = (n - head) / VEC;
+    if (!Visitor::HEAD_LAST && tid < head)
+        vis.elem(in[tid], tid);
     size_t i = tid;
     unsigned at = 0;
     for (; i + (UNROLL - 1) * nthreads < nvec; i += UNROLL * nthreads, at += UNROLL * VEC) {
@@ -192,7 +195,7 @@ __device__ __forceinline__ void thread_visit(const T *in, size_t n, Visitor &vis
     for (; i < nvec; i += nthreads, at += VEC)
         vis.vec(load16<LOAD>(body + i), head + i * VEC, at);
 
-    if (tid < head)
+    if (Visitor::HEAD_LAST && tid < head)
         vis.elem(in[tid], tid);
     const size_t tail = head + nvec * VEC;
     if (tid < n - tail)
@@ -201,6 +204,7 @@ __device__ __forceinline__ void thread_visit(const T *in, size_t n, Visitor &vis
 
 // The per-thread partial of an operator: every vector through VecStep.
 template <class T, class A, class Op> struct ReduceVisitor {
+    static const bool HEAD_LAST = false;
     Op op;
     A acc;
     __device__ __forceinline__ void vec(uint4 v, u64 i0, unsigned) { acc = VecStep<Op>::template step<T, A>(acc, v, i0, op); }
@@ -223,6 +227,7 @@ __device__ A thread_reduce_vec(const T *in, size_t n, Op op)
 // warp-wide at most visits, since some thread of a warp finds a new best at
 // most of them, and held 32-bit ARG at 0.97x CUB (bench/NOTES.md).
 template <class T, class K, class Op, bool MAX, bool IGN> struct ArgVisitor {
+    static const bool HEAD_LAST = true;
     Op op;
     Arg<K> acc;  // head and tail elements
     K best;      // starts at the worst key: a vector that only ties it is not taken
@@ -352,10 +357,12 @@ template <class K> __device__ __forceinline__ Arg<K> load_cg(const Arg<K> *p)
 // and takes a ticket; the block that takes the last ticket combines all the
 // partials in block order (so float results do not depend on timing), writes
 // the result and resets the ticket for the next launch on this workspace.
-// Its threads load up to PER partials each before combining any, so that the
-// loads of a grid of up to PER * BLOCK blocks take one trip to L2, not one
-// per BLOCK partials: this tail runs after every other block has finished.
-template <int BLOCK, class A, class Op, int PER = (sizeof(A) <= 8 ? 8 : 4)>
+// Its threads may load PER partials each before combining any, so that a
+// grid of up to PER * BLOCK blocks takes one trip to L2 instead of one per
+// BLOCK partials: this tail runs after every other block has finished. The
+// ARG ends use it (~1 us at 64Mi on the H200, bench/NOTES.md). As the default
+// (v4c) it cost float16 MINMAX 8 registers and 3 us, and float64 sums 3 us.
+template <int BLOCK, class A, class Op, int PER = 1>
 __device__ void finish_last_block(A block_value, void *out, size_t n, A *partials, unsigned int *ticket,
                                   Op op)
 {
@@ -412,11 +419,12 @@ __device__ __forceinline__ void finish_grid(Arg<K> v, void *out, size_t n, Arg<K
     if (sizeof(K) == 4 && n <= 0xffffffffull) {
         PackedArg<T, K, R, MAX, IGN> pk = {op};
         u64 p = block_reduce_shuffle<BLOCK>(pk.pack(v), pk);
-        finish_last_block<BLOCK>(p, out, n, reinterpret_cast<u64 *>(partials), ticket, pk);
+        finish_last_block<BLOCK, u64, PackedArg<T, K, R, MAX, IGN>, 8>(p, out, n, reinterpret_cast<u64 *>(partials),
+                                                                       ticket, pk);
         return;
     }
     v = block_reduce_shuffle<BLOCK>(v, op);
-    finish_last_block<BLOCK>(v, out, n, partials, ticket, op);
+    finish_last_block<BLOCK, Arg<K>, ArgOf<T, K, R, MAX, IGN>, 4>(v, out, n, partials, ticket, op);
 }
 
 // Finish of the atomic variants, run by thread 0 of each block: one atomicAdd
