@@ -2,7 +2,9 @@
 // variants of the per-vector step of kernels-src/common.cuh timed against
 // cub::DeviceReduce::ArgMin in one process, buffers rotated past the L2.
 //   nvcc -arch=sm_90 -O3 -std=c++17 -I../kernels-src argtune.cu -o argtune && ./argtune [iters]
-// Output of the runs: argtune-h200-2026-11-30.txt (v3), argtune-h200-2026-11-30-v4.txt.
+// Outputs: argtune-h200-2026-11-30.txt (v3), -v4a.txt, -v4b.txt, -v4c.txt
+// (this file's variants; in v4c the MIN rows' last block loaded 8 partials
+// per trip, the library's MIN now loads one).
 #include <cub/cub.cuh>
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
