@@ -1,11 +1,12 @@
 /*
  * Reductions on the GPU against host references on fresh random data: every
  * algorithm, both result types, sizes around every boundary, unaligned
- * starts, int32 wrap-around, n > 2^31, and repeatability.
+ * starts, int32 wrap-around, n > 2^31, repeatability, and ARG indices
+ * around 2^32.
  *
  * Exits 77 (SKIP) without a GPU. The seed is printed with any failure;
  * CURED_TEST_SEED=<seed> reproduces the data. CURED_TEST_NO_HUGE=1 shrinks
- * the 8 GiB case (e.g. under compute-sanitizer) and says so.
+ * the 8 GiB and 4 GiB cases (e.g. under compute-sanitizer) and says so.
  */
 #include "gpu_util.h"
 
