@@ -82,6 +82,23 @@ __global__ void __launch_bounds__(256) k_sum(const int *in, size_t n, void *out,
     finish_last_block<256>(v, out, n, partials, ticket, op);
 }
 
+// MIN whose block and grid ends combine integer order keys (one integer
+// min per step) instead of pick()'s float compare and two NaN tests: the
+// next step for float32/float64 MIN, 1.5 us behind their SUM (NOTES, v4).
+// Writes the key; timing only.
+template <class T, int MINB>
+__global__ void __launch_bounds__(256, MINB) k_min_keys(const T *in, size_t n, void *out, void *partials,
+                                                        unsigned *ticket)
+{
+    typedef typename min_of<T>::V V;
+    typedef typename key_of<T>::K K;
+    Min<T, V, T> op;
+    V v = thread_reduce_vec<T, V, Min<T, V, T>, 4>(in, n, op);
+    K k = order_key<K>(v, limits<K>::lowest()); // NaN wins, as in MIN
+    k = block_reduce_shuffle<256>(k, KeyMin<K>());
+    finish_last_block<256>(k, out, n, (K *)partials, ticket, KeyMin<K>());
+}
+
 template <class T> struct cub_type { typedef T type; };
 template <> struct cub_type<half_t> { typedef __half type; };
 
@@ -104,6 +121,7 @@ static void run_type(const char *tname, size_t n, int iters, char *pool, size_t 
         V("v4b: (key, int64 index) end", k_arg<T, K, 4, 0, 1>),
         {"ARG loop, MIN end", (kern)k_arg<T, K, 4, 0, 2>, false},
         {"(MIN, no index)", (kern)k_min<T, 0>, false},
+        {"(MIN, ends on integer keys)", (kern)k_min_keys<T, 0>, false},
     };
     void *tmp = nullptr;
     size_t tmp_bytes = 0;

@@ -266,6 +266,11 @@ START_TEST(test_huge_arg)
     if (reduced)
         printf("test-gpu: CURED_TEST_NO_HUGE=%s: the ARG indices are planted around 2^24\n", env);
     const size_t total = base + 8;
+    size_t free_bytes = 0, total_bytes = 0;
+    CU_OK(D->MemGetInfo(&free_bytes, &total_bytes));
+    ck_assert_msg(free_bytes > total + ((size_t)256 << 20),
+                  "n around %zu needs %zu bytes of device memory plus headroom; %zu of %zu are free", base, total,
+                  free_bytes, total_bytes);
     CUdeviceptr d = dev_alloc(total);
     CU_OK(D->MemsetD8(d, 0, total));
     const struct { size_t at; int8_t v; } plant[] = {{base - 2, -3}, {base - 1, 5}, {base + 1, -7}, {base + 3, -7}};
