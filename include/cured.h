@@ -114,7 +114,7 @@ typedef enum cured_type {
  * Ties in ARG* give the first index, and the value is that element, bit for
  * bit. -0 and +0 compare equal: which of them MIN, MAX or MINMAX return on a
  * tie between them is not specified. A NaN result of MIN, MAX, NANMIN or
- * NANMAX is a quiet NaN, not necessarily one of the input's NaNs. MINMAX results are aligned to the
+ * NANMAX is a NaN, not necessarily one of the input's NaNs. MINMAX results are aligned to the
  * element size.
  *
  * n == 0: sums give 0, PRODUCT 1, AND all ones, OR/XOR 0, MIN and NANMIN the

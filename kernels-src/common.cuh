@@ -427,24 +427,6 @@ __device__ __forceinline__ void finish_grid(Arg<K> v, void *out, size_t n, Arg<K
     finish_last_block<BLOCK, Arg<K>, ArgOf<T, K, R, MAX, IGN>, 4>(v, out, n, partials, ticket, op);
 }
 
-// float and double MIN/MAX: the ends combine integer order keys (ops.cuh).
-template <int BLOCK, class T, class R, bool MAX, bool IGN>
-__device__ __forceinline__ void finish_grid(float v, void *out, size_t n, float *partials, unsigned int *ticket,
-                                            MinMaxOf<T, float, R, MAX, IGN> op)
-{
-    KeyedMinMax<T, float, R, MAX, IGN, int> kop = {op};
-    int k = block_reduce_shuffle<BLOCK>(kop.key(v), kop);
-    finish_last_block<BLOCK>(k, out, n, reinterpret_cast<int *>(partials), ticket, kop);
-}
-template <int BLOCK, class T, class R, bool MAX, bool IGN>
-__device__ __forceinline__ void finish_grid(double v, void *out, size_t n, double *partials, unsigned int *ticket,
-                                            MinMaxOf<T, double, R, MAX, IGN> op)
-{
-    KeyedMinMax<T, double, R, MAX, IGN, long long> kop = {op};
-    long long k = block_reduce_shuffle<BLOCK>(kop.key(v), kop);
-    finish_last_block<BLOCK>(k, out, n, reinterpret_cast<long long *>(partials), ticket, kop);
-}
-
 // Finish of the atomic variants, run by thread 0 of each block: one atomicAdd
 // of the block's partial into the workspace accumulator, then a ticket; the
 // last block moves the total to *out and leaves accumulator and ticket at

@@ -210,33 +210,6 @@ template <class T, class K, class R> using ArgMax = ArgOf<T, K, R, true, false>;
 template <class T, class K, class R> using NanArgMin = ArgOf<T, K, R, false, true>;
 template <class T, class K, class R> using NanArgMax = ArgOf<T, K, R, true, true>;
 
-// The end of a float or double MIN/MAX (NAN* too) over the order keys of
-// ARG: one integer min or max per combine instead of pick()'s compare and two
-// NaN tests (0.6-0.9 us at 64Mi on the H200, bench/NOTES.md v4d). A NaN
-// result comes back as the quiet NaN, a zero as +0 (cured.h leaves the sign
-// of a zero result open).
-__device__ __forceinline__ float from_order_key(int k, int nan_key)
-{
-    if (k == nan_key)
-        return __int_as_float(0x7fc00000);
-    return __uint_as_float(k < 0 ? 0x80000000u | (0u - (unsigned)k) : (unsigned)k);
-}
-__device__ __forceinline__ double from_order_key(long long k, long long nan_key)
-{
-    if (k == nan_key)
-        return __longlong_as_double(0x7ff8000000000000ll);
-    return __longlong_as_double(k < 0 ? (long long)(0x8000000000000000ull | (0ull - (u64)k)) : k);
-}
-template <class T, class A, class R, bool MAX, bool IGNORE_NAN, class K> struct KeyedMinMax {
-    MinMaxOf<T, A, R, MAX, IGNORE_NAN> op;
-    // NaN wins when it propagates, loses with IGNORE_NAN (as ArgOf::nan_key)
-    __device__ static K nan_key() { return MAX != IGNORE_NAN ? limits<K>::highest() : limits<K>::lowest(); }
-    __device__ static K identity() { return MAX ? limits<K>::lowest() : limits<K>::highest(); }
-    __device__ static K key(A a) { return order_key<K>(a, nan_key()); }
-    __device__ K operator()(K a, K b) const { return MAX ? (b > a ? b : a) : (b < a ? b : a); }
-    __device__ void write(void *out, K k, u64 n) const { op.write(out, from_order_key(k, nan_key()), n); }
-};
-
 // The end of an ARG reduction with 32-bit keys and indices below 2^32 - 1:
 // (key, index) packed into one 64-bit integer whose unsigned order is the
 // operator's (rank of the key, then the index), so that blocks and the grid
