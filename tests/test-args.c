@@ -284,18 +284,21 @@ START_TEST(test_default_result)
         }
     /* Spot checks of the documented defaults. */
     cured_type t;
-    ck_assert_int_eq(cured_default_result(CURED_OP_SUM, CURED_TYPE_INT8, &t), CURED_SUCCESS);
-    ck_assert_int_eq(t, CURED_TYPE_INT64);
-    ck_assert_int_eq(cured_default_result(CURED_OP_DOT, CURED_TYPE_UINT16, &t), CURED_SUCCESS);
-    ck_assert_int_eq(t, CURED_TYPE_UINT64);
-    ck_assert_int_eq(cured_default_result(CURED_OP_SUM, CURED_TYPE_BFLOAT16, &t), CURED_SUCCESS);
-    ck_assert_int_eq(t, CURED_TYPE_FLOAT32);
-    ck_assert_int_eq(cured_default_result(CURED_OP_PRODUCT, CURED_TYPE_FLOAT32, &t), CURED_SUCCESS);
-    ck_assert_int_eq(t, CURED_TYPE_FLOAT32);
-    ck_assert_int_eq(cured_default_result(CURED_OP_NORM2, CURED_TYPE_INT16, &t), CURED_SUCCESS);
-    ck_assert_int_eq(t, CURED_TYPE_FLOAT64);
-    ck_assert_int_eq(cured_default_result(CURED_OP_ARGMIN, CURED_TYPE_UINT8, &t), CURED_SUCCESS);
-    ck_assert_int_eq(t, CURED_TYPE_UINT8);
+    static const struct { cured_op op; cured_type in, want; } spot[] = {
+        {CURED_OP_SUM, CURED_TYPE_INT8, CURED_TYPE_INT64},
+        {CURED_OP_DOT, CURED_TYPE_UINT16, CURED_TYPE_UINT64},
+        {CURED_OP_SUM, CURED_TYPE_BFLOAT16, CURED_TYPE_FLOAT32},
+        {CURED_OP_PRODUCT, CURED_TYPE_FLOAT32, CURED_TYPE_FLOAT32},
+        {CURED_OP_NORM2, CURED_TYPE_INT16, CURED_TYPE_FLOAT64},
+        {CURED_OP_ARGMIN, CURED_TYPE_UINT8, CURED_TYPE_UINT8},
+    };
+    for (size_t k = 0; k < sizeof spot / sizeof *spot; k++) {
+        t = CURED_TYPE_COUNT;
+        cured_status st = cured_default_result(spot[k].op, spot[k].in, &t);
+        ck_assert_msg(st == CURED_SUCCESS && t == spot[k].want, "%s over %s: %s and type %d, want %d",
+                      cured_op_name(spot[k].op), cured_type_name(spot[k].in), cured_status_string(st), (int)t,
+                      (int)spot[k].want);
+    }
 
     static const int bad[] = {-1, CURED_OP_COUNT, 1000, INT_MIN};
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {

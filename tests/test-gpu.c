@@ -167,6 +167,18 @@ START_TEST(test_wrap)
 }
 END_TEST
 
+/* Device memory for a case of n elements that needs `bytes`: fails with what
+ * is free when the device lacks the bytes plus 256 MiB of headroom. */
+static CUdeviceptr dev_alloc_big(size_t bytes, size_t n)
+{
+    size_t free_bytes = 0, total_bytes = 0;
+    CU_OK(D->MemGetInfo(&free_bytes, &total_bytes));
+    ck_assert_msg(free_bytes > bytes + ((size_t)256 << 20),
+                  "n = %zu needs %zu bytes of device memory plus headroom; %zu of %zu are free", n, bytes,
+                  free_bytes, total_bytes);
+    return dev_alloc(bytes);
+}
+
 /*
  * n > 2^31 elements (8 GiB of int32), filled from the host in chunks while
  * the reference is accumulated. CURED_TEST_NO_HUGE=1 runs the same checks
@@ -182,12 +194,7 @@ START_TEST(test_huge)
     const size_t total = n + 1; /* one more element for a start at offset 1 */
     const size_t bytes = total * 4;
 
-    size_t free_bytes = 0, total_bytes = 0;
-    CU_OK(D->MemGetInfo(&free_bytes, &total_bytes));
-    ck_assert_msg(free_bytes > bytes + ((size_t)256 << 20),
-                  "n = %zu needs %zu bytes of device memory plus headroom; %zu of %zu are free", n,
-                  bytes, free_bytes, total_bytes);
-    CUdeviceptr d = dev_alloc(bytes);
+    CUdeviceptr d = dev_alloc_big(bytes, n);
 
     const size_t chunk = (size_t)64 << 20;
     uint32_t *buf = malloc(chunk * sizeof *buf);
@@ -266,12 +273,7 @@ START_TEST(test_huge_arg)
     if (reduced)
         printf("test-gpu: CURED_TEST_NO_HUGE=%s: the ARG indices are planted around 2^24\n", env);
     const size_t total = base + 8;
-    size_t free_bytes = 0, total_bytes = 0;
-    CU_OK(D->MemGetInfo(&free_bytes, &total_bytes));
-    ck_assert_msg(free_bytes > total + ((size_t)256 << 20),
-                  "n around %zu needs %zu bytes of device memory plus headroom; %zu of %zu are free", base, total,
-                  free_bytes, total_bytes);
-    CUdeviceptr d = dev_alloc(total);
+    CUdeviceptr d = dev_alloc_big(total, base);
     CU_OK(D->MemsetD8(d, 0, total));
     const struct { size_t at; int8_t v; } plant[] = {{base - 2, -3}, {base - 1, 5}, {base + 1, -7}, {base + 3, -7}};
     for (size_t k = 0; k < sizeof plant / sizeof *plant; k++)
