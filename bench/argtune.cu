@@ -2,7 +2,7 @@
 // variants of the per-vector step of kernels-src/common.cuh timed against
 // cub::DeviceReduce::ArgMin in one process, buffers rotated past the L2.
 //   nvcc -arch=sm_90 -O3 -std=c++17 -I../kernels-src argtune.cu -o argtune && ./argtune [iters]
-// Outputs: argtune-h200-2026-11-30.txt (v3), -v4a.txt, -v4b.txt, -v4c.txt
+// Outputs: argtune-h200-2026-11-30.txt (v3), -v4a.txt, -v4b.txt, -v4c.txt, -v4d.txt, -v5.txt
 // (this file's variants; in v4c the MIN rows' last block loaded 8 partials
 // per trip, the library's MIN now loads one).
 #include <cub/cub.cuh>
@@ -26,13 +26,43 @@
 // within ~1.5 us of MIN, MIN's loop with ARG's end ~3 us above it; loading
 // the last block's partials 4 or 8 at a time gained ~1 us. Now the library
 // ends through finish_grid (32-bit keys: (key, index) packed in 64 bits).
+// v5: the library ends on words (ArgLex), one redux.sync per word per warp.
 //   HOW 0: the library's kernel;
-//   HOW 1: its loop, then the (key, int64 index) end of v4b;
-//   HOW 2: its loop, then the MIN kernel's end over its key alone.
+//   HOW 1: its loop, then the (key, int64 index) end of v4b (shuffles; v4's
+//          library end for 64-bit keys);
+//   HOW 2: its loop, then the MIN kernel's end over its key alone;
+//   HOW 3: its loop, then v4c's 64-bit packed end with shuffles (v4's
+//          library end for 32-bit keys; 64-bit keys: as HOW 1).
 template <class K> struct KeyMin {
     __device__ static K identity() { return limits<K>::highest(); }
     __device__ K operator()(K a, K b) const { return b < a ? b : a; }
     __device__ void write(void *out, K a, u64) const { *(K *)out = a; }
+};
+
+// v4c's end: (rank, index) packed in a u64, combined with a 64-bit min.
+template <class T, class K, class R, bool MAX, bool IGNORE_NAN> struct PackedArg {
+    ArgOf<T, K, R, MAX, IGNORE_NAN> op;
+    __device__ static unsigned rank(K k)
+    {
+        unsigned r = (unsigned)k ^ (limits<K>::lowest() != K(0) ? 0x80000000u : 0u);
+        return MAX ? ~r : r;
+    }
+    __device__ static K key(unsigned r)
+    {
+        r = MAX ? ~r : r;
+        return (K)(r ^ (limits<K>::lowest() != K(0) ? 0x80000000u : 0u));
+    }
+    __device__ static u64 identity() { return ~0ull; }
+    __device__ static u64 pack(Arg<K> a)
+    {
+        return a.i == CURED_NO_INDEX ? ~0ull : (u64)rank(a.k) << 32 | (u64)(unsigned)a.i;
+    }
+    __device__ u64 operator()(u64 a, u64 b) const { return b < a ? b : a; }
+    __device__ void write(void *out, u64 p, u64 n) const
+    {
+        Arg<K> a = {key((unsigned)(p >> 32)), p == ~0ull ? CURED_NO_INDEX : (long long)(p & 0xffffffffull)};
+        op.write(out, a, n);
+    }
 };
 
 template <class T, class K, int UNROLL, int MINB, int HOW>
@@ -45,7 +75,11 @@ __global__ void __launch_bounds__(256, MINB) k_arg(const T *in, size_t n, void *
     Arg<K> v = thread_arg_vec<T, K, T, false, false, UNROLL>(in, n, op);
     if (HOW == 0) {
         finish_grid<256>(v, out, n, partials, ticket, op);
-    } else if (HOW == 1) {
+    } else if (HOW == 3 && sizeof(K) == 4) {
+        PackedArg<T, K, T, false, false> pk = {op};
+        u64 p = block_reduce_shuffle<256>(pk.pack(v), pk);
+        finish_last_block<256, u64, PackedArg<T, K, T, false, false>, 8>(p, out, n, (u64 *)partials, ticket, pk);
+    } else if (HOW == 1 || HOW == 3) {
         v = block_reduce_shuffle<256>(v, op);
         finish_last_block<256, Arg<K>, Op, 4>(v, out, n, partials, ticket, op);
     } else {
@@ -99,6 +133,17 @@ __global__ void __launch_bounds__(256, MINB) k_min_keys(const T *in, size_t n, v
     finish_last_block<256>(k, out, n, (K *)partials, ticket, KeyMin<K>());
 }
 
+// The library's MIN: float types end on minmax keys (redux.sync, v5).
+template <class T, int MINB>
+__global__ void __launch_bounds__(256, MINB) k_min_lib(const T *in, size_t n, void *out, void *partials,
+                                                       unsigned *ticket)
+{
+    typedef typename min_of<T>::V V;
+    Min<T, V, T> op;
+    V v = thread_reduce_vec<T, V, Min<T, V, T>, 4>(in, n, op);
+    finish_grid<256>(v, out, n, (V *)partials, ticket, op);
+}
+
 template <class T> struct cub_type { typedef T type; };
 template <> struct cub_type<half_t> { typedef __half type; };
 
@@ -115,13 +160,14 @@ static void run_type(const char *tname, size_t n, int iters, char *pool, size_t 
     const int nbuf = (int)std::max<size_t>(1, std::min<size_t>(pool_bytes / bytes, 16));
     typedef typename key_of<T>::K K;
     std::vector<Variant> vs = {
-        V("library (v4c), unroll 4", k_arg<T, K, 4, 0, 0>),
-        V("library (v4c), unroll 4, 8 blocks/SM", k_arg<T, K, 4, 8, 0>),
-        V("library (v4c), unroll 8", k_arg<T, K, 8, 0, 0>),
+        V("library (v5: redux end)", k_arg<T, K, 4, 0, 0>),
+        V("v4 library: packed/pair end", k_arg<T, K, 4, 0, 3>),
         V("v4b: (key, int64 index) end", k_arg<T, K, 4, 0, 1>),
+        V("library (v5) again", k_arg<T, K, 4, 0, 0>),
         {"ARG loop, MIN end", (kern)k_arg<T, K, 4, 0, 2>, false},
         {"(MIN, no index)", (kern)k_min<T, 0>, false},
         {"(MIN, ends on integer keys)", (kern)k_min_keys<T, 0>, false},
+        {"(MIN, library v5: keys, redux)", (kern)k_min_lib<T, 0>, false},
     };
     void *tmp = nullptr;
     size_t tmp_bytes = 0;

@@ -294,12 +294,63 @@ template <class T, class K, class R, bool MAX, bool IGN> struct ThreadLoop<ArgOf
 
 // Warp reduction with shuffles; lane 0 holds the result. Lower lanes hold
 // lower indices, and partials are combined as op(lower, higher).
-template <class A, class Op> __device__ A warp_reduce(A v, Op op)
+template <class A, class Op> __device__ A warp_reduce_shuffle(A v, Op op)
 {
 #pragma unroll
     for (int offset = 16; offset > 0; offset >>= 1)
         v = op(v, shfl_down(v, offset));
     return v;
+}
+template <class A, class Op> __device__ A warp_reduce(A v, Op op) { return warp_reduce_shuffle(v, op); }
+
+// The ends that reduce integer words (ARG's ArgLex, the float MIN/MAX keys)
+// take on sm_80 and newer one redux.sync per 32-bit word instead of five
+// shuffle steps; the result is then in every lane. The lexicographic minimum
+// of NW words, most significant first: each lane takes part while its words
+// so far equal the minimum's.
+#if __CUDA_ARCH__ >= 800
+template <int NW> __device__ __forceinline__ void warp_lex_min(unsigned (&w)[NW])
+{
+    bool tied = true;
+#pragma unroll
+    for (int j = 0; j < NW; j++) {
+        const unsigned m = __reduce_min_sync(0xffffffffu, tied ? w[j] : 0xffffffffu);
+        tied = tied && w[j] == m;
+        w[j] = m;
+    }
+}
+#endif
+template <int NW, class Op> __device__ Lex<NW> warp_reduce(Lex<NW> v, Op op)
+{
+#if __CUDA_ARCH__ >= 800
+    warp_lex_min(v.w);
+    return v;
+#else
+    return warp_reduce_shuffle(v, op);
+#endif
+}
+template <class T, class A, class R, bool MAX, bool IGN>
+__device__ int warp_reduce(int k, KeyedMinMax<T, A, R, MAX, IGN, int> op)
+{
+#if __CUDA_ARCH__ >= 800
+    return MAX ? __reduce_max_sync(0xffffffffu, k) : __reduce_min_sync(0xffffffffu, k);
+#else
+    return warp_reduce_shuffle(k, op);
+#endif
+}
+template <class T, class A, class R, bool MAX, bool IGN>
+__device__ long long warp_reduce(long long k, KeyedMinMax<T, A, R, MAX, IGN, long long> op)
+{
+#if __CUDA_ARCH__ >= 800
+    const u64 flip = MAX ? 0x7fffffffffffffffull : 0x8000000000000000ull; // to unsigned order, reversed for MAX
+    u64 u = (u64)k ^ flip;
+    unsigned w[2] = {(unsigned)(u >> 32), (unsigned)u};
+    warp_lex_min(w);
+    u = (u64)w[0] << 32 | w[1];
+    return (long long)(u ^ flip);
+#else
+    return warp_reduce_shuffle(k, op);
+#endif
 }
 
 // Block reduction: shuffles within warps, one shared word per warp, then the
@@ -350,6 +401,15 @@ template <class V> __device__ __forceinline__ Pair<V> load_cg(const Pair<V> *p)
 template <class K> __device__ __forceinline__ Arg<K> load_cg(const Arg<K> *p)
 {
     Arg<K> r = {__ldcg(&p->k), __ldcg(&p->i)};
+    return r;
+}
+
+template <int NW> __device__ __forceinline__ Lex<NW> load_cg(const Lex<NW> *p)
+{
+    Lex<NW> r;
+#pragma unroll
+    for (int j = 0; j < NW; j++)
+        r.w[j] = __ldcg(&p->w[j]);
     return r;
 }
 
@@ -408,23 +468,47 @@ __device__ __forceinline__ void finish_grid(A v, void *out, size_t n, A *partial
     finish_last_block<BLOCK>(v, out, n, partials, ticket, op);
 }
 
-// ARG with 32-bit keys and n <= 2^32 - 1 (every index below the all-ones
-// "no element"): the packed 64-bit form (ops.cuh). The (key, int64 index)
-// pair cost ~3 us more than MIN's end at 64Mi on the H200, whatever the size
-// (bench/NOTES.md, v4).
+// ARG ends as words (ArgLex): the key's rank, then the index in one word
+// when n <= 2^32 - 1 (always, in practice) or two. The (key, int64 index)
+// pair with shuffles cost ~3 us more than MIN's end at 64Mi on the H200,
+// whatever the size (bench/NOTES.md, v4, v5).
+template <int BLOCK, int NW, class T, class K, class R, bool MAX, bool IGN>
+__device__ __forceinline__ void finish_arg(Arg<K> v, void *out, size_t n, void *partials, unsigned int *ticket,
+                                           ArgOf<T, K, R, MAX, IGN> op)
+{
+    typedef ArgLex<T, K, R, MAX, IGN, NW> Op;
+    Op lx = {op};
+    Lex<NW> x = block_reduce_shuffle<BLOCK>(Op::pack(v), lx);
+    finish_last_block<BLOCK, Lex<NW>, Op, NW == 2 ? 8 : 4>(x, out, n, reinterpret_cast<Lex<NW> *>(partials), ticket,
+                                                         lx);
+}
 template <int BLOCK, class T, class K, class R, bool MAX, bool IGN>
 __device__ __forceinline__ void finish_grid(Arg<K> v, void *out, size_t n, Arg<K> *partials, unsigned int *ticket,
                                             ArgOf<T, K, R, MAX, IGN> op)
 {
-    if (sizeof(K) == 4 && n <= 0xffffffffull) {
-        PackedArg<T, K, R, MAX, IGN> pk = {op};
-        u64 p = block_reduce_shuffle<BLOCK>(pk.pack(v), pk);
-        finish_last_block<BLOCK, u64, PackedArg<T, K, R, MAX, IGN>, 8>(p, out, n, reinterpret_cast<u64 *>(partials),
-                                                                       ticket, pk);
-        return;
-    }
-    v = block_reduce_shuffle<BLOCK>(v, op);
-    finish_last_block<BLOCK, Arg<K>, ArgOf<T, K, R, MAX, IGN>, 4>(v, out, n, partials, ticket, op);
+    const int KW = sizeof(K) / 4;
+    if (n <= 0xffffffffull)
+        finish_arg<BLOCK, KW + 1>(v, out, n, partials, ticket, op);
+    else
+        finish_arg<BLOCK, KW + 2>(v, out, n, partials, ticket, op);
+}
+
+// float and double MIN/MAX: the ends combine integer order keys (ops.cuh).
+template <int BLOCK, class T, class R, bool MAX, bool IGN>
+__device__ __forceinline__ void finish_grid(float v, void *out, size_t n, float *partials, unsigned int *ticket,
+                                            MinMaxOf<T, float, R, MAX, IGN> op)
+{
+    KeyedMinMax<T, float, R, MAX, IGN, int> kop = {op};
+    int k = block_reduce_shuffle<BLOCK>(kop.key(v), kop);
+    finish_last_block<BLOCK>(k, out, n, reinterpret_cast<int *>(partials), ticket, kop);
+}
+template <int BLOCK, class T, class R, bool MAX, bool IGN>
+__device__ __forceinline__ void finish_grid(double v, void *out, size_t n, double *partials, unsigned int *ticket,
+                                            MinMaxOf<T, double, R, MAX, IGN> op)
+{
+    KeyedMinMax<T, double, R, MAX, IGN, long long> kop = {op};
+    long long k = block_reduce_shuffle<BLOCK>(kop.key(v), kop);
+    finish_last_block<BLOCK>(k, out, n, reinterpret_cast<long long *>(partials), ticket, kop);
 }
 
 // Finish of the atomic variants, run by thread 0 of each block: one atomicAdd

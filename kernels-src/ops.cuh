@@ -210,33 +210,101 @@ template <class T, class K, class R> using ArgMax = ArgOf<T, K, R, true, false>;
 template <class T, class K, class R> using NanArgMin = ArgOf<T, K, R, false, true>;
 template <class T, class K, class R> using NanArgMax = ArgOf<T, K, R, true, true>;
 
-// The end of an ARG reduction with 32-bit keys and indices below 2^32 - 1:
-// (key, index) packed into one 64-bit integer whose unsigned order is the
-// operator's (rank of the key, then the index), so that blocks and the grid
-// combine with one 64-bit min, shuffle two words instead of three and store
-// 8-byte partials. ~0 (rank and index all ones) is "no element".
-template <class T, class K, class R, bool MAX, bool IGNORE_NAN> struct PackedArg {
+// The end of a float or double MIN/MAX (NAN* too) over integer keys: one
+// integer min or max per combine instead of pick()'s compare and two NaN
+// tests (0.6-0.9 us at 64Mi on the H200, bench/NOTES.md v4d). Unlike ARG's
+// order keys (-0 ties +0), a negative value's key is ~magnitude, so -0 (key
+// -1) stays apart from +0 (key 0) and MIN of {-0, 1} stays -0. A NaN result
+// comes back as the quiet NaN.
+__device__ __forceinline__ int minmax_key(float x, int nan_key)
+{
+    int b = __float_as_int(x), m = b & 0x7fffffff;
+    return m > 0x7f800000 ? nan_key : b < 0 ? ~m : m;
+}
+__device__ __forceinline__ long long minmax_key(double x, long long nan_key)
+{
+    long long b = __double_as_longlong(x), m = b & 0x7fffffffffffffffll;
+    return m > 0x7ff0000000000000ll ? nan_key : b < 0 ? ~m : m;
+}
+__device__ __forceinline__ float from_minmax_key(int k, int nan_key)
+{
+    if (k == nan_key)
+        return __int_as_float(0x7fc00000);
+    return __int_as_float(k < 0 ? (int)(0x80000000u | (unsigned)~k) : k);
+}
+__device__ __forceinline__ double from_minmax_key(long long k, long long nan_key)
+{
+    if (k == nan_key)
+        return __longlong_as_double(0x7ff8000000000000ll);
+    return __longlong_as_double(k < 0 ? (long long)(0x8000000000000000ull | (u64)~k) : k);
+}
+template <class T, class A, class R, bool MAX, bool IGNORE_NAN, class K> struct KeyedMinMax {
+    MinMaxOf<T, A, R, MAX, IGNORE_NAN> op;
+    // NaN wins when it propagates, loses with IGNORE_NAN (as ArgOf::nan_key)
+    __device__ static K nan_key() { return MAX != IGNORE_NAN ? limits<K>::highest() : limits<K>::lowest(); }
+    __device__ static K identity() { return MAX ? limits<K>::lowest() : limits<K>::highest(); }
+    __device__ static K key(A a) { return minmax_key(a, nan_key()); }
+    __device__ K operator()(K a, K b) const { return MAX ? (b > a ? b : a) : (b < a ? b : a); }
+    __device__ void write(void *out, K k, u64 n) const { op.write(out, from_minmax_key(k, nan_key()), n); }
+};
+
+// The end of an ARG reduction as NW unsigned 32-bit words, most significant
+// first, whose lexicographic order is the operator's: the key's rank (one
+// word for 32-bit keys, two for 64-bit ones), then the index (one word when
+// n <= 2^32 - 1, else two). All ones is "no element" (no index reaches it).
+// Blocks and the grid take the minimum word by word: on sm_80 and newer one
+// redux.sync per word per warp (warp_reduce, common.cuh) instead of five shuffle
+// steps of a (key, int64 index) compare.
+template <int NW> struct Lex { unsigned w[NW]; };
+template <class T, class K, class R, bool MAX, bool IGNORE_NAN, int NW> struct ArgLex {
     ArgOf<T, K, R, MAX, IGNORE_NAN> op;
+    static const int KW = sizeof(K) / 4, IW = NW - KW; // words of key rank and index
     // Unsigned order of the keys (signed keys: the sign bit flipped), reversed for MAX.
-    __device__ static unsigned rank(K k)
+    __device__ static u64 rank(K k)
     {
-        unsigned r = (unsigned)k ^ (limits<K>::lowest() != K(0) ? 0x80000000u : 0u);
-        return MAX ? ~r : r;
+        const u64 sign = limits<K>::lowest() != K(0) ? 1ull << (8 * sizeof(K) - 1) : 0ull;
+        const u64 r = ((u64)k & (KW == 1 ? 0xffffffffull : ~0ull)) ^ sign;
+        return MAX ? ~r & (KW == 1 ? 0xffffffffull : ~0ull) : r;
     }
-    __device__ static K key(unsigned r)
+    __device__ static K key(u64 r) { return (K)(rank((K)r)); } // rank() is its own inverse
+    __device__ static Lex<NW> identity()
     {
-        r = MAX ? ~r : r;
-        return (K)(r ^ (limits<K>::lowest() != K(0) ? 0x80000000u : 0u));
+        Lex<NW> x;
+#pragma unroll
+        for (int j = 0; j < NW; j++)
+            x.w[j] = 0xffffffffu;
+        return x;
     }
-    __device__ static u64 identity() { return ~0ull; }
-    __device__ static u64 pack(Arg<K> a)
+    __device__ static Lex<NW> pack(Arg<K> a)
     {
-        return a.i == CURED_NO_INDEX ? ~0ull : (u64)rank(a.k) << 32 | (u64)(unsigned)a.i;
+        if (a.i == CURED_NO_INDEX)
+            return identity();
+        Lex<NW> x;
+        const u64 r = rank(a.k);
+        if (KW == 2)
+            x.w[0] = (unsigned)(r >> 32);
+        x.w[KW - 1] = (unsigned)r;
+        if (IW == 2)
+            x.w[KW] = (unsigned)((u64)a.i >> 32);
+        x.w[NW - 1] = (unsigned)a.i;
+        return x;
     }
-    __device__ u64 operator()(u64 a, u64 b) const { return b < a ? b : a; }
-    __device__ void write(void *out, u64 p, u64 n) const
+    __device__ Lex<NW> operator()(Lex<NW> a, Lex<NW> b) const
     {
-        Arg<K> a = {key((unsigned)(p >> 32)), p == ~0ull ? CURED_NO_INDEX : (long long)(p & 0xffffffffull)};
+        bool less = false, tied = true; // b < a
+#pragma unroll
+        for (int j = 0; j < NW; j++) {
+            less = less || (tied && b.w[j] < a.w[j]);
+            tied = tied && b.w[j] == a.w[j];
+        }
+        return less ? b : a;
+    }
+    __device__ void write(void *out, Lex<NW> x, u64 n) const
+    {
+        u64 r = KW == 2 ? (u64)x.w[0] << 32 | x.w[1] : x.w[0];
+        u64 i = IW == 2 ? (u64)x.w[KW] << 32 | x.w[KW + 1] : x.w[KW];
+        bool none = IW == 2 ? i == ~0ull : i == 0xffffffffull;
+        Arg<K> a = {key(r), none ? CURED_NO_INDEX : (long long)i};
         op.write(out, a, n);
     }
 };
@@ -261,6 +329,13 @@ template <class K> __device__ __forceinline__ Arg<K> shfl_down(Arg<K> a, int off
     a.k = __shfl_down_sync(0xffffffffu, a.k, off);
     a.i = __shfl_down_sync(0xffffffffu, a.i, off);
     return a;
+}
+template <int NW> __device__ __forceinline__ Lex<NW> shfl_down(Lex<NW> x, int off)
+{
+#pragma unroll
+    for (int j = 0; j < NW; j++)
+        x.w[j] = __shfl_down_sync(0xffffffffu, x.w[j], off);
+    return x;
 }
 template <class A> __device__ __forceinline__ A shfl_down(A v, int off)
 {

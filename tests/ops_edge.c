@@ -244,6 +244,40 @@ static void zeros_and_infinities(struct ops_batch *b, cured_type t, void *h, siz
     }
 }
 
+/* A lone zero (no -0/+0 tie) among values of one sign: MIN, NANMIN and
+ * MINMAX's minimum over positives, or MAX, NANMAX and MINMAX's maximum over
+ * negatives, must return it with its sign. (The batch's checks let a zero
+ * result have either sign, as a -0/+0 tie may.) */
+static void lone_zero(cured_type t, void *h, size_t n, struct rng *r, CUstream stream)
+{
+    static const cured_op ops[2][3] = {{CURED_OP_MIN, CURED_OP_NANMIN, CURED_OP_MINMAX},
+                                       {CURED_OP_MAX, CURED_OP_NANMAX, CURED_OP_MINMAX}};
+    for (int neg = 0; neg < 2; neg++)
+        for (int zneg = 0; zneg < 2; zneg++) {
+            ref_fill(t, FL_REAL, r, h, n);
+            for (size_t i = 0; i < n; i++) {
+                const double v = 1 + fabs(ref_get_f(t, h, i));
+                ref_put_f(t, h, i, neg ? -v : v);
+            }
+            const size_t p = rng_u32(r) % n;
+            ref_put_f(t, h, p, zneg ? -0.0 : 0.0);
+            CUdeviceptr d = to_device(h, n, t);
+            for (int k = 0; k < 3; k++) {
+                const cured_op op = ops[neg][k];
+                unsigned char got[OPS_SLOT];
+                memset(got, POISON_BYTE, sizeof got);
+                cured_status s = cured_reduce(H, op, CURED_ALGO_AUTO, DP(d), t, n, got, t, stream);
+                ck_assert_msg(s == CURED_SUCCESS, "%s of %s: %s", cured_op_name(op), cured_type_name(t),
+                              cured_status_string(s));
+                const double z = ref_get_f(t, got, op == CURED_OP_MINMAX && neg);
+                ck_assert_msg(z == 0 && !signbit(z) == !zneg,
+                              "%s of %s n=%zu: a lone %s0 at %zu among %s values gave %g%s (seed %llu)",
+                              cured_op_name(op), cured_type_name(t), n, zneg ? "-" : "+", p,
+                              neg ? "negative" : "positive", z, signbit(z) ? " (negative)" : "", test_seed);
+            }
+        }
+}
+
 /* NaN first, in the middle, last (and a second NaN after the first) among random finite values. */
 static void nan_positions(struct ops_batch *b, cured_type t, void *h, size_t n, struct rng *r)
 {
@@ -284,8 +318,9 @@ static void denormals(struct ops_batch *b, cured_type t, void *h, size_t n, stru
 
 /*
  * Loop test over the float types: +-0 (min and max compare equal to 0 -
- * the sign of a zero result is not asserted - and ARG* give index 0, all
- * elements being equal); +-inf; NaN first, in the middle and last (MIN,
+ * the sign of a zero result is not asserted for a -0/+0 tie - and ARG*
+ * give index 0, all elements being equal); a lone zero among values of one
+ * sign (its sign is kept); +-inf; NaN first, in the middle and last (MIN,
  * MAX, MINMAX and ARG* propagate it, ARG*: the first NaN's index; the NAN*
  * operators ignore it); all-NaN inputs (the NAN* operators: ALL_NAN from
  * the synchronous call with the host buffer untouched, NaN / index -1 from
@@ -310,6 +345,7 @@ START_TEST(test_float_specials)
             denormals(&b, t, h, n, &r);
         }
         nan_positions(&b, t, h, n, &r);
+        lone_zero(t, h, n, &r, b.stream);
         ops_free(h);
     }
 
