@@ -100,7 +100,8 @@ CURED_BYTE_BEST(unsigned char, __vminu4, __vmaxu4)
 // 16-bit floats and float32 on sm_80 and newer: packed min/max instructions
 // over the vector (their .NaN forms when NaN propagates), giving the bits of
 // the extreme element, instead of a conversion or a key and NaN tests per
-// element. Which zero a tie of -0 and +0 gives is not specified (cured.h).
+// element; MINMAX takes both. Which zero a tie of -0 and +0 gives is not
+// specified (cured.h).
 template <class T, bool MAX, bool IGN> __device__ __forceinline__ unsigned packed_extreme(unsigned a, unsigned b);
 #define CURED_PACKED(T, MAX, IGN, INSN)                                                              \
     template <> __device__ __forceinline__ unsigned packed_extreme<T, MAX, IGN>(unsigned a, unsigned b) \
@@ -147,6 +148,14 @@ __device__ __forceinline__ float from_bits(unsigned w, float) { return __uint_as
         template <class TT, class A> __device__ static __forceinline__ A step(A acc, uint4 v, u64, Op op) \
         {                                                                                            \
             return op(acc, widen<float>(from_bits(vec_extreme_bits<T, MAX, IGN>(v), T())));          \
+        }                                                                                            \
+    };                                                                                               \
+    template <class R> struct VecStep<MinMax<T, float, R> > {                                        \
+        template <class TT, class A> __device__ static __forceinline__ A step(A acc, uint4 v, u64, MinMax<T, float, R> op) \
+        {                                                                                            \
+            A p = {widen<float>(from_bits(vec_extreme_bits<T, false, false>(v), T())),               \
+                   widen<float>(from_bits(vec_extreme_bits<T, true, false>(v), T()))};               \
+            return op(acc, p);                                                                       \
         }                                                                                            \
     };
 CURED_PACKED_STEPS(half_t)
