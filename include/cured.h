@@ -252,8 +252,9 @@ CURED_EXPORT cured_status cured_destroy(cured_handle h);
  * Operators, result types, output layouts, NaN and n == 0 rules: see cured_op.
  *
  * Streams: the handle keeps one workspace per stream it has seen (16 are made
- * at creation, more are added on first use of a further stream outside
- * capture). Calls through one handle on different streams may run
+ * at creation; more are added on first use of a further stream outside
+ * capture, a call that allocates and waits for the new workspaces to be
+ * zeroed). Calls through one handle on different streams may run
  * concurrently. A graph captured from a call uses the workspace of the stream
  * it was captured on: do not run it concurrently with other calls on that
  * stream or other launches of the same graph.

@@ -302,7 +302,7 @@ template <class T, class K, class R, bool MAX, bool IGNORE_NAN, int NW> struct A
     __device__ void write(void *out, Lex<NW> x, u64 n) const
     {
         u64 r = KW == 2 ? (u64)x.w[0] << 32 | x.w[1] : x.w[0];
-        u64 i = IW == 2 ? (u64)x.w[KW] << 32 | x.w[KW + 1] : x.w[KW];
+        u64 i = IW == 2 ? (u64)x.w[KW] << 32 | x.w[NW - 1] : x.w[KW];
         bool none = IW == 2 ? i == ~0ull : i == 0xffffffffull;
         Arg<K> a = {key(r), none ? CURED_NO_INDEX : (long long)i};
         op.write(out, a, n);

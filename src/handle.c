@@ -28,8 +28,7 @@ void cr_leave(cured_handle h, CUcontext saved)
     }
 }
 
-/* A further chunk of CR_SLOTS_PER_CHUNK workspaces (cr_slot_for zeroes each
- * on its stream). Caller holds h->lock and the context. */
+/* A further chunk of CR_SLOTS_PER_CHUNK zeroed workspaces. Caller holds h->lock and the context. */
 static cured_status add_chunk(cured_handle h)
 {
     size_t cap = h->slots_cap + CR_SLOTS_PER_CHUNK;
@@ -46,6 +45,24 @@ static cured_status add_chunk(cured_handle h)
     CUresult r = h->d->MemAlloc(&base, bytes);
     if (r != CUDA_SUCCESS)
         return cr_fail_cuda(r, "cuMemAlloc of the per-stream workspace");
+    /* Tickets and accumulators start at zero; kernels leave them at zero.
+     * The memset runs on a private non-blocking stream and is waited for: a
+     * cuMemsetD8 on the legacy stream was not ordered before a non-blocking
+     * stream's first kernel, which then saw a stale ticket (racecheck, v5);
+     * one on the caller's stream would only be recorded when a stream's
+     * first call is captured. */
+    CUstream zero = NULL;
+    r = h->d->StreamCreate(&zero, CU_STREAM_NON_BLOCKING);
+    if (r == CUDA_SUCCESS) {
+        r = h->d->MemsetD32Async(base, 0, bytes / 4, zero);
+        if (r == CUDA_SUCCESS)
+            r = h->d->StreamSynchronize(zero);
+        h->d->StreamDestroy(zero);
+    }
+    if (r != CUDA_SUCCESS) {
+        h->d->MemFree(base);
+        return cr_fail_cuda(r, "zeroing the per-stream workspace");
+    }
     h->chunks[h->nchunks++] = base;
     for (size_t i = 0; i < CR_SLOTS_PER_CHUNK; i++) {
         h->slots[h->slots_cap + i].stream = NULL;
@@ -81,18 +98,8 @@ cured_status cr_slot_for(cured_handle h, CUstream s, CUdeviceptr *base)
             st = add_chunk(h);
     }
     if (st == CURED_SUCCESS) {
-        /* Tickets and accumulators start at zero (kernels leave them so),
-         * zeroed on the stream that uses the slot: a cuMemsetD8 on the
-         * legacy stream was not ordered before a non-blocking stream's
-         * first kernel, which then saw a stale ticket (racecheck, v5). */
-        const CUdeviceptr b = h->slots[h->nslots].base;
-        CUresult r = h->d->MemsetD32Async(b, 0, CR_WS_PARTIALS / 4, s);
-        if (r != CUDA_SUCCESS) {
-            st = cr_fail_cuda(r, "cuMemsetD32Async of a stream's workspace");
-        } else {
-            h->slots[h->nslots++].stream = s;
-            *base = b;
-        }
+        h->slots[h->nslots].stream = s;
+        *base = h->slots[h->nslots++].base;
     }
     pthread_mutex_unlock(&h->lock);
     return st;
