@@ -143,6 +143,53 @@ START_TEST(test_many_streams)
 END_TEST
 
 /*
+ * A stream's first call made during capture (a free workspace is taken, as
+ * cured.h allows): the graph is dropped unlaunched, then a plain call on
+ * that stream must find its workspace's ticket at zero. Workspaces are
+ * zeroed when made; a memset at a slot's first use would only have been
+ * recorded into the graph.
+ */
+START_TEST(test_first_call_captured)
+{
+    struct rng r;
+    rng_init(&r, "first-captured", 0);
+    cured_handle h = NULL;
+    CURED_OK(cured_create(0, &h));
+    int64_t exact;
+    const size_t n = ((size_t)1 << 20) + 3;
+    CUdeviceptr in = random_input(&r, n, &exact);
+    CUdeviceptr out = dev_alloc(8);
+    CUstream warm = stream_new(), s = stream_new();
+    /* compiles outside capture */
+    CURED_OK(cured_reduce_async(h, CURED_OP_SUM, CURED_ALGO_AUTO, DP(in), CURED_TYPE_INT32, n, DP(out),
+                                CURED_TYPE_INT64, warm));
+    CU_OK(D->StreamSynchronize(warm));
+    poison(out, 8);
+
+    CU_OK(D->StreamBeginCapture(s, CU_STREAM_CAPTURE_MODE_GLOBAL));
+    cured_status st = cured_reduce_async(h, CURED_OP_SUM, CURED_ALGO_AUTO, DP(in), CURED_TYPE_INT32, n, DP(out),
+                                         CURED_TYPE_INT64, s);
+    char message[512];
+    snprintf(message, sizeof message, "%s", cured_last_error());
+    CUgraph g = NULL;
+    CUresult end = D->StreamEndCapture(s, &g);
+    if (g != NULL)
+        D->GraphDestroy(g);
+    ck_assert_msg(st == CURED_SUCCESS, "first call on a stream during capture: %s: %s", cured_status_string(st),
+                  message);
+    CU_OK(end);
+
+    CURED_OK(cured_reduce_async(h, CURED_OP_SUM, CURED_ALGO_AUTO, DP(in), CURED_TYPE_INT32, n, DP(out),
+                                CURED_TYPE_INT64, s));
+    CU_OK(D->StreamSynchronize(s));
+    unsigned char got[8];
+    read_slot(out, got);
+    check_result(got, CURED_TYPE_INT64, exact, "a call on a stream whose first call was captured, not launched");
+    CURED_OK(cured_destroy(h));
+}
+END_TEST
+
+/*
  * Graph capture, for each algorithm: one call outside capture (compiles,
  * assigns the stream's workspace), one captured call, then the instantiated
  * graph is launched on new data, twice on the same data, and on new data again.
@@ -390,6 +437,7 @@ static Suite *misc_suite(void)
     tcase_set_timeout(streams, 600);
     tcase_add_loop_test(streams, test_interleaved_streams, 0, 2);
     tcase_add_test(streams, test_many_streams);
+    tcase_add_test(streams, test_first_call_captured);
     tcase_add_loop_test(streams, test_graph_capture, 0, CURED_ALGO_COUNT);
     suite_add_tcase(s, streams);
 
