@@ -351,12 +351,10 @@ template <class T, class A, class R, bool MAX, bool IGN>
 __device__ long long warp_reduce(long long k, KeyedMinMax<T, A, R, MAX, IGN, long long> op)
 {
 #if __CUDA_ARCH__ >= 800
-    const u64 flip = MAX ? 0x7fffffffffffffffull : 0x8000000000000000ull; // to unsigned order, reversed for MAX
-    u64 u = (u64)k ^ flip;
+    const u64 u = key_rank<long long, MAX>(k);
     unsigned w[2] = {(unsigned)(u >> 32), (unsigned)u};
     warp_lex_min(w);
-    u = (u64)w[0] << 32 | w[1];
-    return (long long)(u ^ flip);
+    return (long long)key_rank<long long, MAX>((long long)((u64)w[0] << 32 | w[1]));
 #else
     return warp_reduce_shuffle(k, op);
 #endif

@@ -256,17 +256,20 @@ template <class T, class A, class R, bool MAX, bool IGNORE_NAN, class K> struct 
 // redux.sync per word per warp (warp_reduce, common.cuh) instead of five shuffle
 // steps of a (key, int64 index) compare.
 template <int NW> struct Lex { unsigned w[NW]; };
+// Unsigned order of integer keys (signed keys: the sign bit flipped),
+// reversed for MAX; its own inverse.
+template <class K, bool MAX> __device__ __forceinline__ u64 key_rank(K k)
+{
+    const u64 mask = sizeof(K) == 4 ? 0xffffffffull : ~0ull;
+    const u64 sign = limits<K>::lowest() != K(0) ? 1ull << (8 * sizeof(K) - 1) : 0ull;
+    const u64 r = ((u64)k & mask) ^ sign;
+    return MAX ? ~r & mask : r;
+}
 template <class T, class K, class R, bool MAX, bool IGNORE_NAN, int NW> struct ArgLex {
     ArgOf<T, K, R, MAX, IGNORE_NAN> op;
     static const int KW = sizeof(K) / 4, IW = NW - KW; // words of key rank and index
-    // Unsigned order of the keys (signed keys: the sign bit flipped), reversed for MAX.
-    __device__ static u64 rank(K k)
-    {
-        const u64 sign = limits<K>::lowest() != K(0) ? 1ull << (8 * sizeof(K) - 1) : 0ull;
-        const u64 r = ((u64)k & (KW == 1 ? 0xffffffffull : ~0ull)) ^ sign;
-        return MAX ? ~r & (KW == 1 ? 0xffffffffull : ~0ull) : r;
-    }
-    __device__ static K key(u64 r) { return (K)(rank((K)r)); } // rank() is its own inverse
+    __device__ static u64 rank(K k) { return key_rank<K, MAX>(k); }
+    __device__ static K key(u64 r) { return (K)rank((K)r); }
     __device__ static Lex<NW> identity()
     {
         Lex<NW> x;
