@@ -31,6 +31,23 @@ static void read_slot(CUdeviceptr slot, unsigned char got[8])
     download(got, slot, 8);
 }
 
+/* An int32 -> int64 SUM on s inside a global-mode capture whose graph is
+ * dropped unlaunched: the call's status, and cured_last_error() in message. */
+static cured_status captured_sum(cured_handle h, cured_algorithm algo, CUdeviceptr in, size_t n, CUdeviceptr out,
+                                 CUstream s, char message[512])
+{
+    CU_OK(D->StreamBeginCapture(s, CU_STREAM_CAPTURE_MODE_GLOBAL));
+    cured_status st = cured_reduce_async(h, CURED_OP_SUM, algo, DP(in), CURED_TYPE_INT32, n, DP(out),
+                                         CURED_TYPE_INT64, s);
+    snprintf(message, 512, "%s", cured_last_error());
+    CUgraph g = NULL;
+    CUresult end = D->StreamEndCapture(s, &g);
+    if (g != NULL)
+        D->GraphDestroy(g);
+    CU_OK(end);
+    return st;
+}
+
 /*
  * Interleaved asynchronous calls on two streams: _i == 0 with two handles
  * (one per stream), _i == 1 with one handle on both streams. Each call has
@@ -109,17 +126,8 @@ START_TEST(test_many_streams)
         CURED_OK(cured_reduce_async(h, CURED_OP_SUM, CURED_ALGO_SINGLE_PASS_TICKET, DP(in),
                                     CURED_TYPE_INT32, n, DP(out + (size_t)i * 8), CURED_TYPE_INT64, s[i]));
 
-    CU_OK(D->StreamBeginCapture(s[NS - 1], CU_STREAM_CAPTURE_MODE_GLOBAL));
-    cured_status st = cured_reduce_async(h, CURED_OP_SUM, CURED_ALGO_SINGLE_PASS_TICKET, DP(in),
-                                         CURED_TYPE_INT32, n, DP(out + (NS - 1) * 8),
-                                         CURED_TYPE_INT64, s[NS - 1]);
     char message[512];
-    snprintf(message, sizeof message, "%s", cured_last_error());
-    CUgraph g = NULL;
-    CUresult end = D->StreamEndCapture(s[NS - 1], &g);
-    if (g != NULL)
-        D->GraphDestroy(g);
-    CU_OK(end);
+    cured_status st = captured_sum(h, CURED_ALGO_SINGLE_PASS_TICKET, in, n, out + (NS - 1) * 8, s[NS - 1], message);
     expect_status(st, CURED_ERROR_NOT_SUPPORTED, "first call on a 17th stream during capture");
     ck_assert_msg(strstr(message, "captur") != NULL, "the message does not mention capture: %s", message);
     unsigned char got[8];
@@ -166,18 +174,10 @@ START_TEST(test_first_call_captured)
     CU_OK(D->StreamSynchronize(warm));
     poison(out, 8);
 
-    CU_OK(D->StreamBeginCapture(s, CU_STREAM_CAPTURE_MODE_GLOBAL));
-    cured_status st = cured_reduce_async(h, CURED_OP_SUM, CURED_ALGO_AUTO, DP(in), CURED_TYPE_INT32, n, DP(out),
-                                         CURED_TYPE_INT64, s);
     char message[512];
-    snprintf(message, sizeof message, "%s", cured_last_error());
-    CUgraph g = NULL;
-    CUresult end = D->StreamEndCapture(s, &g);
-    if (g != NULL)
-        D->GraphDestroy(g);
+    cured_status st = captured_sum(h, CURED_ALGO_AUTO, in, n, out, s, message);
     ck_assert_msg(st == CURED_SUCCESS, "first call on a stream during capture: %s: %s", cured_status_string(st),
                   message);
-    CU_OK(end);
 
     CURED_OK(cured_reduce_async(h, CURED_OP_SUM, CURED_ALGO_AUTO, DP(in), CURED_TYPE_INT32, n, DP(out),
                                 CURED_TYPE_INT64, s));
