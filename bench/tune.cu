@@ -1,13 +1,13 @@
 // Tuning experiment for the AUTO kernel (issue 5), built with nvcc on the GPU
 // host: variants of the load loop from kernels-src/common.cuh timed against
 // cub::DeviceReduce::Sum in one process, rotating buffers past the L2.
-//   nvcc -arch=sm_90 -O3 -std=c++17 -I../kernels-src tune.cu -o tune && ./tune
+//   nvcc -arch=sm_90 -O3 -std=c++17 -I../kernels-src -I. tune.cu -o tune && ./tune
 #include <cub/cub.cuh>
 #include <cuda_runtime.h>
 #include <algorithm>
 #include <cstdio>
 #include <vector>
-#include "common.cuh"
+#include "loads.cuh"
 
 typedef Sum<int, long long, long long> IntSum;
 
@@ -15,7 +15,7 @@ typedef Sum<int, long long, long long> IntSum;
     printf("%s:%d %s\n", __FILE__, __LINE__, cudaGetErrorString(e_)); exit(1); } } while (0)
 
 // Grid-stride body (the current AUTO) with a load policy and unroll.
-template <int UNROLL, int LOAD>
+template <int UNROLL, class LOAD>
 __global__ void __launch_bounds__(256) k_stride(const int *in, size_t n, long long *out,
                                                 long long *partials, unsigned *ticket)
 {
@@ -26,7 +26,7 @@ __global__ void __launch_bounds__(256) k_stride(const int *in, size_t n, long lo
 }
 
 // Blocked body: each block owns one contiguous range of vectors.
-template <int UNROLL, int LOAD>
+template <int UNROLL, class LOAD>
 __global__ void __launch_bounds__(256) k_blocked(const int *in, size_t n, long long *out,
                                                  long long *partials, unsigned *ticket)
 {
@@ -39,11 +39,11 @@ __global__ void __launch_bounds__(256) k_blocked(const int *in, size_t n, long l
     for (; i + (UNROLL - 1) * 256 < end; i += UNROLL * 256) {
         uint4 v[UNROLL];
 #pragma unroll
-        for (int u = 0; u < UNROLL; u++) v[u] = load16<LOAD>(body + i + u * 256);
+        for (int u = 0; u < UNROLL; u++) v[u] = LOAD::load(body + i + u * 256);
 #pragma unroll
         for (int u = 0; u < UNROLL; u++) acc = op(acc, reduce_vec<int, long long>(v[u], 0, op));
     }
-    for (; i < end; i += 256) acc = op(acc, reduce_vec<int, long long>(load16<LOAD>(body + i), 0, op));
+    for (; i < end; i += 256) acc = op(acc, reduce_vec<int, long long>(LOAD::load(body + i), 0, op));
     if (blockIdx.x == 0 && threadIdx.x < n % 4) acc += in[nvec * 4 + threadIdx.x];
     acc = block_reduce_shuffle<256>(acc, op);
     finish_last_block<256>(acc, out, n, partials, ticket, op);
@@ -69,17 +69,17 @@ int main(int argc, char **argv)
       for (auto &e : h) { x ^= x << 13; x ^= x >> 17; x ^= x << 5; e = (int)(x % 2001) - 1000; }
       CK(cudaMemcpy(pool, h.data(), pool_elems * 4, cudaMemcpyHostToDevice)); }
     Variant vs[] = {
-        {"stride u4 ldg  8/SM (AUTO v1)", k_stride<4, LOAD_LDG>, 8},
-        {"stride u8 ldg  8/SM", k_stride<8, LOAD_LDG>, 8},
-        {"stride u4 L2256 8/SM", k_stride<4, LOAD_L2_256>, 8},
-        {"stride u8 L2256 8/SM", k_stride<8, LOAD_L2_256>, 8},
-        {"stride u4 ldcs 8/SM", k_stride<4, LOAD_STREAM>, 8},
-        {"stride u4 L2256 4/SM", k_stride<4, LOAD_L2_256>, 4},
-        {"stride u8 L2256 4/SM", k_stride<8, LOAD_L2_256>, 4},
-        {"stride u4 L2256 16/SM", k_stride<4, LOAD_L2_256>, 16},
-        {"blocked u4 ldg 8/SM", k_blocked<4, LOAD_LDG>, 8},
-        {"blocked u4 L2256 8/SM", k_blocked<4, LOAD_L2_256>, 8},
-        {"blocked u8 L2256 8/SM", k_blocked<8, LOAD_L2_256>, 8},
+        {"stride u4 ldg  8/SM (AUTO v1)", k_stride<4, LoadLdg>, 8},
+        {"stride u8 ldg  8/SM", k_stride<8, LoadLdg>, 8},
+        {"stride u4 L2256 8/SM", k_stride<4, LoadL2_256>, 8},
+        {"stride u8 L2256 8/SM", k_stride<8, LoadL2_256>, 8},
+        {"stride u4 ldcs 8/SM", k_stride<4, LoadStream>, 8},
+        {"stride u4 L2256 4/SM", k_stride<4, LoadL2_256>, 4},
+        {"stride u8 L2256 4/SM", k_stride<8, LoadL2_256>, 4},
+        {"stride u4 L2256 16/SM", k_stride<4, LoadL2_256>, 16},
+        {"blocked u4 ldg 8/SM", k_blocked<4, LoadLdg>, 8},
+        {"blocked u4 L2256 8/SM", k_blocked<4, LoadL2_256>, 8},
+        {"blocked u8 L2256 8/SM", k_blocked<8, LoadL2_256>, 8},
     };
     void *cub_tmp = nullptr; size_t cub_bytes = 0;
     CK(cub::DeviceReduce::Sum(nullptr, cub_bytes, pool, out, (long long)maxn));

@@ -101,6 +101,9 @@ typedef enum cured_type {
  * - MIN, MAX, NANMIN, NANMAX, MINMAX, ARGMIN, ARGMAX, NANARGMIN, NANARGMAX,
  *   AND, OR, XOR: the element type (bitwise operators: integers only; the
  *   NAN* operators: floating types only).
+ * - COUNT_NONZERO: INT64 for every element type (numpy.count_nonzero: an
+ *   element counts when it compares unequal to zero, so NaN counts and -0
+ *   does not).
  *
  * Output layouts: one value of out_type, except MINMAX (two values: min then
  * max) and the ARG operators (a cured_arg_result: int64 index, then the value
@@ -117,7 +120,7 @@ typedef enum cured_type {
  * NANMAX is a NaN, not necessarily one of the input's NaNs. MINMAX results are aligned to the
  * element size.
  *
- * n == 0: sums give 0, PRODUCT 1, AND all ones, OR/XOR 0, MIN and NANMIN the
+ * n == 0: sums and COUNT_NONZERO give 0, PRODUCT 1, AND all ones, OR/XOR 0, MIN and NANMIN the
  * largest value of the type (+inf for floats) and MAX and NANMAX the smallest,
  * as CUB does;
  * MINMAX and the ARG operators return CURED_ERROR_EMPTY_INPUT.
@@ -144,9 +147,10 @@ typedef enum cured_op {
     CURED_OP_NANMIN = 14,
     CURED_OP_NANMAX = 15,
     CURED_OP_NANARGMIN = 16,
-    CURED_OP_NANARGMAX = 17
+    CURED_OP_NANARGMAX = 17,
+    CURED_OP_COUNT_NONZERO = 18 /**< number of nonzero elements (NaN counts, -0 does not) */
 } cured_op;
-#define CURED_OP_COUNT 18
+#define CURED_OP_COUNT 19
 
 /** Result of the ARG operators: the index, then the value (of the element type). */
 typedef struct cured_arg_result {
@@ -247,7 +251,8 @@ CURED_EXPORT cured_status cured_destroy(cured_handle h);
  * Writes op(in[0..n)) to *out (device memory) when the stream reaches it. The
  * call allocates nothing, sets no memory and does not synchronise, so it may
  * be captured into a CUDA graph. It may compile a kernel (NVRTC) the first
- * time a specialization is used; compile before capturing if that matters.
+ * time a specialization is used; call cured_prepare() before capturing if
+ * that matters.
  *
  * Operators, result types, output layouts, NaN and n == 0 rules: see cured_op.
  *
@@ -283,6 +288,23 @@ CURED_EXPORT cured_status cured_reduce_async(cured_handle h, cured_op op, cured_
                                              const void *in, cured_type in_type, size_t n,
                                              void *out, cured_type out_type,
                                              struct CUstream_st *stream);
+
+/**
+ * \brief Compile (or find in the caches) and load the kernel that
+ * cured_reduce_async() would use for (op, algo, in_type, out_type), now.
+ * A first call of a specialization otherwise compiles it; call this before
+ * capturing a stream into a CUDA graph or before timing.
+ * \param h        handle.
+ * \param op       operator (CURED_OP_DOT: the kernel of cured_dot_async()).
+ * \param algo     algorithm.
+ * \param in_type  element type.
+ * \param out_type result type.
+ * \return CURED_SUCCESS, CURED_ERROR_NULL_HANDLE, CURED_ERROR_INVALID_ENUM,
+ *         CURED_ERROR_TYPE_MISMATCH, CURED_ERROR_NOT_SUPPORTED, CURED_ERROR_NO_NVRTC,
+ *         CURED_ERROR_COMPILE, CURED_ERROR_CUDA.
+ */
+CURED_EXPORT cured_status cured_prepare(cured_handle h, cured_op op, cured_algorithm algo, cured_type in_type,
+                                        cured_type out_type);
 
 /**
  * \brief Synchronous reduction: as cured_reduce_async(), but the result is

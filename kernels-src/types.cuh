@@ -6,6 +6,10 @@
 
 typedef unsigned long long u64;
 
+// select_type<C, A, B>::type is A when C, else B (no <type_traits> here).
+template <bool C, class A, class B> struct select_type { typedef A type; };
+template <class A, class B> struct select_type<false, A, B> { typedef B type; };
+
 struct half_t { unsigned short bits; };
 struct bf16_t { unsigned short bits; };
 

@@ -17,9 +17,14 @@ struct loaded {
     struct cr_kernel k;
 };
 
+struct cr_user {
+    char *source; /* the generated program */
+};
+
 struct cured_custom_st {
-    struct cr_program prog; /* prog.source is the generated text */
-    char *source;
+    struct cr_user user;
+    struct cr_request req;
+    struct cr_unit unit;
     pthread_mutex_t lock;
     struct loaded *loaded;
     size_t nloaded;
@@ -138,31 +143,36 @@ cured_status cr_custom_build(cured_type in_type, cured_type acc_type, int ninput
         free(src);
         return cr_fail(CURED_ERROR_OUT_OF_MEMORY, "out of host memory");
     }
-    struct cr_program *p = &op->prog;
-    op->source = src;
-    p->file = "user-op.cu";
-    p->source = src;
-    p->nkernels = 1;
-    p->kind = ninputs == 2 ? CR_KIND_FAST2 : CR_KIND_FAST;
-    p->algo = CURED_ALGO_AUTO;
-    p->op = ninputs == 2 ? CURED_OP_DOT : CURED_OP_SUM; /* for the launcher: one or two inputs */
-    p->in = in_type;
-    p->out = acc_type;
-    p->acc_size = (int)cr_type_size(acc_type);
-    p->result_size = (int)cr_type_size(acc_type);
-    p->unroll = CR_UNROLL;
-    snprintf(p->kernels[0], sizeof p->kernels[0], "%s<%s, %s, UserOp, %d, %d>",
-             ninputs == 2 ? "reduce_fast2" : "reduce_fast", cr_type_cxx(in_type), cr_type_cxx(acc_type),
-             CR_BLOCK, p->unroll);
-    snprintf(p->label, sizeof p->label, "user-defined %s->%s", cr_type_name(in_type), cr_type_name(acc_type));
+    op->user.source = src;
+    struct cr_request *r = &op->req;
+    r->op = CURED_OP_SUM; /* unused: the user's functor is the operator */
+    r->algo = CURED_ALGO_AUTO;
+    r->in = in_type;
+    r->out = acc_type;
+    r->ninputs = ninputs;
+    r->user = &op->user;
+    r->acc.layout = CR_LAYOUT_VALUE;
+    r->acc.scalar = acc_type;
+    r->acc.size = r->acc.align = r->acc.result_size = r->acc.result_align = cr_type_size(acc_type);
+    cr_family_for(r)->build(r, &op->unit);
     pthread_mutex_init(&op->lock, NULL);
     *out = op;
     return CURED_SUCCESS;
 }
 
-const struct cr_program *cr_custom_program(cured_custom op)
+const struct cr_request *cr_custom_request(cured_custom op)
 {
-    return &op->prog;
+    return &op->req;
+}
+
+const struct cr_unit *cr_custom_unit(cured_custom op)
+{
+    return &op->unit;
+}
+
+const char *cr_user_source(const struct cr_user *u)
+{
+    return u->source;
 }
 
 CR_API cured_status cured_custom_create(cured_handle h, cured_type in_type, cured_type acc_type,
@@ -182,7 +192,7 @@ CR_API cured_status cured_custom_create(cured_handle h, cured_type in_type, cure
     int arch, ptx;
     const struct cr_image *img;
     if ((st = cr_handle_arch(h, &arch, &ptx)) != CURED_SUCCESS ||
-        (st = cr_kcache_get(&op->prog, arch, ptx, &img)) != CURED_SUCCESS) {
+        (st = cr_kcache_get(&op->unit, arch, ptx, &img)) != CURED_SUCCESS) {
         cured_custom_destroy(op);
         return st;
     }
@@ -190,10 +200,14 @@ CR_API cured_status cured_custom_create(cured_handle h, cured_type in_type, cure
     return CURED_SUCCESS;
 }
 
-/* The op's kernels in h's context (current), loading them on first use there. */
-static cured_status kernels_for(cured_handle h, void *arg, const struct cr_kernel **k)
+/* The op's family, unit and kernels in h's context (current), loading them on first use there. */
+static cured_status target_for(cured_handle h, const void *arg, struct cr_target *t)
 {
-    cured_custom op = arg;
+    cured_custom op = (cured_custom)arg;
+    t->fam = cr_family_for(&op->req);
+    t->req = &op->req;
+    t->unit = &op->unit;
+    const struct cr_kernel **k = &t->k;
     pthread_mutex_lock(&op->lock);
     for (size_t i = 0; i < op->nloaded; i++)
         if (op->loaded[i].ctx == h->ctx) {
@@ -210,7 +224,7 @@ static cured_status kernels_for(cured_handle h, void *arg, const struct cr_kerne
         op->loaded = grown;
         struct loaded *l = &grown[op->nloaded];
         memset(l, 0, sizeof *l);
-        if ((st = cr_kernel_load(h, &op->prog, &l->k)) == CURED_SUCCESS) {
+        if ((st = cr_kernel_load(h, &op->unit, &l->k)) == CURED_SUCCESS) {
             l->ctx = h->ctx;
             l->d = h->d;
             *k = &l->k;
@@ -228,20 +242,20 @@ static cured_status custom_run(cured_handle h, cured_custom op, const void *x, c
         return cr_fail(CURED_ERROR_NULL_HANDLE, "the handle is NULL");
     if (op == NULL)
         return cr_fail(CURED_ERROR_NULL_POINTER, "the user-defined op is NULL");
-    const struct cr_program *p = &op->prog;
+    const struct cr_request *r = &op->req;
+    const int two = r->ninputs == 2;
     if (out == NULL)
         return cr_fail(CURED_ERROR_NULL_POINTER, "the output pointer is NULL");
-    size_t size = cr_type_size(p->in);
-    if ((x == NULL || (p->kind == CR_KIND_FAST2 && y == NULL)) && n > 0)
+    size_t size = cr_type_size(r->in);
+    if ((x == NULL || (two && y == NULL)) && n > 0)
         return cr_fail(CURED_ERROR_NULL_POINTER, "an input pointer is NULL and n = %zu", n);
     if (n > SIZE_MAX / size)
         return cr_fail(CURED_ERROR_SIZE_OVERFLOW, "n = %zu elements of %zu bytes overflows size_t", n, size);
-    if ((uintptr_t)x % size || (p->kind == CR_KIND_FAST2 && (uintptr_t)y % size))
+    if ((uintptr_t)x % size || (two && (uintptr_t)y % size))
         return cr_fail(CURED_ERROR_MISALIGNED, "an input is not aligned to its %zu-byte elements", size);
-    if ((uintptr_t)out % (size_t)p->result_size)
-        return cr_fail(CURED_ERROR_MISALIGNED, "the output %p is not aligned to %d bytes", out, p->result_size);
-    return cr_reduce_program(h, p, x, p->kind == CR_KIND_FAST2 ? y : NULL, n, out, host_out, stream,
-                             kernels_for, op);
+    if ((uintptr_t)out % r->acc.result_align)
+        return cr_fail(CURED_ERROR_MISALIGNED, "the output %p is not aligned to %zu bytes", out, r->acc.result_align);
+    return cr_reduce_run(h, r, x, two ? y : NULL, n, out, host_out, stream, target_for, op);
 }
 
 CR_API cured_status cured_custom_reduce_async(cured_handle h, cured_custom op, const void *x, const void *y,
@@ -270,7 +284,7 @@ CR_API cured_status cured_custom_destroy(cured_custom op)
     }
     pthread_mutex_destroy(&op->lock);
     free(op->loaded);
-    free(op->source);
+    free(op->user.source);
     free(op);
     return CURED_SUCCESS;
 }

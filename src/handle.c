@@ -131,20 +131,20 @@ cured_status cr_handle_arch(cured_handle h, int *arch, int *ptx)
 }
 
 /* Load a compiled image into the context and find its kernels. Caller holds the context. */
-static cured_status load_kernel(cured_handle h, const struct cr_program *p,
-                                const struct cr_image *img, struct cr_kernel *k)
+static cured_status load_kernel(cured_handle h, const struct cr_unit *u, const struct cr_image *img,
+                                struct cr_kernel *k)
 {
     CUresult r = h->d->ModuleLoadData(&k->module, img->data);
     if (r != CUDA_SUCCESS)
         return cr_fail(r == CUDA_ERROR_OUT_OF_MEMORY ? CURED_ERROR_OUT_OF_MEMORY : CURED_ERROR_CUDA,
-                       "cuModuleLoadData of kernels-src/%s (%s): %s", p->file,
+                       "cuModuleLoadData of kernels-src/%s (%s): %s", u->file,
                        img->ptx ? "PTX" : "cubin", cr_driver_error_text(r));
-    for (int i = 0; i < p->nkernels; i++)
+    for (int i = 0; i < u->nkernels; i++)
         if ((r = h->d->ModuleGetFunction(&k->fn[i], k->module, img->lowered[i])) != CUDA_SUCCESS) {
             h->d->ModuleUnload(k->module);
             return cr_fail_cuda(r, "cuModuleGetFunction");
         }
-    r = h->d->OccupancyMaxActiveBlocksPerMultiprocessor(&k->blocks_per_sm, k->fn[0], CR_BLOCK, 0);
+    r = h->d->OccupancyMaxActiveBlocksPerMultiprocessor(&k->blocks_per_sm, k->fn[0], u->block, 0);
     if (r != CUDA_SUCCESS || k->blocks_per_sm < 1)
         k->blocks_per_sm = 1;
     if (k->blocks_per_sm > h->max_blocks_per_sm)
@@ -152,48 +152,104 @@ static cured_status load_kernel(cured_handle h, const struct cr_program *p,
     return CURED_SUCCESS;
 }
 
-cured_status cr_kernel_load(cured_handle h, const struct cr_program *p, struct cr_kernel *k)
+cured_status cr_kernel_load(cured_handle h, const struct cr_unit *u, struct cr_kernel *k)
 {
     int arch, ptx;
     cured_status st = cr_handle_arch(h, &arch, &ptx);
     for (int attempt = 0; st == CURED_SUCCESS; attempt++) {
         const struct cr_image *img;
-        if ((st = cr_kcache_get(p, arch, ptx, &img)) != CURED_SUCCESS) /* no handle lock while compiling */
+        if ((st = cr_kcache_get(u, arch, ptx, &img)) != CURED_SUCCESS) /* no handle lock while compiling */
             return st;
-        st = load_kernel(h, p, img, k);
+        st = load_kernel(h, u, img, k);
         /* An image from disk that the driver refuses is a cache miss: recompile once. */
         if (st == CURED_SUCCESS || !img->from_disk || attempt > 0 || st == CURED_ERROR_OUT_OF_MEMORY)
             return st;
-        cr_kcache_reject(p, arch, ptx, img);
+        cr_kcache_reject(u, arch, ptx, img);
         st = CURED_SUCCESS;
     }
     return st;
 }
 
-cured_status cr_kernel_get(cured_handle h, int spec, const struct cr_kernel **out)
+/* The loaded entries are an open-addressing table of loaded_cap (a power
+ * of two, at most half full) slots. Caller holds h->lock. */
+static size_t slot_of(uint64_t code, size_t cap)
 {
-    struct cr_kernel *k = atomic_load_explicit(&h->kernels[spec], memory_order_acquire);
-    if (k != NULL) {
-        *out = k;
+    code ^= code >> 29;
+    code *= 0xbf58476d1ce4e5b9ull;
+    return (size_t)(code ^ (code >> 32)) & (cap - 1);
+}
+
+static struct cr_loaded *find_loaded(cured_handle h, uint64_t code)
+{
+    if (h->loaded_cap == 0)
+        return NULL;
+    for (size_t i = slot_of(code, h->loaded_cap);; i = (i + 1) & (h->loaded_cap - 1))
+        if (h->loaded[i] == NULL || h->loaded[i]->code == code)
+            return h->loaded[i];
+}
+
+static void put_loaded(struct cr_loaded **table, size_t cap, struct cr_loaded *l)
+{
+    size_t i = slot_of(l->code, cap);
+    while (table[i] != NULL)
+        i = (i + 1) & (cap - 1);
+    table[i] = l;
+}
+
+static cured_status add_loaded(cured_handle h, struct cr_loaded *l)
+{
+    if (2 * (h->nloaded + 1) > h->loaded_cap) {
+        size_t cap = h->loaded_cap ? 2 * h->loaded_cap : 64;
+        struct cr_loaded **grown = calloc(cap, sizeof *grown);
+        if (grown == NULL)
+            return cr_fail(CURED_ERROR_OUT_OF_MEMORY, "out of host memory");
+        for (size_t i = 0; i < h->loaded_cap; i++)
+            if (h->loaded[i] != NULL)
+                put_loaded(grown, cap, h->loaded[i]);
+        free(h->loaded);
+        h->loaded = grown;
+        h->loaded_cap = cap;
+    }
+    put_loaded(h->loaded, h->loaded_cap, l);
+    h->nloaded++;
+    return CURED_SUCCESS;
+}
+
+cured_status cr_loaded_get(cured_handle h, const struct cr_request *r, const struct cr_loaded **out)
+{
+    const uint64_t code = cr_request_code(r);
+    pthread_mutex_lock(&h->lock);
+    struct cr_loaded *l = find_loaded(h, code);
+    pthread_mutex_unlock(&h->lock);
+    if (l != NULL) {
+        *out = l;
         return CURED_SUCCESS;
     }
-    k = calloc(1, sizeof *k);
-    if (k == NULL)
+    /* First use in this handle: build the unit and load it without the lock
+     * (compiling may take a while); two threads may do so at once, and the
+     * first to publish wins. */
+    if ((l = calloc(1, sizeof *l)) == NULL)
         return cr_fail(CURED_ERROR_OUT_OF_MEMORY, "out of host memory");
-    cured_status st = cr_kernel_load(h, cr_spec((size_t)spec), k);
+    l->code = code;
+    l->req = *r;
+    l->fam = cr_family_for(r);
+    l->fam->build(r, &l->unit);
+    cured_status st = cr_kernel_load(h, &l->unit, &l->k);
     if (st != CURED_SUCCESS) {
-        free(k);
+        free(l);
         return st;
     }
-    /* Two threads may have loaded it at once: the first to publish wins. */
-    struct cr_kernel *expected = NULL;
-    if (!atomic_compare_exchange_strong(&h->kernels[spec], &expected, k)) {
-        h->d->ModuleUnload(k->module);
-        free(k);
-        k = expected;
+    pthread_mutex_lock(&h->lock);
+    struct cr_loaded *won = find_loaded(h, code);
+    if (won == NULL && (st = add_loaded(h, l)) == CURED_SUCCESS)
+        won = l;
+    pthread_mutex_unlock(&h->lock);
+    if (won != l) {
+        h->d->ModuleUnload(l->k.module);
+        free(l);
     }
-    *out = k;
-    return CURED_SUCCESS;
+    *out = won;
+    return won ? CURED_SUCCESS : st;
 }
 
 static cured_status finish_create(cured_handle h, cured_handle *out)
@@ -210,7 +266,7 @@ static cured_status finish_create(cured_handle h, cured_handle *out)
     int major = 0, minor = 0;
     CUresult r;
     if ((r = d->CtxGetDevice(&h->dev)) != CUDA_SUCCESS ||
-        (r = d->DeviceGetAttribute(&h->sms, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, h->dev)) ||
+        (r = d->DeviceGetAttribute(&h->facts.sms, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, h->dev)) ||
         (r = d->DeviceGetAttribute(&major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, h->dev)) ||
         (r = d->DeviceGetAttribute(&minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, h->dev)) ||
         (r = d->DeviceGetAttribute(&h->max_blocks_per_sm,
@@ -224,8 +280,8 @@ static cured_status finish_create(cured_handle h, cured_handle *out)
         if (h->max_blocks_per_sm < 1)
             h->max_blocks_per_sm = 1;
         /* Room for one partial per resident block, for any kernel. */
-        h->partials_capacity = (size_t)h->sms * (size_t)h->max_blocks_per_sm;
-        h->slot_bytes = (CR_WS_PARTIALS + h->partials_capacity * CR_MAX_ACC + 255) & ~(size_t)255;
+        h->facts.partials_capacity = (size_t)h->facts.sms * (size_t)h->max_blocks_per_sm;
+        h->slot_bytes = (CR_WS_PARTIALS + h->facts.partials_capacity * CR_MAX_ACC + 255) & ~(size_t)255;
         pthread_mutex_lock(&h->lock);
         st = add_chunk(h);
         pthread_mutex_unlock(&h->lock);
@@ -249,14 +305,9 @@ static cured_status new_handle(cured_handle *out, cured_handle *h)
     if (st != CURED_SUCCESS)
         return st;
     *h = calloc(1, sizeof **h);
-    struct cr_kernel *_Atomic *kernels = calloc(cr_spec_count(), sizeof *kernels);
-    if (*h == NULL || kernels == NULL) {
-        free(*h);
-        free(kernels);
+    if (*h == NULL)
         return cr_fail(CURED_ERROR_OUT_OF_MEMORY, "out of host memory for a handle");
-    }
     (*h)->d = d;
-    (*h)->kernels = kernels;
     (*h)->arch_status = -1;
     pthread_mutex_init(&(*h)->lock, NULL);
     return CURED_SUCCESS;
@@ -311,22 +362,20 @@ CR_API cured_status cured_destroy(cured_handle h)
     CUcontext saved = NULL;
     int entered = h->ctx != NULL && cr_enter(h, &saved) == CURED_SUCCESS;
     if (entered) {
-        for (size_t i = 0; i < cr_spec_count(); i++) {
-            struct cr_kernel *k = atomic_load(&h->kernels[i]);
-            if (k != NULL && h->d->ModuleUnload(k->module) != CUDA_SUCCESS)
+        for (size_t i = 0; i < h->loaded_cap; i++)
+            if (h->loaded[i] != NULL && h->d->ModuleUnload(h->loaded[i]->k.module) != CUDA_SUCCESS)
                 st = cr_fail(CURED_ERROR_CUDA, "cuModuleUnload failed while destroying a handle");
-        }
         for (size_t i = 0; i < h->nchunks; i++)
             if (h->d->MemFree(h->chunks[i]) != CUDA_SUCCESS)
                 st = cr_fail(CURED_ERROR_CUDA, "cuMemFree failed while destroying a handle");
         cr_leave(h, saved);
     }
-    for (size_t i = 0; i < cr_spec_count(); i++)
-        free(atomic_load(&h->kernels[i]));
+    for (size_t i = 0; i < h->loaded_cap; i++)
+        free(h->loaded[i]);
     if (h->own_primary)
         h->d->DevicePrimaryCtxRelease(h->dev);
     pthread_mutex_destroy(&h->lock);
-    free((void *)h->kernels);
+    free(h->loaded);
     free(h->slots);
     free(h->chunks);
     free(h);

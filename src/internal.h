@@ -13,6 +13,7 @@
 
 #include "cured.h"
 #include "driver.h"
+#include "family.h"
 
 #define CR_API CURED_EXPORT
 
@@ -93,47 +94,9 @@ extern const struct cr_source cr_sources[];
 extern const size_t cr_nsources;
 const char *cr_source_text(const char *name);
 
-/* ---- specs.c: the built-in kernel specializations ----------------------- */
-#define CR_MAX_KERNELS 2 /* name expressions in one program (two-pass: 2) */
-#define CR_BLOCK 256
-#define CR_UNROLL 4      /* the AUTO kernels' usual loads in flight per thread */
-#define CR_UNROLL_ARG16 8 /* ARG operators over 16-bit floats (bench/NOTES.md) */
-#define CR_MAX_ACC 16    /* largest accumulator (Arg<long long>, Pair<double>): bytes per partial */
+/* ---- the request, family and plan types (family.h) ---------------------- */
+#define CR_MAX_ACC 32    /* largest accumulator: bytes per partial in a workspace */
 #define CR_MAX_RESULT 16 /* largest result (cured_arg_result) */
-
-enum cr_kind {
-    CR_KIND_FAST,     /* reduce_fast: one launch, ticket finish */
-    CR_KIND_FAST2,    /* reduce_fast2: two inputs (dot) */
-    CR_KIND_TWO_PASS, /* pass 1 per-block partials, pass 2 one block */
-    CR_KIND_TICKET,   /* Handbook single pass with ticket */
-    CR_KIND_ATOMIC,   /* one atomicAdd per block */
-    CR_KIND_LISTING   /* Listing 12-4 */
-};
-
-struct cr_program {
-    const char *file;                       /* kernels-src file, e.g. "fast.cu" */
-    const char *source;                     /* its text; NULL = the embedded file */
-    int needs_toolkit;                      /* includes cooperative_groups.h */
-    int nkernels;
-    char kernels[CR_MAX_KERNELS][256];      /* NVRTC name expressions */
-    char label[160];                        /* for cured_kernel_name() */
-    /* What the launcher needs. */
-    int kind;
-    int unroll;                             /* 16-byte loads in flight per thread (AUTO kernels) */
-    int acc_size, result_size;
-    cured_op op;
-    cured_algorithm algo;
-    cured_type in, out;
-};
-/* Index of the program for (op, algo, in, out); -1 with a cr_fail message
- * (TYPE_MISMATCH or NOT_SUPPORTED) if that combination is not offered. */
-int cr_spec_index(cured_op op, cured_algorithm algo, cured_type in, cured_type out, cured_status *why);
-const struct cr_program *cr_spec(size_t index);
-size_t cr_spec_count(void);
-size_t cr_type_size(cured_type t);
-const char *cr_type_name(cured_type t);   /* "int32", ... */
-const char *cr_type_cxx(cured_type t);    /* "int", "half_t", ... */
-int cr_type_is_float(cured_type t);       /* float16, bfloat16, float32, float64 */
 
 /* ---- jit.c: one NVRTC compilation --------------------------------------- */
 struct cr_image {
@@ -151,11 +114,8 @@ struct cr_options {
     int argc;
     char arch[48], inc[2][1100];
 };
-cured_status cr_jit_options(const struct cr_program *p, int arch, int ptx, struct cr_options *o);
-/* Names of the headers served to NVRTC from the embedded sources. */
-extern const char *const cr_header_names[];
-extern const size_t cr_nheaders;
-cured_status cr_jit_compile(const struct cr_program *p, int arch, int ptx, struct cr_image *out);
+cured_status cr_jit_options(const struct cr_unit *p, int arch, int ptx, struct cr_options *o);
+cured_status cr_jit_compile(const struct cr_unit *p, int arch, int ptx, struct cr_image *out);
 void cr_image_free(struct cr_image *img);
 
 /* ---- kcache.c: process-wide cache of compiled images --------------------- */
@@ -164,12 +124,12 @@ void cr_image_free(struct cr_image *img);
  * however many threads ask at once; NVRTC runs without the cache lock held.
  * The returned image lives until process exit.
  */
-cured_status cr_kcache_get(const struct cr_program *p, int arch, int ptx,
+cured_status cr_kcache_get(const struct cr_unit *p, int arch, int ptx,
                            const struct cr_image **out);
 /* Counters (also behind cured_get_stats). */
 void cr_kcache_stats(cured_stats *s);
 /* The driver refused an image: forget it in memory and on disk, so the next get recompiles. */
-void cr_kcache_reject(const struct cr_program *p, int arch, int ptx, const struct cr_image *img);
+void cr_kcache_reject(const struct cr_unit *p, int arch, int ptx, const struct cr_image *img);
 
 /* ---- handle.c ------------------------------------------------------------ */
 /* Per-stream workspace: ticket, accumulator, host-result staging, partials. */
@@ -184,10 +144,19 @@ struct cr_slot {
     CUdeviceptr base;
 };
 
-struct cr_kernel {            /* one program loaded in the handle's context */
+struct cr_kernel {            /* one compile unit loaded in the handle's context */
     CUmodule module;
     CUfunction fn[CR_MAX_KERNELS];
-    int blocks_per_sm;        /* occupancy of fn[0] at CR_BLOCK threads */
+    int blocks_per_sm;        /* occupancy of fn[0] at the unit's block size */
+};
+
+/* A built-in request's kernels in a handle: what its plan needs. */
+struct cr_loaded {
+    uint64_t code;            /* cr_request_code */
+    struct cr_request req;
+    struct cr_unit unit;
+    const struct cr_family *fam;
+    struct cr_kernel k;
 };
 
 struct cured_handle_st {
@@ -195,17 +164,18 @@ struct cured_handle_st {
     CUcontext ctx;
     CUdevice dev;
     int own_primary;          /* retained the primary context */
-    int sms, cc, max_blocks_per_sm;
-    size_t partials_capacity; /* elements of 8 bytes */
+    int cc, max_blocks_per_sm;
+    struct cr_device_facts facts;
     size_t slot_bytes;
 
-    pthread_mutex_t lock;     /* slots, kernel loading, arch */
+    pthread_mutex_t lock;     /* slots, loaded kernels, arch */
     int arch, ptx, arch_status; /* arch_status: -1 = not chosen yet */
     struct cr_slot *slots;
     size_t nslots, slots_cap;
     CUdeviceptr *chunks;
     size_t nchunks;
-    struct cr_kernel *_Atomic *kernels; /* [cr_spec_count()], published once loaded */
+    struct cr_loaded **loaded; /* built-in requests' kernels, loaded on first use */
+    size_t nloaded, loaded_cap;
 };
 
 /* Make h's context current for the duration of a call. */
@@ -216,30 +186,37 @@ cured_status cr_check_device_pointer(cured_handle h, const void *p, const char *
 void cr_leave(cured_handle h, CUcontext saved);
 /* The workspace slot of a stream (assigning one on first use). */
 cured_status cr_slot_for(cured_handle h, CUstream s, CUdeviceptr *base);
-/* Compile (through the caches) and load a program into h's context, which is current. */
-cured_status cr_kernel_load(cured_handle h, const struct cr_program *p, struct cr_kernel *k);
-/* The loaded kernels of a spec (compiling/loading on first use). */
-cured_status cr_kernel_get(cured_handle h, int spec, const struct cr_kernel **out);
+/* Compile (through the caches) and load a unit into h's context, which is current. */
+cured_status cr_kernel_load(cured_handle h, const struct cr_unit *u, struct cr_kernel *k);
+/* The loaded kernels of a built-in request (compiling/loading on first use); the context is current. */
+cured_status cr_loaded_get(cured_handle h, const struct cr_request *r, const struct cr_loaded **out);
 cured_status cr_handle_arch(cured_handle h, int *arch, int *ptx);
 
 /* ---- custom.c: user-defined ops ------------------------------------------ */
-/* Check the expressions and generate the program, without compiling (tests). */
+/* Check the expressions and generate the op, without compiling (tests). */
 cured_status cr_custom_build(cured_type in_type, cured_type acc_type, int ninputs, const char *map_expr,
                              const char *combine_expr, const char *identity_expr, cured_custom *out);
-const struct cr_program *cr_custom_program(cured_custom op);
+/* The op's request and compile unit. */
+const struct cr_request *cr_custom_request(cured_custom op);
+const struct cr_unit *cr_custom_unit(cured_custom op);
+const char *cr_user_source(const struct cr_user *u);
 
-/* ---- reduce.c ------------------------------------------------------------ */
-/* Argument checks that need no GPU; exposed for the tests. */
+/* ---- reduce.c, plan.c ------------------------------------------------------ */
+/* Argument checks that need no GPU; exposed for the tests. On success *r is the request. */
 cured_status cr_check_args(cured_op op, cured_algorithm algo, const void *in, cured_type in_type,
-                           size_t n, const void *out, cured_type out_type, int *spec);
-/* Where cr_reduce_program() gets the loaded kernels of its program. */
-typedef cured_status (*cr_kernels_fn)(cured_handle h, void *arg, const struct cr_kernel **k);
-cured_status cr_reduce_program(cured_handle h, const struct cr_program *p, const void *in, const void *in2,
-                               size_t n, void *out, int host_out, CUstream stream, cr_kernels_fn kernels,
-                               void *arg);
-/* Launch a built-in or custom program; the handle's context is current.
- * in2 is the second input of two-input kernels (else unused). */
-cured_status cr_launch(cured_handle h, const struct cr_program *p, const struct cr_kernel *k,
-                       const void *in, const void *in2, size_t n, CUdeviceptr out, CUstream s);
+                           size_t n, const void *out, cured_type out_type, struct cr_request *r);
+/* Run a planned request: the common path of every reduce call after its argument
+ * checks (context, pointer checks, plan, launch; for a host result the copy back). */
+struct cr_target {
+    const struct cr_family *fam;
+    const struct cr_request *req;
+    const struct cr_unit *unit;
+    const struct cr_kernel *k;
+};
+typedef cured_status (*cr_target_fn)(cured_handle h, const void *arg, struct cr_target *t);
+cured_status cr_reduce_run(cured_handle h, const struct cr_request *r, const void *in, const void *in2, size_t n,
+                           void *out, int host_out, CUstream stream, cr_target_fn target, const void *arg);
+/* Launch a plan's kernels on a stream. */
+cured_status cr_launch_plan(cured_handle h, const struct cr_kernel *k, const struct cr_plan *p, CUstream s);
 
 #endif

@@ -5,14 +5,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Headers the kernels may include, served from the embedded sources. */
-/* fast.cu too: user-defined ops include it for the AUTO kernels. */
-const char *const cr_header_names[] = {"common.cuh", "types.cuh", "ops.cuh", "fast.cu"};
-#define NHEADERS (sizeof cr_header_names / sizeof *cr_header_names)
-const size_t cr_nheaders = NHEADERS;
+/* Every embedded source is offered to NVRTC as a header: the .cuh files,
+ * and fast.cu, which user-defined ops include for the AUTO kernels. */
+#define NHEADERS cr_nsources
 
 static cured_status nvrtc_error(const struct cr_nvrtc *nv, nvrtcResult r, const char *what,
-                                const struct cr_program *p)
+                                const struct cr_unit *p)
 {
     return cr_fail(CURED_ERROR_INTERNAL, "%s failed for kernels-src/%s: %s", what, p->file,
                    nv->GetErrorString(r));
@@ -26,7 +24,7 @@ static int arch_offered(const struct cr_nvrtc *nv, int arch)
     return 0;
 }
 
-cured_status cr_jit_options(const struct cr_program *p, int arch, int ptx, struct cr_options *o)
+cured_status cr_jit_options(const struct cr_unit *p, int arch, int ptx, struct cr_options *o)
 {
     o->argc = 0;
     snprintf(o->arch, sizeof o->arch, "--gpu-architecture=%s_%d", ptx ? "compute" : "sm", arch);
@@ -44,7 +42,7 @@ cured_status cr_jit_options(const struct cr_program *p, int arch, int ptx, struc
     return CURED_SUCCESS;
 }
 
-cured_status cr_jit_compile(const struct cr_program *p, int arch, int ptx, struct cr_image *out)
+cured_status cr_jit_compile(const struct cr_unit *p, int arch, int ptx, struct cr_image *out)
 {
     const struct cr_nvrtc *nv;
     cured_status st = cr_nvrtc(&nv);
@@ -59,17 +57,19 @@ cured_status cr_jit_compile(const struct cr_program *p, int arch, int ptx, struc
         return st;
 
     const char *text = p->source ? p->source : cr_source_text(p->file);
-    const char *headers[NHEADERS];
-    for (size_t i = 0; i < NHEADERS; i++)
-        headers[i] = cr_source_text(cr_header_names[i]);
-    if (text == NULL)
+    const char *headers[64], *names[64];
+    if (text == NULL || NHEADERS > 64)
         return cr_fail(CURED_ERROR_INTERNAL, "kernel source %s is not embedded", p->file);
+    for (size_t i = 0; i < NHEADERS; i++) {
+        headers[i] = cr_sources[i].text;
+        names[i] = cr_sources[i].name;
+    }
 
     /* The program is named by its path so the log points at kernels-src/<file>:<line>. */
     char name[128];
     snprintf(name, sizeof name, "kernels-src/%s", p->file);
     nvrtcProgram prog;
-    nvrtcResult r = nv->CreateProgram(&prog, text, name, (int)NHEADERS, headers, cr_header_names);
+    nvrtcResult r = nv->CreateProgram(&prog, text, name, (int)NHEADERS, headers, names);
     if (r != NVRTC_SUCCESS)
         return r == NVRTC_ERROR_OUT_OF_MEMORY
                    ? cr_fail(CURED_ERROR_OUT_OF_MEMORY, "nvrtcCreateProgram: out of memory")

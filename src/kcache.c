@@ -43,7 +43,7 @@ static double now(void)
     return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
-static void make_key(char *key, size_t cap, const struct cr_program *p, int arch, int ptx)
+static void make_key(char *key, size_t cap, const struct cr_unit *p, int arch, int ptx)
 {
     char digest[65] = "embedded"; /* a program's own source is part of what was compiled */
     if (p->source != NULL)
@@ -164,7 +164,7 @@ static const char *toolkit_digests(void)
  * every embedded header and of the toolkit headers the program includes.
  * NULL when it cannot be built (then the disk cache is skipped).
  */
-static char *full_key(const struct cr_program *p, int arch, int ptx)
+static char *full_key(const struct cr_unit *p, int arch, int ptx)
 {
     const struct cr_nvrtc_facts *nv;
     struct cr_options o;
@@ -189,15 +189,15 @@ static char *full_key(const struct cr_program *p, int arch, int ptx)
         }
         append(&k, &len, &cap, "source kernels-src/%s %s\n", p->file, d);
     }
-    for (size_t i = 0; i < cr_nheaders; i++)
-        append(&k, &len, &cap, "header %s %s\n", cr_header_names[i], embedded_digest(cr_header_names[i]));
+    for (size_t i = 0; i < cr_nsources; i++)
+        append(&k, &len, &cap, "header %s %s\n", cr_sources[i].name, embedded_digest(cr_sources[i].name));
     if (p->needs_toolkit)
         append(&k, &len, &cap, "%s", toolkit_digests());
     return k;
 }
 
 /* Produce the image for a new entry: from disk, else by compiling (then stored). */
-static cured_status cache_fill(const struct cr_program *p, int arch, int ptx, struct cr_image *img,
+static cured_status cache_fill(const struct cr_unit *p, int arch, int ptx, struct cr_image *img,
                                double *seconds, int *disk_hit)
 {
     double t0 = now();
@@ -223,7 +223,7 @@ static cured_status cache_fill(const struct cr_program *p, int arch, int ptx, st
     return st;
 }
 
-cured_status cr_kcache_get(const struct cr_program *p, int arch, int ptx, const struct cr_image **out)
+cured_status cr_kcache_get(const struct cr_unit *p, int arch, int ptx, const struct cr_image **out)
 {
     char key[sizeof((struct entry *)0)->key];
     make_key(key, sizeof key, p, arch, ptx);
@@ -292,7 +292,7 @@ cured_status cr_kcache_get(const struct cr_program *p, int arch, int ptx, const 
     return st;
 }
 
-void cr_kcache_reject(const struct cr_program *p, int arch, int ptx, const struct cr_image *img)
+void cr_kcache_reject(const struct cr_unit *p, int arch, int ptx, const struct cr_image *img)
 {
     char key[sizeof((struct entry *)0)->key];
     make_key(key, sizeof key, p, arch, ptx);
@@ -325,17 +325,4 @@ CR_API cured_status cured_get_stats(cured_stats *s)
         return cr_fail(CURED_ERROR_NULL_POINTER, "cured_get_stats: stats is NULL");
     cr_kcache_stats(s);
     return CURED_SUCCESS;
-}
-
-CR_API cured_status cured_compile_kernel(size_t index, int sm, int ptx, size_t *bytes)
-{
-    const struct cr_program *p = cr_spec(index);
-    if (p == NULL)
-        return cr_fail(CURED_ERROR_INVALID_VALUE, "kernel index %zu is out of range (there are %zu)",
-                       index, cr_spec_count());
-    const struct cr_image *img;
-    cured_status st = cr_kcache_get(p, sm, ptx != 0, &img);
-    if (st == CURED_SUCCESS && bytes != NULL)
-        *bytes = img->size;
-    return st;
 }

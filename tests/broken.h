@@ -41,7 +41,7 @@ static const char broken_slow_source[] =
     "template struct slow<1>; template struct slow<2>; template struct slow<3>;\n"
     "template struct slow<4>; template struct slow<5>; template struct slow<6>;\n";
 
-static inline void broken_program(struct cr_program *p, int slow)
+static inline void broken_program(struct cr_unit *p, int slow)
 {
     memset(p, 0, sizeof *p);
     p->file = BROKEN_FILE;

@@ -55,7 +55,7 @@ void dc_setup(void)
     ck_assert_int_eq(unsetenv("CURED_LOG"), 0);
     nfree = 0;
     for (size_t i = 0; i < cured_kernel_count() && nfree < 32; i++)
-        if (!cr_spec(i)->needs_toolkit)
+        if (!cr_catalog_unit(i)->needs_toolkit)
             free_specs[nfree++] = (int)i;
     ck_assert_int_ge(nfree, 4);
 }
@@ -118,7 +118,7 @@ void digests(struct outcome *o, const int *spec, const int *ptx, int n)
     for (int i = 0; i < n; i++) {
         const struct cr_image *img = NULL;
         if (o->st[i] == CURED_SUCCESS &&
-            cr_kcache_get(cr_spec((size_t)spec[i]), SM, ptx[i] != 0, &img) == CURED_SUCCESS)
+            cr_kcache_get(cr_catalog_unit((size_t)spec[i]), SM, ptx[i] != 0, &img) == CURED_SUCCESS)
             o->digest[i] = fnv(img->data, img->size);
     }
 }

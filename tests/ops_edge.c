@@ -210,6 +210,7 @@ static void zeros_and_infinities(struct ops_batch *b, cured_type t, void *h, siz
     every_extreme(b, t, h, d, n, "+-0");
     every_result(b, CURED_OP_SUM, t, h, d, n, "+-0");
     ck_assert_int_eq(one(b, CURED_OP_ARGMAX, t, t, h, d, n, "+-0").index, 0);
+    ck_assert_uint_eq(one(b, CURED_OP_COUNT_NONZERO, t, CURED_TYPE_INT64, h, d, n, "+-0").v[0].u, 0);
 
     /* +inf at p and p + 1, -inf at q */
     ref_fill(t, FL_REAL, r, h, n);
@@ -223,6 +224,7 @@ static void zeros_and_infinities(struct ops_batch *b, cured_type t, void *h, siz
     every_result(b, CURED_OP_SUM, t, h, d, n, "+inf and -inf (NaN)");
     ck_assert_int_eq(one(b, CURED_OP_ARGMAX, t, t, h, d, n, "+-inf").index, (int64_t)p);
     ck_assert_int_eq(one(b, CURED_OP_ARGMIN, t, t, h, d, n, "+-inf").index, (int64_t)q);
+    one(b, CURED_OP_COUNT_NONZERO, t, CURED_TYPE_INT64, h, d, n, "+-inf");
     ref_put_f(t, h, q, 1.0);
     d = to_device(h, n, t);
     every_result(b, CURED_OP_SUM, t, h, d, n, "+inf only");
@@ -362,6 +364,7 @@ START_TEST(test_float_specials)
         struct ref_result rm = one(&b, CURED_OP_NANMAX, t, t, h, d, n, "all NaN");
         ck_assert(rm.status == CURED_ERROR_ALL_NAN && rm.v[0].is_nan);
         ck_assert_int_eq(one(&b, CURED_OP_ARGMAX, t, t, h, d, n, "all NaN").index, 0);
+        ck_assert_uint_eq(one(&b, CURED_OP_COUNT_NONZERO, t, CURED_TYPE_INT64, h, d, n, "all NaN").v[0].u, n);
         ops_free(h);
     }
     ops_finish(&b);

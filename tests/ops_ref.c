@@ -320,6 +320,10 @@ void ref_reduce(cured_op op, cured_type in, cured_type out, const void *x, const
     case CURED_OP_XOR:
         bitwise(op, in, x, n, r);
         break;
+    case CURED_OP_COUNT_NONZERO: /* x != 0: NaN counts, -0 does not */
+        for (size_t i = 0; i < n; i++)
+            r->v[0].u += ref_is_float(in) ? ref_get_f(in, x, i) != 0.0 : ref_get_u(in, x, i) != 0;
+        break;
     case CURED_OP_MIN:
     case CURED_OP_MAX:
     case CURED_OP_NANMIN:

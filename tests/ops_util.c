@@ -119,8 +119,8 @@ static void check_slot(const struct ops_case *c, const unsigned char *got, int a
 
 int ops_offered(cured_op op, cured_type in, cured_type out)
 {
-    cured_status why = CURED_SUCCESS;
-    int offered = cr_spec_index(op, CURED_ALGO_AUTO, in, out, &why) >= 0;
+    struct cr_request req;
+    int offered = cr_request_make(op, CURED_ALGO_AUTO, in, out, &req) == CURED_SUCCESS;
     if (!offered) /* the probe's message must not show up in a later failure's */
         cr_fail(CURED_SUCCESS, "%s", "");
     return offered;

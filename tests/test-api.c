@@ -75,7 +75,7 @@ END_TEST
 START_TEST(test_kernel_names)
 {
     size_t count = cured_kernel_count();
-    ck_assert_uint_eq(count, cr_spec_count());
+    ck_assert_uint_eq(count, cr_catalog_count());
     ck_assert_uint_ge(count, CURED_ALGO_COUNT);
     for (size_t i = 0; i < count; i++) {
         const char *name = cured_kernel_name(i);
@@ -167,10 +167,11 @@ static void expect_build(cured_status want, const char *needle, cured_type in, c
         return;
     }
     ck_assert_ptr_nonnull(op);
-    const struct cr_program *p = cr_custom_program(op);
-    ck_assert_int_eq(p->result_size, (int)cured_type_size(acc));
-    ck_assert_int_eq(p->in, in);
-    ck_assert_int_eq(p->out, acc);
+    const struct cr_unit *p = cr_custom_unit(op);
+    const struct cr_request *r = cr_custom_request(op);
+    ck_assert_uint_eq(r->acc.result_size, cured_type_size(acc));
+    ck_assert_int_eq(r->in, in);
+    ck_assert_int_eq(r->out, acc);
     ck_assert_msg(p->source != NULL && strstr(p->source, map) && strstr(p->source, combine) &&
                       strstr(p->source, identity),
                   "the generated program does not hold the expressions");

@@ -18,18 +18,18 @@ static void expect_args(cured_status want, const char *needle, cured_op op, cure
                         const void *in, cured_type in_type, size_t n, const void *out,
                         cured_type out_type)
 {
-    int spec = -12345;
+    struct cr_request r;
     clear_error();
-    cured_status st = cr_check_args(op, algo, in, in_type, n, out, out_type, &spec);
+    cured_status st = cr_check_args(op, algo, in, in_type, n, out, out_type, &r);
     ck_assert_msg(st == want,
                   "op %d algo %d in %p type %d n %zu out %p type %d: got %s, want %s", (int)op,
                   (int)algo, in, (int)in_type, n, out, (int)out_type, cured_status_string(st),
                   cured_status_string(want));
     if (want == CURED_SUCCESS) {
-        ck_assert_msg(spec >= 0 && (size_t)spec < cr_spec_count(), "spec index %d out of range", spec);
-        cured_status why = CURED_SUCCESS;
-        ck_assert_int_eq(spec, cr_spec_index(op, algo, in_type, out_type, &why));
-        ck_assert_ptr_nonnull(cr_spec((size_t)spec));
+        ck_assert_msg(r.op == op && r.algo == algo && r.in == in_type && r.out == out_type,
+                      "the request is another combination");
+        ck_assert_msg(cr_catalog_index(&r) >= 0, "the request is not in the catalog");
+        ck_assert_ptr_nonnull(cr_family_for(&r));
     } else {
         char what[64];
         snprintf(what, sizeof what, "cr_check_args -> %s", cured_status_string(st));
@@ -56,7 +56,7 @@ START_TEST(test_check_args_enums)
                 CURED_TYPE_INT32, 10, OUT_OK, CURED_TYPE_INT64);
     expect_args(CURED_ERROR_INVALID_ENUM, "12", CURED_OP_SUM, CURED_ALGO_AUTO, IN_OK,
                 (cured_type)CURED_TYPE_COUNT, 10, OUT_OK, CURED_TYPE_INT64);
-    expect_args(CURED_ERROR_INVALID_ENUM, "18", (cured_op)CURED_OP_COUNT, CURED_ALGO_AUTO, IN_OK,
+    expect_args(CURED_ERROR_INVALID_ENUM, "19", (cured_op)CURED_OP_COUNT, CURED_ALGO_AUTO, IN_OK,
                 CURED_TYPE_INT32, 10, OUT_OK, CURED_TYPE_INT64);
 }
 END_TEST
@@ -106,6 +106,9 @@ static int documented(cured_op op, cured_type in, cured_type res[4])
     case CURED_OP_XOR: /* integers only */
         if (is_signed || is_unsigned)
             res[n++] = in;
+        return n;
+    case CURED_OP_COUNT_NONZERO: /* int64 for every type */
+        res[n++] = CURED_TYPE_INT64;
         return n;
     case CURED_OP_NANMIN:
     case CURED_OP_NANMAX:
@@ -162,20 +165,21 @@ START_TEST(test_check_args_every_combination)
                         const char *needle = want == CURED_ERROR_TYPE_MISMATCH ? "not offered"
                                              : want == CURED_ERROR_NOT_SUPPORTED ? "CURED_ALGO_AUTO"
                                                                                  : "n = 0";
-                        int spec = -12345;
+                        struct cr_request r;
                         clear_error();
                         cured_status st = cr_check_args((cured_op)op, (cured_algorithm)a, IN_OK, (cured_type)in,
-                                                        empty ? 0 : 100, OUT_OK, (cured_type)out, &spec);
+                                                        empty ? 0 : 100, OUT_OK, (cured_type)out, &r);
                         if (st != want)
                             ck_abort_msg("algo %d op %d in %d out %d n %d: got %s, want %s (%s)", a, op, in, out,
                                          empty ? 0 : 100, cured_status_string(st), cured_status_string(want),
                                          cured_last_error());
                         if (st == CURED_SUCCESS) {
-                            const struct cr_program *p = cr_spec((size_t)spec);
-                            if (p == NULL || (int)p->op != op || (int)p->algo != a || (int)p->in != in ||
-                                (int)p->out != out)
-                                ck_abort_msg("algo %d op %d in %d out %d: spec %d is another combination", a, op,
-                                             in, out, spec);
+                            const int k = cr_catalog_index(&r);
+                            const struct cr_spec *p = k >= 0 ? cr_catalog((size_t)k) : NULL;
+                            if (p == NULL || (int)p->req.op != op || (int)p->req.algo != a ||
+                                (int)p->req.in != in || (int)p->req.out != out)
+                                ck_abort_msg("algo %d op %d in %d out %d: catalog entry %d is another combination",
+                                             a, op, in, out, k);
                             offered += !empty;
                         } else if (strstr(cured_last_error(), needle) == NULL) {
                             ck_abort_msg("algo %d op %d in %d out %d: the message \"%s\" does not say \"%s\"", a,
@@ -183,7 +187,7 @@ START_TEST(test_check_args_every_combination)
                         }
                     }
     /* Every specialization is one of those combinations. */
-    ck_assert_uint_eq(offered, cr_spec_count());
+    ck_assert_uint_eq(offered, cr_catalog_count());
     /* The names in the messages. */
     expect_args(CURED_ERROR_TYPE_MISMATCH, "float32", CURED_OP_AND, CURED_ALGO_AUTO, IN_OK, CURED_TYPE_FLOAT32, 10,
                 OUT_OK, CURED_TYPE_FLOAT32);
@@ -291,6 +295,7 @@ START_TEST(test_default_result)
         {CURED_OP_PRODUCT, CURED_TYPE_FLOAT32, CURED_TYPE_FLOAT32},
         {CURED_OP_NORM2, CURED_TYPE_INT16, CURED_TYPE_FLOAT64},
         {CURED_OP_ARGMIN, CURED_TYPE_UINT8, CURED_TYPE_UINT8},
+        {CURED_OP_COUNT_NONZERO, CURED_TYPE_BFLOAT16, CURED_TYPE_INT64},
     };
     for (size_t k = 0; k < sizeof spot / sizeof *spot; k++) {
         t = CURED_TYPE_COUNT;
@@ -348,7 +353,8 @@ START_TEST(test_names)
         [CURED_OP_ARGMAX] = "ARGMAX",   [CURED_OP_AND] = "AND",                 [CURED_OP_OR] = "OR",
         [CURED_OP_XOR] = "XOR",         [CURED_OP_SUM_SQUARES] = "SUM_SQUARES", [CURED_OP_SUM_ABS] = "SUM_ABS",
         [CURED_OP_NORM2] = "NORM2",     [CURED_OP_DOT] = "DOT",                 [CURED_OP_NANMIN] = "NANMIN",
-        [CURED_OP_NANMAX] = "NANMAX",   [CURED_OP_NANARGMIN] = "NANARGMIN",     [CURED_OP_NANARGMAX] = "NANARGMAX"};
+        [CURED_OP_NANMAX] = "NANMAX",   [CURED_OP_NANARGMIN] = "NANARGMIN",     [CURED_OP_NANARGMAX] = "NANARGMAX",
+        [CURED_OP_COUNT_NONZERO] = "COUNT_NONZERO"};
     for (int op = 0; op < CURED_OP_COUNT; op++)
         ck_assert_str_eq(cured_op_name((cured_op)op), ops[op]);
     static const int bad[] = {-1, 1000, INT_MAX, INT_MIN};
@@ -399,22 +405,24 @@ END_TEST
 START_TEST(test_check_args_every_spec)
 {
     /* Every specialization is valid and is its own combination's program. */
-    const size_t count = cr_spec_count();
+    const size_t count = cr_catalog_count();
     ck_assert_uint_ge(count, 2 * CURED_ALGO_COUNT);
     for (size_t k = 0; k < count; k++) {
-        const struct cr_program *p = cr_spec(k);
-        ck_assert_ptr_nonnull(p);
+        const struct cr_spec *s = cr_catalog(k);
+        ck_assert_ptr_nonnull(s);
+        const struct cr_unit *p = &s->unit;
+        const struct cr_acc *acc = &s->req.acc;
         ck_assert_msg(p->nkernels >= 1 && p->nkernels <= CR_MAX_KERNELS && p->file != NULL,
                       "spec %zu is malformed", k);
-        ck_assert_msg(p->acc_size >= 1 && p->acc_size <= CR_MAX_ACC && p->result_size >= 1 &&
-                          p->result_size <= CR_MAX_RESULT,
-                      "spec %zu (%s): accumulator %d, result %d bytes", k, p->label, p->acc_size, p->result_size);
-        int spec = -12345;
-        cured_status st = cr_check_args(p->op, p->algo, IN_OK, p->in, 100, OUT_OK, p->out, &spec);
-        ck_assert_msg(st == CURED_SUCCESS && spec == (int)k, "spec %zu (%s): %s, index %d", k, p->label,
-                      cured_status_string(st), spec);
+        ck_assert_msg(acc->size >= 1 && acc->size <= CR_MAX_ACC && acc->result_size >= 1 &&
+                          acc->result_size <= CR_MAX_RESULT && acc->size % acc->align == 0,
+                      "spec %zu (%s): accumulator %zu, result %zu bytes", k, p->label, acc->size, acc->result_size);
+        struct cr_request r;
+        cured_status st = cr_check_args(s->req.op, s->req.algo, IN_OK, s->req.in, 100, OUT_OK, s->req.out, &r);
+        ck_assert_msg(st == CURED_SUCCESS && cr_catalog_index(&r) == (int)k, "spec %zu (%s): %s, index %d", k,
+                      p->label, cured_status_string(st), cr_catalog_index(&r));
     }
-    ck_assert_ptr_null(cr_spec(count));
+    ck_assert_ptr_null(cr_catalog_unit(count));
 }
 END_TEST
 

@@ -44,7 +44,7 @@ static int nmain;
 /* A cubin of kernel k for arch, compiled and then found in the cache with every kernel. */
 static void expect_cubin(size_t k, int arch)
 {
-    const struct cr_program *p = cr_spec(k);
+    const struct cr_unit *p = cr_catalog_unit(k);
     ck_assert_ptr_nonnull(p);
     size_t bytes = 0;
     cured_status st = cured_compile_kernel(k, arch, 0, &bytes);
@@ -69,7 +69,7 @@ START_TEST(test_table_12_1_first)
     ck_assert_uint_ge(cured_kernel_count(), TABLE_12_1);
     int seen[CURED_ALGO_COUNT][2] = {{0}};
     for (size_t k = 0; k < TABLE_12_1; k++) {
-        const struct cr_program *p = cr_spec(k);
+        const struct cr_request *p = &cr_catalog(k)->req;
         ck_assert_msg(p->op == CURED_OP_SUM && p->in == CURED_TYPE_INT32 &&
                           (p->out == CURED_TYPE_INT32 || p->out == CURED_TYPE_INT64),
                       "kernel %zu (%s) is not a Table 12-1 int32 sum", k, cured_kernel_name(k));
@@ -80,7 +80,7 @@ START_TEST(test_table_12_1_first)
                       seen[a][0], seen[a][1]);
     /* And nothing else offers a non-AUTO algorithm. */
     for (size_t k = TABLE_12_1; k < cured_kernel_count(); k++)
-        ck_assert_msg(cr_spec(k)->algo == CURED_ALGO_AUTO, "kernel %zu (%s) is not AUTO", k,
+        ck_assert_msg(cr_catalog(k)->req.algo == CURED_ALGO_AUTO, "kernel %zu (%s) is not AUTO", k,
                       cured_kernel_name(k));
 }
 END_TEST
@@ -112,7 +112,7 @@ START_TEST(test_ptx_newest_arch)
                   cured_status_string(st), cured_last_error());
     ck_assert_uint_gt(bytes, 0);
 
-    const struct cr_program *p = cr_spec(k);
+    const struct cr_unit *p = cr_catalog_unit(k);
     const struct cr_image *img = NULL;
     ck_assert_int_eq(cr_kcache_get(p, arch, 1, &img), CURED_SUCCESS);
     ck_assert_int_eq(img->ptx, 1);
@@ -166,7 +166,7 @@ END_TEST
 
 START_TEST(test_compile_error_log)
 {
-    struct cr_program p;
+    struct cr_unit p;
     broken_program(&p, 0);
     struct cr_image img;
     memset(&img, 0xa5, sizeof img);
@@ -192,7 +192,7 @@ START_TEST(test_unoffered_arch)
     struct cr_image img;
     memset(&img, 0xa5, sizeof img);
     cr_fail(CURED_SUCCESS, "%s", "");
-    cured_status st = cr_jit_compile(cr_spec(0), 12, 0, &img);
+    cured_status st = cr_jit_compile(cr_catalog_unit(0), 12, 0, &img);
     ck_assert_msg(st == CURED_ERROR_NOT_SUPPORTED, "sm_12: got %s", cured_status_string(st));
     ck_assert_msg(strstr(cured_last_error(), "sm_12") != NULL, "message: %s", cured_last_error());
 
@@ -250,10 +250,10 @@ START_TEST(test_custom_compiles)
     cured_status st = cr_custom_build(e->in, e->acc, e->ninputs, e->map, e->combine, e->identity, &op);
     ck_assert_msg(st == CURED_SUCCESS, "%s | %s | %s: %s", e->map, e->combine, e->identity, cured_last_error());
     ck_assert_ptr_nonnull(op);
-    const struct cr_program *p = cr_custom_program(op);
+    const struct cr_unit *p = cr_custom_unit(op);
     ck_assert_ptr_nonnull(p);
     ck_assert_int_eq(p->nkernels, 1);
-    ck_assert_int_eq(p->result_size, (int)cured_type_size(e->acc));
+    ck_assert_uint_eq(cr_custom_request(op)->acc.result_size, cured_type_size(e->acc));
     const struct cr_image *img = NULL;
     st = cr_kcache_get(p, arch, 0, &img);
     ck_assert_msg(st == CURED_SUCCESS, "%s | %s | %s for sm_%d: %s\n%s", e->map, e->combine, e->identity, arch,
@@ -267,7 +267,7 @@ START_TEST(test_custom_compiles)
     ck_assert_int_eq(cr_custom_build(e->in, e->acc, e->ninputs, e->map, e->combine, e->identity, &again),
                      CURED_SUCCESS);
     const struct cr_image *img2 = NULL;
-    ck_assert_int_eq(cr_kcache_get(cr_custom_program(again), arch, 0, &img2), CURED_SUCCESS);
+    ck_assert_int_eq(cr_kcache_get(cr_custom_unit(again), arch, 0, &img2), CURED_SUCCESS);
     ck_assert_int_eq(cured_get_stats(&s1), CURED_SUCCESS);
     ck_assert_uint_eq(s1.compiles, s0.compiles);
     ck_assert_uint_eq(s1.memory_hits, s0.memory_hits + 1);
@@ -286,7 +286,7 @@ static void expect_custom_error(const char *map, const char *combine, const char
                      CURED_SUCCESS);
     const struct cr_image *img = (const struct cr_image *)(uintptr_t)0x1;
     cr_fail(CURED_SUCCESS, "%s", "");
-    cured_status st = cr_kcache_get(cr_custom_program(op), main_archs[0], 0, &img);
+    cured_status st = cr_kcache_get(cr_custom_unit(op), main_archs[0], 0, &img);
     char msg[4096];
     snprintf(msg, sizeof msg, "%s", cured_last_error());
     cured_custom_destroy(op);
@@ -306,7 +306,7 @@ START_TEST(test_custom_compile_errors)
     ck_assert_int_eq(cr_custom_build(CURED_TYPE_FLOAT64, CURED_TYPE_FLOAT64, 2, "x*y*z", "a+b", "0", &op),
                      CURED_SUCCESS);
     const struct cr_image *img = NULL;
-    ck_assert_int_eq(cr_kcache_get(cr_custom_program(op), main_archs[0], 0, &img), CURED_ERROR_COMPILE);
+    ck_assert_int_eq(cr_kcache_get(cr_custom_unit(op), main_archs[0], 0, &img), CURED_ERROR_COMPILE);
     ck_assert_msg(strstr(cured_last_error(), "map_expr(1)") != NULL && strstr(cured_last_error(), "\"z\"") != NULL,
                   "%s", cured_last_error());
     cured_custom_destroy(op);
@@ -389,8 +389,8 @@ START_TEST(test_stats_memory_hit)
     ck_assert_int_eq(cured_get_stats(&s0), CURED_SUCCESS);
     ck_assert_uint_eq(s0.compiles + s0.memory_hits, s2.compiles + s2.memory_hits + 1);
     const struct cr_image *cubin = NULL, *ptx = NULL;
-    ck_assert_int_eq(cr_kcache_get(cr_spec(2), arch, 0, &cubin), CURED_SUCCESS);
-    ck_assert_int_eq(cr_kcache_get(cr_spec(2), arch, 1, &ptx), CURED_SUCCESS);
+    ck_assert_int_eq(cr_kcache_get(cr_catalog_unit(2), arch, 0, &cubin), CURED_SUCCESS);
+    ck_assert_int_eq(cr_kcache_get(cr_catalog_unit(2), arch, 1, &ptx), CURED_SUCCESS);
     ck_assert_msg(cubin != ptx && cubin->ptx == 0 && ptx->ptx == 1 && ptx->size == b2,
                   "the cache mixed up the cubin and the PTX");
 }

@@ -337,7 +337,7 @@ START_TEST(test_eviction)
     char path[4][2048], needle[300], name[65];
     off_t size[4];
     for (int k = 0; k < 4; k++) {
-        snprintf(needle, sizeof needle, "\nkernel %s\n", cr_spec((size_t)all.spec[k])->kernels[0]);
+        snprintf(needle, sizeof needle, "\nkernel %s\n", cr_catalog_unit((size_t)all.spec[k])->kernels[0]);
         ck_assert_msg(find_entry_with(v1, needle, name) == 0, "no single entry holds %s", needle);
         snprintf(path[k], sizeof path[k], "%s/%s", v1, name);
         struct stat st;

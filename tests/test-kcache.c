@@ -24,7 +24,7 @@ static int narchs;
 
 struct job {
     pthread_barrier_t *barrier;
-    const struct cr_program *prog;
+    const struct cr_unit *prog;
     int arch;
     cured_status status;
     const struct cr_image *img;
@@ -67,7 +67,7 @@ static void stats(cured_stats *s)
 
 START_TEST(test_single_flight)
 {
-    const struct cr_program *p = cr_spec(0);
+    const struct cr_unit *p = cr_catalog_unit(0);
     ck_assert_int_eq(p->needs_toolkit, 0);
     struct job jobs[NTHREADS];
     memset(jobs, 0, sizeof jobs);
@@ -103,7 +103,7 @@ END_TEST
 
 START_TEST(test_two_archs_at_once)
 {
-    const struct cr_program *p = cr_spec(0);
+    const struct cr_unit *p = cr_catalog_unit(0);
     int a = archs[1], b = archs[2];
     struct job jobs[NTHREADS];
     memset(jobs, 0, sizeof jobs);
@@ -130,7 +130,7 @@ END_TEST
 
 START_TEST(test_shared_failure_not_cached)
 {
-    struct cr_program broken;
+    struct cr_unit broken;
     broken_program(&broken, 1); /* slow to fail: all threads find it pending */
     enum { N = 8 };
     struct job jobs[N];
@@ -173,7 +173,7 @@ START_TEST(test_mixed_keys)
     memset(jobs, 0, sizeof jobs);
     /* Specs 2..5 (header-free two-pass programs) at one architecture: four keys. */
     for (int i = 0; i < NTHREADS; i++) {
-        jobs[i].prog = cr_spec((size_t)(2 + i % 4));
+        jobs[i].prog = cr_catalog_unit((size_t)(2 + i % 4));
         ck_assert_int_eq(jobs[i].prog->needs_toolkit, 0);
         jobs[i].arch = archs[4];
     }

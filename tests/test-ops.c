@@ -165,8 +165,8 @@ START_TEST(test_op)
     const cured_op op = (cured_op)_i;
     size_t tested = 0;
     memset(memo, 0, sizeof memo);
-    for (size_t k = 0; k < cr_spec_count(); k++) {
-        const struct cr_program *p = cr_spec(k);
+    for (size_t k = 0; k < cr_catalog_count(); k++) {
+        const struct cr_request *p = &cr_catalog(k)->req;
         if (p->algo != CURED_ALGO_AUTO || p->op != op)
             continue;
         run_spec(op, p->in, p->out, k);

@@ -1,0 +1,179 @@
+/*
+ * Requests, kernel families, compile units and launch plans (HACKING.md's
+ * glossary). A request says what the caller asked for; a family is one
+ * kind of kernel (a source file and how to name, plan and launch its
+ * kernels); a family builds a compile unit (one NVRTC program) for a
+ * request, and plans each launch from the request, the loaded kernels and
+ * the device.
+ */
+#ifndef CURED_FAMILY_H
+#define CURED_FAMILY_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cuda.h>
+
+#include "cured.h"
+
+/* ---- types.c -------------------------------------------------------------- */
+enum cr_type_class { CR_SIGNED, CR_UNSIGNED, CR_HALF, CR_FLOAT };
+struct cr_type_info {
+    const char *name, *cxx; /* "int32", "int" */
+    size_t size;
+    enum cr_type_class cls;
+};
+const struct cr_type_info *cr_type(cured_type t); /* NULL for an unknown value */
+size_t cr_type_size(cured_type t);                /* 0 for an unknown value */
+const char *cr_type_name(cured_type t);           /* "int32", ...; "unknown" */
+const char *cr_type_cxx(cured_type t);            /* "int", "half_t", ... (t valid) */
+
+/* ---- ops.c: the operator table ------------------------------------------- */
+enum cr_result_rule {
+    CR_RULE_SUM,     /* sums and products: see cured_op */
+    CR_RULE_NORM,    /* float32 or float64 */
+    CR_RULE_SAME,    /* the element type (MIN, MAX, MINMAX, ARG*) */
+    CR_RULE_BITWISE, /* integers only, the element type */
+    CR_RULE_COUNT    /* int64 */
+};
+enum cr_layout {
+    CR_LAYOUT_VALUE, /* one value of the result type */
+    CR_LAYOUT_PAIR,  /* two values: min, then max */
+    CR_LAYOUT_ARG    /* cured_arg_result */
+};
+#define CR_OP_IGNORES_NAN 1u /* floating types only; all NaN is reported */
+#define CR_OP_NO_EMPTY 2u    /* no value for n == 0: CURED_ERROR_EMPTY_INPUT */
+#define CR_OP_TWO_INPUTS 4u  /* map2(x, y): cured_dot */
+#define CR_OP_HANDBOOK 8u    /* the Handbook's variants offer its int32 forms */
+
+struct cr_op_info {
+    const char *name;    /* "SUM": the enumerator without CURED_OP_ */
+    const char *functor; /* its template in kernels-src/ops.cuh */
+    enum cr_result_rule rule;
+    enum cr_layout layout;
+    unsigned flags;
+};
+const struct cr_op_info *cr_op(cured_op op); /* NULL for an unknown value */
+
+/* An operator's accumulator for an element and result type. */
+struct cr_acc {
+    enum cr_layout layout;
+    cured_type scalar;  /* VALUE: the accumulator; PAIR: each half; ARG: the key */
+    size_t size, align; /* of one partial */
+    size_t result_size, result_align;
+};
+/* 1 and *acc (may be NULL) if (op, in, out) is offered, else 0. */
+int cr_op_accumulator(cured_op op, cured_type in, cured_type out, struct cr_acc *acc);
+/* Does a NaN-ignoring operator's result (host bytes) say that every element was NaN? */
+int cr_op_all_nan(cured_op op, cured_type out, const void *result);
+
+/* ---- requests, units, plans ----------------------------------------------- */
+struct cr_user; /* a user-defined operator (custom.c) */
+
+struct cr_request {
+    cured_op op;           /* built-in operator (user ops: SUM or DOT by inputs) */
+    cured_algorithm algo;
+    cured_type in, out;
+    int ninputs;           /* 1, or 2 for DOT and two-input user ops */
+    struct cr_acc acc;
+    const struct cr_user *user; /* NULL for built-in operators */
+};
+
+#define CR_MAX_KERNELS 2 /* name expressions in one program (two-pass: 2) */
+struct cr_unit {
+    const char *file;   /* kernels-src file, e.g. "fast.cu" */
+    const char *source; /* its text; NULL = the embedded file */
+    int needs_toolkit;  /* includes cooperative_groups.h */
+    int nkernels;
+    char kernels[CR_MAX_KERNELS][256]; /* NVRTC name expressions */
+    char label[160];    /* for cured_kernel_name() and logs */
+    int block, unroll;  /* compile-time shape the plan needs */
+};
+
+/* What a plan launches with. */
+struct cr_args {
+    const void *in, *in2; /* inputs (in2: second input, or NULL) */
+    size_t n;
+    CUdeviceptr out;      /* device result */
+    CUdeviceptr ws;       /* the stream's workspace slot */
+};
+
+/* One or two launches with their parameters. Every parameter of cured's
+ * kernels is 8 bytes (a pointer or a size_t); the values live in the plan. */
+#define CR_MAX_PARAMS 8
+struct cr_launch {
+    int fn;               /* index into the loaded kernels */
+    unsigned grid, block;
+    int nparams;
+    void *params[CR_MAX_PARAMS];
+};
+struct cr_plan {
+    int nlaunch;
+    struct cr_launch l[CR_MAX_KERNELS];
+    int nvalues;
+    uint64_t values[CR_MAX_KERNELS * CR_MAX_PARAMS];
+};
+/* Append a launch; then its parameters, in the kernel's order. */
+struct cr_launch *cr_plan_launch(struct cr_plan *p, int fn, unsigned grid, unsigned block);
+void cr_plan_param(struct cr_plan *p, struct cr_launch *l, uint64_t value);
+
+/* The device facts and loaded kernels a plan reads. */
+struct cr_device_facts {
+    int sms;
+    size_t partials_capacity; /* partials of CR_MAX_ACC bytes a slot holds */
+};
+struct cr_kernel;
+
+/*
+ * A kernel family. offers: 1 if it serves the request; build: the compile
+ * unit; plan: the launches for a request it offers; enumerate: its i-th
+ * built-in request (for cured_kernel_count() and `cured cache warm`), 0
+ * past the end.
+ */
+struct cr_family {
+    const char *name;
+    const char *file;
+    int needs_toolkit;
+    int (*offers)(const struct cr_request *r);
+    void (*build)(const struct cr_request *r, struct cr_unit *u);
+    void (*plan)(const struct cr_request *r, const struct cr_unit *u, const struct cr_kernel *k,
+                 const struct cr_device_facts *dev, const struct cr_args *a, struct cr_plan *p);
+    int (*enumerate)(size_t i, struct cr_request *r);
+};
+extern const struct cr_family cr_family_auto, cr_family_auto2, cr_family_two_pass_shared,
+    cr_family_two_pass_shuffle, cr_family_two_pass_cg, cr_family_single_pass_ticket,
+    cr_family_single_pass_atomic, cr_family_listing_12_4;
+/* The families, in catalog order: AUTO one-input, AUTO two-input, then the
+ * Handbook variants (one per cured_algorithm). */
+extern const struct cr_family *const cr_families[];
+extern const size_t cr_nfamilies;
+const char *cr_algo_name(cured_algorithm a); /* "auto", "two_pass_shared", ... */
+
+/* The family serving a request, or NULL (see cr_request_make for the reasons). */
+const struct cr_family *cr_family_for(const struct cr_request *r);
+/*
+ * A request for a built-in operator, checked against the operator table
+ * and the families: CURED_SUCCESS, or TYPE_MISMATCH / NOT_SUPPORTED with a
+ * recorded message. Enums must already be valid.
+ */
+cured_status cr_request_make(cured_op op, cured_algorithm algo, cured_type in, cured_type out,
+                             struct cr_request *r);
+/* A key that tells built-in requests apart (the handle's table of loaded kernels). */
+uint64_t cr_request_code(const struct cr_request *r);
+
+/* ceil(a / b), at least 1 and at most UINT32_MAX: a grid size. */
+unsigned cr_div_up(size_t a, size_t b);
+/* Blocks of a kernel that are resident at once, capped by the workspace's partials. */
+unsigned cr_resident(const struct cr_kernel *k, const struct cr_device_facts *dev);
+
+/* ---- catalog.c: what the families offer, enumerated ----------------------- */
+struct cr_spec {
+    struct cr_request req;
+    struct cr_unit unit;
+};
+size_t cr_catalog_count(void);
+const struct cr_spec *cr_catalog(size_t index);     /* NULL past the end */
+const struct cr_unit *cr_catalog_unit(size_t index); /* its unit, or NULL */
+int cr_catalog_index(const struct cr_request *r);               /* -1 if absent */
+
+#endif

@@ -1,0 +1,110 @@
+/*
+ * The AUTO families (kernels-src/fast.cu): one launch over the whole grid,
+ * several 16-byte loads in flight per thread, the last block combining the
+ * blocks' partials in order. One input (reduce_fast) or two read in step
+ * (reduce_fast2, dot products); user-defined operators use the same kernels
+ * with their generated functor.
+ */
+#include "internal.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#define BLOCK 256
+#define UNROLL 4       /* 16-byte loads in flight per thread */
+#define UNROLL_ARG16 8 /* ARG over 16-bit floats (bench/NOTES.md) */
+
+/* The accumulator's C++ type: the scalar, Pair<value> or Arg<key>. */
+static void acc_cxx(const struct cr_acc *a, char *buf, size_t cap)
+{
+    const char *s = cr_type_cxx(a->scalar);
+    switch (a->layout) {
+    case CR_LAYOUT_VALUE: snprintf(buf, cap, "%s", s); break;
+    case CR_LAYOUT_PAIR: snprintf(buf, cap, "Pair<%s>", s); break;
+    case CR_LAYOUT_ARG: snprintf(buf, cap, "Arg<%s>", s); break;
+    }
+}
+
+static int offers1(const struct cr_request *r)
+{
+    return r->algo == CURED_ALGO_AUTO && r->ninputs == 1;
+}
+
+static int offers2(const struct cr_request *r)
+{
+    return r->algo == CURED_ALGO_AUTO && r->ninputs == 2;
+}
+
+static void build(const struct cr_request *r, struct cr_unit *u)
+{
+    memset(u, 0, sizeof *u);
+    const char *kernel = r->ninputs == 2 ? "reduce_fast2" : "reduce_fast";
+    const char *t = cr_type_cxx(r->in);
+    char a[48];
+    acc_cxx(&r->acc, a, sizeof a);
+    u->block = BLOCK;
+    u->nkernels = 1;
+    if (r->user != NULL) {
+        u->file = "user-op.cu";
+        u->source = cr_user_source(r->user);
+        u->unroll = UNROLL;
+        snprintf(u->kernels[0], sizeof u->kernels[0], "%s<%s, %s, UserOp, %d, %d>", kernel, t, a, BLOCK,
+                 u->unroll);
+        snprintf(u->label, sizeof u->label, "user-defined %s->%s", cr_type_name(r->in), cr_type_name(r->out));
+        return;
+    }
+    const struct cr_op_info *o = cr_op(r->op);
+    u->file = "fast.cu";
+    u->unroll = cr_type(r->in)->cls == CR_HALF && r->acc.layout == CR_LAYOUT_ARG ? UNROLL_ARG16 : UNROLL;
+    /* Functors take <element, accumulator (a Pair's value or an Arg's key type), result>. */
+    const char *fa = r->acc.layout == CR_LAYOUT_VALUE ? a : cr_type_cxx(r->acc.scalar);
+    snprintf(u->kernels[0], sizeof u->kernels[0], "%s<%s, %s, %s<%s, %s, %s>, %d, %d>", kernel, t, a, o->functor,
+             t, fa, cr_type_cxx(r->out), BLOCK, u->unroll);
+    snprintf(u->label, sizeof u->label, "auto %s %s->%s (kernels-src/fast.cu)", o->name, cr_type_name(r->in),
+             cr_type_name(r->out));
+}
+
+/* One unrolled group of 16-byte loads per thread at least, at most the resident blocks. */
+static void plan(const struct cr_request *r, const struct cr_unit *u, const struct cr_kernel *k,
+                 const struct cr_device_facts *dev, const struct cr_args *a, struct cr_plan *p)
+{
+    const size_t vec = 16 / cr_type_size(r->in);
+    unsigned grid = cr_div_up(a->n, (size_t)u->block * vec * (size_t)u->unroll);
+    unsigned resident = cr_resident(k, dev);
+    struct cr_launch *l = cr_plan_launch(p, 0, grid < resident ? grid : resident, (unsigned)u->block);
+    cr_plan_param(p, l, (uint64_t)(uintptr_t)a->in);
+    if (r->ninputs == 2)
+        cr_plan_param(p, l, (uint64_t)(uintptr_t)a->in2);
+    cr_plan_param(p, l, a->n);
+    cr_plan_param(p, l, a->out);
+    cr_plan_param(p, l, a->ws + CR_WS_PARTIALS);
+    cr_plan_param(p, l, a->ws + CR_WS_TICKET);
+}
+
+/* Every (operator, element type, result type) the operator table offers, by inputs. */
+static int enumerate(size_t i, struct cr_request *r, int ninputs)
+{
+    for (int op = 0; op < CURED_OP_COUNT; op++) {
+        if (((cr_op((cured_op)op)->flags & CR_OP_TWO_INPUTS) ? 2 : 1) != ninputs)
+            continue;
+        for (int in = 0; in < CURED_TYPE_COUNT; in++)
+            for (int out = 0; out < CURED_TYPE_COUNT; out++)
+                if (cr_op_accumulator((cured_op)op, (cured_type)in, (cured_type)out, NULL) && i-- == 0)
+                    return cr_request_make((cured_op)op, CURED_ALGO_AUTO, (cured_type)in, (cured_type)out, r) ==
+                           CURED_SUCCESS;
+    }
+    return 0;
+}
+
+static int enumerate1(size_t i, struct cr_request *r)
+{
+    return enumerate(i, r, 1);
+}
+
+static int enumerate2(size_t i, struct cr_request *r)
+{
+    return enumerate(i, r, 2);
+}
+
+const struct cr_family cr_family_auto = {"auto", "fast.cu", 0, offers1, build, plan, enumerate1};
+const struct cr_family cr_family_auto2 = {"auto2", "fast.cu", 0, offers2, build, plan, enumerate2};

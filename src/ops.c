@@ -1,0 +1,178 @@
+/*
+ * The operator table: one row per operator, and the rules that give its
+ * accumulator and result from the element and result types. Everything that
+ * asks about an operator (argument checks, kernel names, result layout,
+ * empty and all-NaN inputs) asks here.
+ */
+#include "internal.h"
+
+#include <math.h>
+#include <string.h>
+
+static const struct cr_op_info ops[CURED_OP_COUNT] = {
+    /* name          functor in ops.cuh  result rule      layout            flags */
+    [CURED_OP_SUM] = {"SUM", "Sum", CR_RULE_SUM, CR_LAYOUT_VALUE, CR_OP_HANDBOOK},
+    [CURED_OP_PRODUCT] = {"PRODUCT", "Prod", CR_RULE_SUM, CR_LAYOUT_VALUE, 0},
+    [CURED_OP_MIN] = {"MIN", "Min", CR_RULE_SAME, CR_LAYOUT_VALUE, 0},
+    [CURED_OP_MAX] = {"MAX", "Max", CR_RULE_SAME, CR_LAYOUT_VALUE, 0},
+    [CURED_OP_MINMAX] = {"MINMAX", "MinMax", CR_RULE_SAME, CR_LAYOUT_PAIR, CR_OP_NO_EMPTY},
+    [CURED_OP_ARGMIN] = {"ARGMIN", "ArgMin", CR_RULE_SAME, CR_LAYOUT_ARG, CR_OP_NO_EMPTY},
+    [CURED_OP_ARGMAX] = {"ARGMAX", "ArgMax", CR_RULE_SAME, CR_LAYOUT_ARG, CR_OP_NO_EMPTY},
+    [CURED_OP_AND] = {"AND", "BitAnd", CR_RULE_BITWISE, CR_LAYOUT_VALUE, 0},
+    [CURED_OP_OR] = {"OR", "BitOr", CR_RULE_BITWISE, CR_LAYOUT_VALUE, 0},
+    [CURED_OP_XOR] = {"XOR", "BitXor", CR_RULE_BITWISE, CR_LAYOUT_VALUE, 0},
+    [CURED_OP_SUM_SQUARES] = {"SUM_SQUARES", "SumSquares", CR_RULE_SUM, CR_LAYOUT_VALUE, 0},
+    [CURED_OP_SUM_ABS] = {"SUM_ABS", "SumAbs", CR_RULE_SUM, CR_LAYOUT_VALUE, 0},
+    [CURED_OP_NORM2] = {"NORM2", "Norm2", CR_RULE_NORM, CR_LAYOUT_VALUE, 0},
+    [CURED_OP_DOT] = {"DOT", "Dot", CR_RULE_SUM, CR_LAYOUT_VALUE, CR_OP_TWO_INPUTS},
+    [CURED_OP_NANMIN] = {"NANMIN", "NanMin", CR_RULE_SAME, CR_LAYOUT_VALUE, CR_OP_IGNORES_NAN},
+    [CURED_OP_NANMAX] = {"NANMAX", "NanMax", CR_RULE_SAME, CR_LAYOUT_VALUE, CR_OP_IGNORES_NAN},
+    [CURED_OP_NANARGMIN] = {"NANARGMIN", "NanArgMin", CR_RULE_SAME, CR_LAYOUT_ARG, CR_OP_IGNORES_NAN | CR_OP_NO_EMPTY},
+    [CURED_OP_NANARGMAX] = {"NANARGMAX", "NanArgMax", CR_RULE_SAME, CR_LAYOUT_ARG, CR_OP_IGNORES_NAN | CR_OP_NO_EMPTY},
+    [CURED_OP_COUNT_NONZERO] = {"COUNT_NONZERO", "CountNonzero", CR_RULE_COUNT, CR_LAYOUT_VALUE, 0},
+};
+
+const struct cr_op_info *cr_op(cured_op op)
+{
+    return (unsigned)op < CURED_OP_COUNT ? &ops[op] : NULL;
+}
+
+CR_API const char *cured_op_name(cured_op op)
+{
+    return (unsigned)op < CURED_OP_COUNT ? ops[op].name : "UNKNOWN";
+}
+
+/* The type that MIN/MAX compare in: integers in 32 or 64 bits, halves in float. */
+static cured_type value_type(cured_type t)
+{
+    const struct cr_type_info *ti = cr_type(t);
+    switch (ti->cls) {
+    case CR_SIGNED: return ti->size == 8 ? CURED_TYPE_INT64 : CURED_TYPE_INT32;
+    case CR_UNSIGNED: return ti->size == 8 ? CURED_TYPE_UINT64 : CURED_TYPE_UINT32;
+    case CR_HALF: return CURED_TYPE_FLOAT32;
+    case CR_FLOAT: return t;
+    }
+    return t;
+}
+
+/* The integer key type that ARG operators compare in (kernels-src/keys.cuh). */
+static cured_type key_type(cured_type t)
+{
+    if (cr_type(t)->cls == CR_HALF || t == CURED_TYPE_FLOAT32)
+        return CURED_TYPE_INT32;
+    return t == CURED_TYPE_FLOAT64 ? CURED_TYPE_INT64 : value_type(t);
+}
+
+/* Sum-like results: see cured_op in cured.h. The accumulator type, or -1. */
+static int sum_accumulator(cured_type in, cured_type out)
+{
+    const struct cr_type_info *ti = cr_type(in);
+    switch (ti->cls) {
+    case CR_SIGNED:
+        if (out == CURED_TYPE_INT64)
+            return CURED_TYPE_INT64;
+        if (out == CURED_TYPE_INT32 || out == in)
+            return ti->size == 8 ? CURED_TYPE_INT64 : CURED_TYPE_INT32;
+        return -1;
+    case CR_UNSIGNED:
+        if (out == CURED_TYPE_UINT64)
+            return CURED_TYPE_UINT64;
+        if (out == CURED_TYPE_UINT32 || out == in)
+            return ti->size == 8 ? CURED_TYPE_UINT64 : CURED_TYPE_UINT32;
+        return -1;
+    case CR_HALF:
+        return out == CURED_TYPE_FLOAT32 || out == in ? CURED_TYPE_FLOAT32 : -1;
+    case CR_FLOAT:
+        if (out == CURED_TYPE_FLOAT32 && in == CURED_TYPE_FLOAT32)
+            return CURED_TYPE_FLOAT32;
+        return out == CURED_TYPE_FLOAT64 ? CURED_TYPE_FLOAT64 : -1;
+    }
+    return -1;
+}
+
+int cr_op_accumulator(cured_op op, cured_type in, cured_type out, struct cr_acc *acc)
+{
+    const struct cr_op_info *o = cr_op(op);
+    const struct cr_type_info *ti = cr_type(in);
+    if (o == NULL || ti == NULL || cr_type(out) == NULL)
+        return 0;
+    int is_int = ti->cls == CR_SIGNED || ti->cls == CR_UNSIGNED;
+    int a = -1;
+    switch (o->rule) {
+    case CR_RULE_SUM:
+        a = sum_accumulator(in, out);
+        break;
+    case CR_RULE_NORM:
+        if (out == CURED_TYPE_FLOAT32 && (ti->cls == CR_HALF || in == CURED_TYPE_FLOAT32))
+            a = CURED_TYPE_FLOAT32;
+        else if (out == CURED_TYPE_FLOAT64 && ti->cls != CR_HALF)
+            a = CURED_TYPE_FLOAT64;
+        break;
+    case CR_RULE_SAME:
+        if (out == in && (!(o->flags & CR_OP_IGNORES_NAN) || !is_int))
+            a = o->layout == CR_LAYOUT_ARG ? key_type(in) : value_type(in);
+        break;
+    case CR_RULE_BITWISE:
+        if (out == in && is_int)
+            a = ti->size == 8 ? CURED_TYPE_UINT64 : CURED_TYPE_UINT32;
+        break;
+    case CR_RULE_COUNT:
+        if (out == CURED_TYPE_INT64)
+            a = CURED_TYPE_INT64;
+        break;
+    }
+    if (a < 0)
+        return 0;
+    if (acc != NULL) {
+        acc->scalar = (cured_type)a;
+        acc->layout = o->layout;
+        size_t s = cr_type_size(acc->scalar), r = cr_type_size(out);
+        switch (o->layout) {
+        case CR_LAYOUT_VALUE: acc->size = s; acc->align = s; acc->result_size = r; acc->result_align = r; break;
+        case CR_LAYOUT_PAIR: acc->size = 2 * s; acc->align = s; acc->result_size = 2 * r; acc->result_align = r; break;
+        case CR_LAYOUT_ARG: acc->size = 16; acc->align = 8; acc->result_size = 16; acc->result_align = 8; break;
+        }
+    }
+    return 1;
+}
+
+/* Does the result r (host bytes) of a NaN-ignoring operator say every element was NaN? */
+int cr_op_all_nan(cured_op op, cured_type out, const void *r)
+{
+    const struct cr_op_info *o = cr_op(op);
+    if (o == NULL || !(o->flags & CR_OP_IGNORES_NAN))
+        return 0;
+    if (o->layout == CR_LAYOUT_ARG) {
+        int64_t index;
+        memcpy(&index, r, sizeof index);
+        return index < 0;
+    }
+    switch (out) {
+    case CURED_TYPE_FLOAT32: { float f; memcpy(&f, r, 4); return isnan(f); }
+    case CURED_TYPE_FLOAT64: { double d; memcpy(&d, r, 8); return isnan(d); }
+    case CURED_TYPE_FLOAT16: { uint16_t b; memcpy(&b, r, 2); return (b & 0x7c00) == 0x7c00 && (b & 0x3ff); }
+    case CURED_TYPE_BFLOAT16: { uint16_t b; memcpy(&b, r, 2); return (b & 0x7f80) == 0x7f80 && (b & 0x7f); }
+    default: return 0;
+    }
+}
+
+CR_API cured_status cured_default_result(cured_op op, cured_type in, cured_type *out)
+{
+    if ((unsigned)op >= CURED_OP_COUNT || (unsigned)in >= CURED_TYPE_COUNT)
+        return cr_fail(CURED_ERROR_INVALID_ENUM, "unknown operator %d or type %d", (int)op, (int)in);
+    if (out == NULL)
+        return cr_fail(CURED_ERROR_NULL_POINTER, "cured_default_result: out_type is NULL");
+    /* Preference order: the widest exact result first (NumPy's rule). */
+    static const cured_type prefs[] = {CURED_TYPE_INT64, CURED_TYPE_UINT64, CURED_TYPE_FLOAT32,
+                                       CURED_TYPE_FLOAT64};
+    for (size_t i = 0; i < sizeof prefs / sizeof *prefs; i++)
+        if (cr_op_accumulator(op, in, prefs[i], NULL)) {
+            *out = prefs[i];
+            return CURED_SUCCESS;
+        }
+    if (cr_op_accumulator(op, in, in, NULL)) {
+        *out = in;
+        return CURED_SUCCESS;
+    }
+    return cr_fail(CURED_ERROR_TYPE_MISMATCH, "%s does not take %s", ops[op].name, cr_type_name(in));
+}
