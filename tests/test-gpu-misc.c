@@ -429,6 +429,62 @@ START_TEST(test_arch)
 }
 END_TEST
 
+/*
+ * cured_prepare: the kernel is compiled and loaded by the call itself, so
+ * the first reduction of that specialization compiles nothing and looks in
+ * no cache, and can be captured; bad arguments are refused.
+ */
+START_TEST(test_prepare)
+{
+    CURED_OK(cured_prepare(H, CURED_OP_COUNT_NONZERO, CURED_ALGO_AUTO, CURED_TYPE_FLOAT32, CURED_TYPE_INT64));
+    cured_stats before, after;
+    const size_t n = 1000;
+    float h[1000];
+    int64_t want = 0;
+    for (size_t i = 0; i < n; i++) {
+        h[i] = (i % 3 == 0) ? 0.0f : (i % 7 == 0) ? -0.0f : (float)i;
+        want += h[i] != 0.0f;
+    }
+    CUdeviceptr d = dev_alloc(n * 4), out = dev_alloc(8);
+    upload(d, h, n * 4);
+    CUstream s;
+    CU_OK(D->StreamCreate(&s, CU_STREAM_NON_BLOCKING));
+    CURED_OK(cured_reduce_async(H, CURED_OP_SUM, CURED_ALGO_AUTO, DP(d), CURED_TYPE_FLOAT32, 0, DP(out),
+                                CURED_TYPE_FLOAT32, s)); /* the stream's workspace, outside capture */
+    CU_OK(D->StreamSynchronize(s));
+    CURED_OK(cured_get_stats(&before));
+    CU_OK(D->StreamBeginCapture(s, CU_STREAM_CAPTURE_MODE_GLOBAL));
+    cured_status st = cured_reduce_async(H, CURED_OP_COUNT_NONZERO, CURED_ALGO_AUTO, DP(d), CURED_TYPE_FLOAT32, n,
+                                         DP(out), CURED_TYPE_INT64, s);
+    CUgraph g;
+    CU_OK(D->StreamEndCapture(s, &g));
+    ck_assert_msg(st == CURED_SUCCESS, "captured call after cured_prepare: %s", cured_last_error());
+    CUgraphExec ge;
+    CU_OK(D->GraphInstantiate(&ge, g, 0));
+    CU_OK(D->GraphLaunch(ge, s));
+    CU_OK(D->StreamSynchronize(s));
+    CURED_OK(cured_get_stats(&after));
+    ck_assert_uint_eq(after.compiles, before.compiles);
+    ck_assert_uint_eq(after.disk_hits, before.disk_hits);
+    ck_assert_uint_eq(after.memory_hits, before.memory_hits);
+    int64_t got = -1;
+    download(&got, out, 8);
+    ck_assert_int_eq(got, want);
+    CU_OK(D->GraphExecDestroy(ge));
+    CU_OK(D->GraphDestroy(g));
+    CU_OK(D->StreamDestroy(s));
+
+    ck_assert_int_eq(cured_prepare(NULL, CURED_OP_SUM, CURED_ALGO_AUTO, CURED_TYPE_INT32, CURED_TYPE_INT64),
+                     CURED_ERROR_NULL_HANDLE);
+    ck_assert_int_eq(cured_prepare(H, CURED_OP_AND, CURED_ALGO_AUTO, CURED_TYPE_FLOAT32, CURED_TYPE_FLOAT32),
+                     CURED_ERROR_TYPE_MISMATCH);
+    ck_assert_int_eq(cured_prepare(H, CURED_OP_MIN, CURED_ALGO_TWO_PASS_SHARED, CURED_TYPE_INT32, CURED_TYPE_INT32),
+                     CURED_ERROR_NOT_SUPPORTED);
+    ck_assert_int_eq(cured_prepare(H, (cured_op)99, CURED_ALGO_AUTO, CURED_TYPE_INT32, CURED_TYPE_INT32),
+                     CURED_ERROR_INVALID_ENUM);
+}
+END_TEST
+
 static Suite *misc_suite(void)
 {
     Suite *s = suite_create("gpu-misc");
@@ -447,6 +503,7 @@ static Suite *misc_suite(void)
     tcase_add_test(api, test_bad_pointers);
     tcase_add_test(api, test_create_and_context);
     tcase_add_test(api, test_arch);
+    tcase_add_test(api, test_prepare);
     suite_add_tcase(s, api);
     return s;
 }
