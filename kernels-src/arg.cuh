@@ -9,9 +9,9 @@
 // key (VecBest); one that beats the thread's best replaces it, with the
 // vector itself and its position `at` (selects). A thread meets its indices
 // in increasing order, so a tie keeps the best. The lanes of the one winning
-// vector are searched once, at the end. A search per better vector (v3) ran
-// warp-wide at most visits, since some thread of a warp finds a new best at
-// most of them, and held 32-bit ARG at 0.97x CUB (bench/NOTES.md).
+// vector are searched once, at the end: a search per better vector would
+// run warp-wide at most visits, since some thread of a warp finds a new
+// best at most of them (bench/NOTES.md).
 template <class T, class K, class Op, bool MAX, bool IGN> struct ArgVisitor {
     static const bool HEAD_LAST = true;
     Op op;
@@ -136,9 +136,8 @@ template <int NW, class Op> __device__ Lex<NW> warp_reduce(Lex<NW> v, Op op)
 }
 
 // ARG ends as words (ArgLex): the key's rank, then the index in one word
-// when n <= 2^32 - 1 (always, in practice) or two. The (key, int64 index)
-// pair with shuffles cost ~3 us more than MIN's end at 64Mi on the H200,
-// whatever the size (bench/NOTES.md, v4, v5).
+// when n <= 2^32 - 1 (always, in practice) or two; one redux.sync per word
+// per warp instead of shuffling (key, int64 index) pairs (bench/NOTES.md).
 template <int BLOCK, int NW, class T, class K, class R, bool MAX, bool IGN>
 __device__ __forceinline__ void finish_arg(Arg<K> v, void *out, size_t n, void *partials, unsigned int *ticket,
                                            unsigned block, unsigned nblocks, ArgOf<T, K, R, MAX, IGN> op)
