@@ -335,6 +335,114 @@ CURED_EXPORT cured_status cured_dot(cured_handle h, const void *x, const void *y
                                     size_t n, void *host_out, cured_type out_type,
                                     struct CUstream_st *stream);
 
+/* ---- Many results at once: axes of strided arrays, segments -------------- */
+
+/** Largest rank of a cured_layout. */
+#define CURED_MAX_RANK 8
+
+/**
+ * An N-D strided view: element (i0, ..., i{rank-1}) is at
+ * base + sum(i_k * stride[k]) elements. Extents and strides are
+ * non-negative; a stride may be anything (0 broadcasts, transposed and
+ * sliced views work). Axis 0 is the outermost of the row-major index.
+ */
+typedef struct cured_layout {
+    int rank;                        /**< 0 .. CURED_MAX_RANK */
+    int64_t extent[CURED_MAX_RANK];  /**< elements along each axis */
+    int64_t stride[CURED_MAX_RANK];  /**< in elements (of the input type, or of results for an output) */
+} cured_layout;
+
+/**
+ * \brief Reduce an N-D strided array along a set of axes, asynchronously.
+ *
+ * Output element j (row-major over the kept axes, in their order) is op
+ * over the elements whose kept coordinates are j's, taken row-major over
+ * the reduced axes. Every operator of cured_reduce_async() except DOT, with
+ * the same result types, layouts and NaN rules; ARG operators give, per
+ * output, the index along the reduced axes (row-major over them, int64) and
+ * the value. An output whose reduced extent is 0 gets the operator's value
+ * for an empty input: 0 for sums and COUNT_NONZERO, 1 for PRODUCT, all ones
+ * for AND, the identities of cured_op for MIN/MAX (MINMAX: the largest then
+ * the smallest value), and for the ARG operators index -1 and a zero value.
+ * Reducing no axis maps each element (op over one element).
+ *
+ * Like cured_reduce_async(): no allocation, memset or synchronisation in
+ * the call (capture-safe once the stream has its workspace), results
+ * bitwise identical run to run, calls on different streams independent.
+ *
+ * \param h          handle.
+ * \param op         operator (not CURED_OP_DOT).
+ * \param in         device pointer to the element at index (0, ..., 0),
+ *                   aligned to the element size; may be NULL only when the
+ *                   view has no element.
+ * \param in_type    element type.
+ * \param in_layout  the input view (rank 0 is one element).
+ * \param axes       bit k set: reduce axis k (any subset, 0 = none).
+ * \param out        device pointer to the first result, aligned to the
+ *                   result alignment (8 bytes for ARG operators).
+ * \param out_type   result type (see cured_op).
+ * \param out_layout NULL: results dense and row-major over the kept axes;
+ *                   else a layout of rank = the number of kept axes, whose
+ *                   extents are the kept extents in order and whose strides
+ *                   (in results: 16 bytes for ARG, two values for MINMAX)
+ *                   place no two results at the same address (keepdims
+ *                   callers drop the reduced axes' strides).
+ * \param stream     CUstream or cudaStream_t (NULL = the legacy default stream).
+ * \return CURED_SUCCESS (also when there are no outputs: nothing is
+ *         launched); CURED_ERROR_NULL_HANDLE, CURED_ERROR_NULL_POINTER,
+ *         CURED_ERROR_INVALID_ENUM, CURED_ERROR_TYPE_MISMATCH,
+ *         CURED_ERROR_INVALID_VALUE (rank above CURED_MAX_RANK, a negative
+ *         extent or stride, an axis bit at or above the rank, DOT, an output
+ *         layout that does not match or whose results overlap),
+ *         CURED_ERROR_SIZE_OVERFLOW (a byte range that overflows),
+ *         CURED_ERROR_MISALIGNED, CURED_ERROR_NOT_DEVICE_POINTER,
+ *         CURED_ERROR_COMPILE, CURED_ERROR_CUDA. On error nothing was
+ *         launched or written.
+ */
+CURED_EXPORT cured_status cured_reduce_axes_async(cured_handle h, cured_op op, const void *in, cured_type in_type,
+                                                  const cured_layout *in_layout, uint32_t axes, void *out,
+                                                  cured_type out_type, const cured_layout *out_layout,
+                                                  struct CUstream_st *stream);
+
+/**
+ * \brief Segmented reduction with offset arrays (CUB's convention):
+ * segment s is in[begin[s] .. end[s]), and its result goes to out[s]. CSR
+ * row offsets are begin = offsets, end = offsets + 1. A segment with
+ * end <= begin is empty and gets the empty value of cured_reduce_axes_async().
+ * Segments may overlap and come in any order. Otherwise as
+ * cured_reduce_axes_async().
+ * \param h            handle.
+ * \param op           operator (not CURED_OP_DOT).
+ * \param in           device pointer to the elements the offsets index (not NULL when num_segments > 0).
+ * \param in_type      element type.
+ * \param num_segments number of segments (any size_t; more than 2^31 work).
+ * \param begin, end   device arrays of num_segments offsets, in elements.
+ * \param offset_type  CURED_TYPE_INT32 or CURED_TYPE_INT64 (the offsets' type).
+ * \param out          device pointer to num_segments results, dense.
+ * \param out_type     result type.
+ * \param stream       CUstream or cudaStream_t.
+ * \return as cured_reduce_axes_async(); CURED_ERROR_INVALID_VALUE for
+ *         another offset type; CURED_ERROR_NOT_DEVICE_POINTER for offsets in host memory.
+ */
+CURED_EXPORT cured_status cured_segmented_reduce_async(cured_handle h, cured_op op, const void *in,
+                                                       cured_type in_type, size_t num_segments, const void *begin,
+                                                       const void *end, cured_type offset_type, void *out,
+                                                       cured_type out_type, struct CUstream_st *stream);
+
+/**
+ * \brief Segments of one size: segment s is in[s * segment_size .. (s+1) *
+ * segment_size), its result goes to out[s] (the rows of a row-major
+ * matrix). Otherwise as cured_segmented_reduce_async().
+ * \param h, op, in, in_type, out, out_type, stream  as cured_segmented_reduce_async().
+ * \param num_segments  number of segments.
+ * \param segment_size  elements in each (0: every result is the empty value).
+ * \return as cured_reduce_axes_async().
+ */
+CURED_EXPORT cured_status cured_uniform_segmented_reduce_async(cured_handle h, cured_op op, const void *in,
+                                                               cured_type in_type, size_t num_segments,
+                                                               size_t segment_size, void *out, cured_type out_type,
+                                                               struct CUstream_st *stream);
+
 /**
  * \brief The default result type of an operator for an element type (see cured_op).
  * \return CURED_SUCCESS, CURED_ERROR_INVALID_ENUM, CURED_ERROR_NULL_POINTER, or

@@ -142,7 +142,7 @@ template <class T, class A, class R> struct CountNonzero : Sum<T, A, R> {
 // for bit.
 // The output is { int64 index; R value at byte offset 8 }. Ties and NaNs go
 // to the first index. With IGNORE_NAN an all-NaN input ends on the NaN key,
-// and its index is written as -1.
+// and its index is written as -1; so is an empty segment's, with a zero value.
 template <class K> struct Arg { K k; long long i; };
 #define CURED_NO_INDEX 9223372036854775807ll
 template <class T, class K, class R, bool MAX, bool IGNORE_NAN> struct ArgOf {
@@ -172,8 +172,13 @@ template <class T, class K, class R, bool MAX, bool IGNORE_NAN> struct ArgOf {
             return b;
         return better(b.k, a.k) || (b.k == a.k && b.i < a.i) ? b : a;
     }
-    __device__ void write(void *out, Arg<K> a, u64) const
+    __device__ void write(void *out, Arg<K> a, u64 n) const
     {
+        if (n == 0) { // an empty segment: index -1 and a zero value
+            *(long long *)out = -1ll;
+            *(R *)((char *)out + 8) = R();
+            return;
+        }
         bool none = a.i == CURED_NO_INDEX || (IGNORE_NAN && a.k == nan_key());
         *(long long *)out = none ? -1ll : a.i;
         *(R *)((char *)out + 8) = in[none ? 0 : a.i]; // all NaN: a NaN of the input

@@ -70,13 +70,27 @@ int cr_op_all_nan(cured_op op, cured_type out, const void *result);
 /* ---- requests, units, plans ----------------------------------------------- */
 struct cr_user; /* a user-defined operator (custom.c) */
 
+/* What the request reduces: one array to one result, or many results at once
+ * (family_segmented.c; the geometry travels in struct cr_args). */
+enum cr_shape {
+    CR_SHAPE_WHOLE,      /* n elements to one result */
+    CR_SHAPE_ROWS,       /* a contiguous row per output, `group` threads each */
+    CR_SHAPE_ROWS_SPLIT, /* a contiguous row per output, one or more blocks each */
+    CR_SHAPE_SEGMENTS,   /* rows given by begin/end offset arrays, `group` threads each */
+    CR_SHAPE_COLS,       /* outputs adjacent in memory, reduced along a strided axis */
+    CR_SHAPE_STRIDED     /* any other layout: a warp per output */
+};
+
 struct cr_request {
-    cured_op op;           /* built-in operator (user ops: SUM or DOT by inputs) */
+    cured_op op;           /* built-in operator (unused for user ops) */
     cured_algorithm algo;
     cured_type in, out;
     int ninputs;           /* 1, or 2 for DOT and two-input user ops */
     struct cr_acc acc;
     const struct cr_user *user; /* NULL for built-in operators */
+    enum cr_shape shape;
+    int group, vec;        /* ROWS, SEGMENTS: threads per output; COLS: lanes across, columns per lane */
+    cured_type offsets;    /* SEGMENTS: INT32 or INT64 */
 };
 
 #define CR_MAX_KERNELS 2 /* name expressions in one program (two-pass: 2) */
@@ -90,12 +104,37 @@ struct cr_unit {
     int block, unroll;  /* compile-time shape the plan needs */
 };
 
+/* The geometry of a many-result request, as the kernels of
+ * kernels-src/segmented.cu take it (the same layouts: 8-byte fields). */
+#define CR_MAX_DIMS 8
+struct cr_kept {
+    int32_t n, pad;
+    int64_t extent[CR_MAX_DIMS], in_stride[CR_MAX_DIMS], out_stride[CR_MAX_DIMS];
+};
+struct cr_reduced {
+    int32_t n, pad;
+    int64_t extent[CR_MAX_DIMS], stride[CR_MAX_DIMS];
+};
+struct cr_cols {
+    int64_t rows, row, batches, batch, cols, out_batch, out_col;
+    uint32_t splits, tiles;
+};
+struct cr_geometry {
+    uint64_t nout, len;      /* outputs; elements per output (ROWS, STRIDED) */
+    struct cr_kept kept;
+    struct cr_reduced red;
+    struct cr_cols cols;
+    unsigned per;            /* ROWS_SPLIT: blocks per row */
+    const void *begin, *end; /* SEGMENTS: device offset arrays */
+};
+
 /* What a plan launches with. */
 struct cr_args {
     const void *in, *in2; /* inputs (in2: second input, or NULL) */
     size_t n;
     CUdeviceptr out;      /* device result */
     CUdeviceptr ws;       /* the stream's workspace slot */
+    const struct cr_geometry *geo; /* many-result requests, else NULL */
 };
 
 /* One or two launches with their parameters. Every parameter of cured's
@@ -103,7 +142,7 @@ struct cr_args {
 #define CR_MAX_PARAMS 8
 struct cr_launch {
     int fn;               /* index into the loaded kernels */
-    unsigned grid, block;
+    unsigned grid, grid_y, block;
     int nparams;
     void *params[CR_MAX_PARAMS];
 };
@@ -112,10 +151,13 @@ struct cr_plan {
     struct cr_launch l[CR_MAX_KERNELS];
     int nvalues;
     uint64_t values[CR_MAX_KERNELS * CR_MAX_PARAMS];
+    size_t nblob;                 /* struct parameters, 8-byte aligned */
+    uint64_t blob[96];
 };
 /* Append a launch; then its parameters, in the kernel's order. */
 struct cr_launch *cr_plan_launch(struct cr_plan *p, int fn, unsigned grid, unsigned block);
 void cr_plan_param(struct cr_plan *p, struct cr_launch *l, uint64_t value);
+void cr_plan_struct(struct cr_plan *p, struct cr_launch *l, const void *value, size_t size);
 
 /* The device facts and loaded kernels a plan reads. */
 struct cr_device_facts {
@@ -140,7 +182,7 @@ struct cr_family {
                  const struct cr_device_facts *dev, const struct cr_args *a, struct cr_plan *p);
     int (*enumerate)(size_t i, struct cr_request *r);
 };
-extern const struct cr_family cr_family_auto, cr_family_auto2, cr_family_two_pass_shared,
+extern const struct cr_family cr_family_segmented, cr_family_auto, cr_family_auto2, cr_family_two_pass_shared,
     cr_family_two_pass_shuffle, cr_family_two_pass_cg, cr_family_single_pass_ticket,
     cr_family_single_pass_atomic, cr_family_listing_12_4;
 /* The families, in catalog order: AUTO one-input, AUTO two-input, then the
@@ -163,6 +205,9 @@ uint64_t cr_request_code(const struct cr_request *r);
 
 /* ceil(a / b), at least 1 and at most UINT32_MAX: a grid size. */
 unsigned cr_div_up(size_t a, size_t b);
+/* The accumulator's C++ type and the operator's functor for a request (family_auto.c). */
+void cr_acc_cxx(const struct cr_acc *a, char *buf, size_t cap);
+void cr_functor_cxx(const struct cr_request *r, char *buf, size_t cap);
 /* Blocks of a kernel that are resident at once, capped by the workspace's partials. */
 unsigned cr_resident(const struct cr_kernel *k, const struct cr_device_facts *dev);
 

@@ -15,7 +15,7 @@
 #define UNROLL_ARG16 8 /* ARG over 16-bit floats (bench/NOTES.md) */
 
 /* The accumulator's C++ type: the scalar, Pair<value> or Arg<key>. */
-static void acc_cxx(const struct cr_acc *a, char *buf, size_t cap)
+void cr_acc_cxx(const struct cr_acc *a, char *buf, size_t cap)
 {
     const char *s = cr_type_cxx(a->scalar);
     switch (a->layout) {
@@ -25,14 +25,28 @@ static void acc_cxx(const struct cr_acc *a, char *buf, size_t cap)
     }
 }
 
+/* Functors take <element, accumulator (a Pair's value or an Arg's key type), result>. */
+void cr_functor_cxx(const struct cr_request *r, char *buf, size_t cap)
+{
+    char a[48];
+    cr_acc_cxx(&r->acc, a, sizeof a);
+    if (r->user != NULL) {
+        snprintf(buf, cap, "UserOp");
+        return;
+    }
+    const char *t = cr_type_cxx(r->in);
+    const char *fa = r->acc.layout == CR_LAYOUT_VALUE ? a : cr_type_cxx(r->acc.scalar);
+    snprintf(buf, cap, "%s<%s, %s, %s>", cr_op(r->op)->functor, t, fa, cr_type_cxx(r->out));
+}
+
 static int offers1(const struct cr_request *r)
 {
-    return r->algo == CURED_ALGO_AUTO && r->ninputs == 1;
+    return r->algo == CURED_ALGO_AUTO && r->shape == CR_SHAPE_WHOLE && r->ninputs == 1;
 }
 
 static int offers2(const struct cr_request *r)
 {
-    return r->algo == CURED_ALGO_AUTO && r->ninputs == 2;
+    return r->algo == CURED_ALGO_AUTO && r->shape == CR_SHAPE_WHOLE && r->ninputs == 2;
 }
 
 static void build(const struct cr_request *r, struct cr_unit *u)
@@ -40,8 +54,9 @@ static void build(const struct cr_request *r, struct cr_unit *u)
     memset(u, 0, sizeof *u);
     const char *kernel = r->ninputs == 2 ? "reduce_fast2" : "reduce_fast";
     const char *t = cr_type_cxx(r->in);
-    char a[48];
-    acc_cxx(&r->acc, a, sizeof a);
+    char a[48], f[160];
+    cr_acc_cxx(&r->acc, a, sizeof a);
+    cr_functor_cxx(r, f, sizeof f);
     u->block = BLOCK;
     u->nkernels = 1;
     if (r->user != NULL) {
@@ -56,10 +71,7 @@ static void build(const struct cr_request *r, struct cr_unit *u)
     const struct cr_op_info *o = cr_op(r->op);
     u->file = "fast.cu";
     u->unroll = cr_type(r->in)->cls == CR_HALF && r->acc.layout == CR_LAYOUT_ARG ? UNROLL_ARG16 : UNROLL;
-    /* Functors take <element, accumulator (a Pair's value or an Arg's key type), result>. */
-    const char *fa = r->acc.layout == CR_LAYOUT_VALUE ? a : cr_type_cxx(r->acc.scalar);
-    snprintf(u->kernels[0], sizeof u->kernels[0], "%s<%s, %s, %s<%s, %s, %s>, %d, %d>", kernel, t, a, o->functor,
-             t, fa, cr_type_cxx(r->out), BLOCK, u->unroll);
+    snprintf(u->kernels[0], sizeof u->kernels[0], "%s<%s, %s, %s, %d, %d>", kernel, t, a, f, BLOCK, u->unroll);
     snprintf(u->label, sizeof u->label, "auto %s %s->%s (kernels-src/fast.cu)", o->name, cr_type_name(r->in),
              cr_type_name(r->out));
 }

@@ -40,7 +40,8 @@ static int two_pass(cured_algorithm a)
 
 static int offers(const struct cr_request *r)
 {
-    return variant_of(r->algo) != NULL && r->user == NULL && (cr_op(r->op)->flags & CR_OP_HANDBOOK) &&
+    return variant_of(r->algo) != NULL && r->user == NULL && r->shape == CR_SHAPE_WHOLE &&
+           (cr_op(r->op)->flags & CR_OP_HANDBOOK) &&
            r->in == CURED_TYPE_INT32 && (r->out == CURED_TYPE_INT32 || r->out == CURED_TYPE_INT64);
 }
 

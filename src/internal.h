@@ -136,7 +136,9 @@ void cr_kcache_reject(const struct cr_unit *p, int arch, int ptx, const struct c
 #define CR_WS_TICKET 0
 #define CR_WS_ACCUM 16
 #define CR_WS_RESULT 32
-#define CR_WS_PARTIALS 64 /* CR_MAX_ACC bytes per resident block */
+#define CR_WS_TICKETS 256     /* tickets of results split over blocks, kept at zero */
+#define CR_WS_NTICKETS 1024
+#define CR_WS_PARTIALS (CR_WS_TICKETS + 4 * CR_WS_NTICKETS) /* CR_MAX_ACC bytes per resident block */
 #define CR_SLOTS_PER_CHUNK 16
 
 struct cr_slot {
@@ -216,6 +218,17 @@ struct cr_target {
 typedef cured_status (*cr_target_fn)(cured_handle h, const void *arg, struct cr_target *t);
 cured_status cr_reduce_run(cured_handle h, const struct cr_request *r, const void *in, const void *in2, size_t n,
                            void *out, int host_out, CUstream stream, cr_target_fn target, const void *arg);
+/* The same for a many-result request: a->in, a->out and a->geo set; checks
+ * the input, output and (SEGMENTS) offset pointers, never a host result. */
+cured_status cr_reduce_run_many(cured_handle h, const struct cr_request *r, struct cr_args *a, CUstream stream);
+/* ---- axes.c --------------------------------------------------------------- */
+/* The checks and the plan of an axis request; nothing touches the GPU (the
+ * handle gives device facts only). g->nout == 0: nothing to do; *whole: one
+ * contiguous result, for the whole-array kernels over g->len elements. */
+cured_status cr_axes_request(cured_handle h, cured_op op, const void *in, cured_type in_type,
+                             const cured_layout *lay, uint32_t axes, const void *out, cured_type out_type,
+                             const cured_layout *out_lay, struct cr_request *r, struct cr_geometry *g, int *whole);
+
 /* Launch a plan's kernels on a stream. */
 cured_status cr_launch_plan(cured_handle h, const struct cr_kernel *k, const struct cr_plan *p, CUstream s);
 

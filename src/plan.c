@@ -17,6 +17,7 @@ const char *cr_algo_name(cured_algorithm a)
 }
 
 const struct cr_family *const cr_families[] = {
+    &cr_family_segmented,
     &cr_family_auto,
     &cr_family_auto2,
     &cr_family_two_pass_shared,
@@ -59,7 +60,8 @@ cured_status cr_request_make(cured_op op, cured_algorithm algo, cured_type in, c
 uint64_t cr_request_code(const struct cr_request *r)
 {
     return (uint64_t)r->algo | (uint64_t)r->op << 8 | (uint64_t)r->in << 16 | (uint64_t)r->out << 24 |
-           (uint64_t)r->ninputs << 32;
+           (uint64_t)r->ninputs << 32 | (uint64_t)r->shape << 36 | (uint64_t)r->group << 40 |
+           (uint64_t)r->vec << 50 | (uint64_t)(r->shape == CR_SHAPE_SEGMENTS ? r->offsets : 0) << 56;
 }
 
 unsigned cr_div_up(size_t a, size_t b)
@@ -79,6 +81,7 @@ struct cr_launch *cr_plan_launch(struct cr_plan *p, int fn, unsigned grid, unsig
     struct cr_launch *l = &p->l[p->nlaunch++];
     l->fn = fn;
     l->grid = grid;
+    l->grid_y = 1;
     l->block = block;
     l->nparams = 0;
     return l;
@@ -90,11 +93,19 @@ void cr_plan_param(struct cr_plan *p, struct cr_launch *l, uint64_t value)
     l->params[l->nparams++] = &p->values[p->nvalues++];
 }
 
+void cr_plan_struct(struct cr_plan *p, struct cr_launch *l, const void *value, size_t size)
+{
+    uint64_t *at = p->blob + p->nblob;
+    memcpy(at, value, size);
+    p->nblob += (size + 7) / 8;
+    l->params[l->nparams++] = at;
+}
+
 cured_status cr_launch_plan(cured_handle h, const struct cr_kernel *k, const struct cr_plan *p, CUstream s)
 {
     for (int i = 0; i < p->nlaunch; i++) {
         const struct cr_launch *l = &p->l[i];
-        CUresult r = h->d->LaunchKernel(k->fn[l->fn], l->grid, 1, 1, l->block, 1, 1, 0, s,
+        CUresult r = h->d->LaunchKernel(k->fn[l->fn], l->grid, l->grid_y, 1, l->block, 1, 1, 0, s,
                                         (void **)l->params, NULL);
         if (r != CUDA_SUCCESS)
             return cr_fail_cuda(r, "cuLaunchKernel");

@@ -44,7 +44,7 @@ cured_status cr_reduce_run(cured_handle h, const struct cr_request *r, const voi
     cured_status st = cr_enter(h, &saved);
     if (st != CURED_SUCCESS)
         return st;
-    struct cr_args a = {in, in2, n, (CUdeviceptr)(uintptr_t)out, 0};
+    struct cr_args a = {in, in2, n, (CUdeviceptr)(uintptr_t)out, 0, NULL};
     struct cr_target t;
     struct cr_plan plan = {0};
     if (n > 0 && (st = cr_check_device_pointer(h, in, "input")) != CURED_SUCCESS)
@@ -76,6 +76,30 @@ done:
 }
 
 /* A built-in request's family, unit and kernels. */
+static cured_status builtin_target(cured_handle h, const void *arg, struct cr_target *t);
+
+cured_status cr_reduce_run_many(cured_handle h, const struct cr_request *r, struct cr_args *a, CUstream stream)
+{
+    CUcontext saved;
+    cured_status st = cr_enter(h, &saved);
+    if (st != CURED_SUCCESS)
+        return st;
+    struct cr_target t;
+    struct cr_plan plan = {0};
+    const struct cr_geometry *g = a->geo;
+    if ((a->in && (st = cr_check_device_pointer(h, a->in, "input")) != CURED_SUCCESS) ||
+        (st = cr_check_device_pointer(h, (const void *)(uintptr_t)a->out, "output")) != CURED_SUCCESS ||
+        (g->begin && (st = cr_check_device_pointer(h, g->begin, "begin offsets")) != CURED_SUCCESS) ||
+        (g->end && (st = cr_check_device_pointer(h, g->end, "end offsets")) != CURED_SUCCESS) ||
+        (st = cr_slot_for(h, stream, &a->ws)) != CURED_SUCCESS || (st = builtin_target(h, r, &t)) != CURED_SUCCESS)
+        goto done;
+    t.fam->plan(t.req, t.unit, t.k, &h->facts, a, &plan);
+    st = cr_launch_plan(h, t.k, &plan, stream);
+done:
+    cr_leave(h, saved);
+    return st;
+}
+
 static cured_status builtin_target(cured_handle h, const void *arg, struct cr_target *t)
 {
     const struct cr_loaded *l;

@@ -1,0 +1,274 @@
+// Many results at once: rows (a contiguous run per output, of one length or
+// given by offset arrays), columns (outputs adjacent in memory, reduced
+// along a strided axis) and any other strided layout. The per-thread loops,
+// operators and ends are the whole-array kernels' pieces (common.cuh), given
+// a group of threads or blocks per output instead of the whole grid.
+#include "common.cuh"
+
+#define CURED_MAX_DIMS 8
+
+// Where output o's elements start in the input and where its result goes:
+// o is decomposed row-major over the kept dimensions (innermost last).
+struct Kept {
+    int n;
+    long long extent[CURED_MAX_DIMS], in_stride[CURED_MAX_DIMS], out_stride[CURED_MAX_DIMS];
+};
+__device__ __forceinline__ void kept_offsets(const Kept &k, u64 o, long long &in_off, long long &out_off)
+{
+    in_off = 0;
+    out_off = 0;
+    for (int d = k.n - 1; d >= 0; d--) {
+        const u64 e = (u64)k.extent[d], q = o / e, i = o - q * e;
+        in_off += (long long)i * k.in_stride[d];
+        out_off += (long long)i * k.out_stride[d];
+        o = q;
+    }
+}
+
+// The elements reduced into one output: row-major over the reduced
+// dimensions, whose index is the ARG index.
+struct Reduced {
+    int n;
+    long long extent[CURED_MAX_DIMS], stride[CURED_MAX_DIMS];
+};
+__device__ __forceinline__ long long reduced_offset(const Reduced &r, u64 i)
+{
+    long long off = 0;
+    for (int d = r.n - 1; d >= 0; d--) {
+        const u64 e = (u64)r.extent[d], q = i / e;
+        off += (long long)(i - q * e) * r.stride[d];
+        i = q;
+    }
+    return off;
+}
+
+// ARG operators read the winning element back when they write: point them
+// at it (the element of index i is at `at`). Others ignore it.
+template <class Op, class T> __device__ __forceinline__ void bind_winner(Op &, const T *, u64) {}
+template <class T, class K, class R, bool MAX, bool IGN>
+__device__ __forceinline__ void bind_winner(ArgOf<T, K, R, MAX, IGN> &op, const T *at, u64 i)
+{
+    op.in = reinterpret_cast<const T *>(reinterpret_cast<u64>(at) - i * sizeof(T));
+}
+template <class A> __device__ __forceinline__ bool winner_index(const A &, u64 &) { return false; }
+template <class K> __device__ __forceinline__ bool winner_index(const Arg<K> &a, u64 &i)
+{
+    i = (u64)a.i;
+    return a.i != CURED_NO_INDEX;
+}
+
+// Combine over aligned groups of G lanes (G <= 32, a power of two): the
+// group's first lane holds the result, combined as op(lower, higher).
+template <int G, class A, class Op> __device__ __forceinline__ A group_reduce(A v, Op op)
+{
+#pragma unroll
+    for (int off = G / 2; off > 0; off >>= 1)
+        v = op(v, shfl_down(v, off));
+    return v;
+}
+
+// Rows of `len` elements, output o's row at in + kept(o). G threads per row
+// (G <= 32), BLOCK / G rows per block, rows grid-stride. 16-byte loads where
+// a row allows them (thread_visit handles each row's head and tail).
+template <class T, class A, class Op, int BLOCK, int G, int UNROLL>
+__global__ void __launch_bounds__(BLOCK)
+reduce_rows(const T *in, u64 nout, u64 len, Kept kept, void *out, unsigned result_size)
+{
+    const int lane = threadIdx.x % G;
+    const u64 step = (u64)gridDim.x * (BLOCK / G);
+    // A warp's rows are consecutive; it runs its trips together (group_reduce shuffles across it).
+    const u64 warp_first = ((u64)blockIdx.x * BLOCK + threadIdx.x - threadIdx.x % 32) / G;
+    for (u64 base = warp_first; base < nout; base += step) {
+        const u64 o = base + (threadIdx.x % 32) / G;
+        const bool live = o < nout;
+        long long in_off = 0, out_off = 0;
+        if (live)
+            kept_offsets(kept, o, in_off, out_off);
+        const T *row = in + in_off;
+        Op op;
+        bind_input(op, row);
+        A v = live ? ThreadLoop<Op>::template run<T, A, UNROLL>(row, len, (size_t)lane, G, op) : Op::identity();
+        v = group_reduce<G>(v, op);
+        if (live && lane == 0)
+            op.write((char *)out + out_off * result_size, v, len);
+    }
+}
+
+// Rows split over blocks: `per` blocks per row (per > 1 only when there are
+// few rows); the row's blocks meet at its ticket, and its last block
+// combines their partials in order.
+template <class T, class A, class Op, int BLOCK, int UNROLL>
+__global__ void __launch_bounds__(BLOCK)
+reduce_rows_split(const T *in, u64 nout, u64 len, Kept kept, void *out, unsigned result_size, unsigned per,
+                  A *partials, unsigned int *tickets)
+{
+    for (u64 b = blockIdx.x; b < nout * per; b += gridDim.x) {
+        const u64 o = b / per;
+        const unsigned part = (unsigned)(b - o * per);
+        long long in_off, out_off;
+        kept_offsets(kept, o, in_off, out_off);
+        const T *row = in + in_off;
+        Op op;
+        bind_input(op, row);
+        A v = ThreadLoop<Op>::template run<T, A, UNROLL>(row, len, (size_t)part * BLOCK + threadIdx.x,
+                                                          (size_t)per * BLOCK, op);
+        v = block_reduce_shuffle<BLOCK>(v, op);
+        finish_last_block<BLOCK>(v, (char *)out + out_off * result_size, len, partials + o * per,
+                                 tickets + (per > 1 ? o : 0), part, per, op);
+        __syncthreads(); // `last` in shared memory is reused by the next row
+    }
+}
+
+// Segments given by offset arrays (CUB's convention; end < begin is empty),
+// G threads per segment, segments grid-stride.
+template <class T, class A, class Op, class Off, int BLOCK, int G, int UNROLL>
+__global__ void __launch_bounds__(BLOCK)
+reduce_segments(const T *in, u64 nseg, const Off *begin, const Off *end, void *out, unsigned result_size)
+{
+    const int lane = threadIdx.x % G;
+    const u64 step = (u64)gridDim.x * (BLOCK / G);
+    const u64 warp_first = ((u64)blockIdx.x * BLOCK + threadIdx.x - threadIdx.x % 32) / G;
+    for (u64 base = warp_first; base < nseg; base += step) { // warp-uniform trips
+        const u64 s = base + (threadIdx.x % 32) / G;
+        const bool live = s < nseg;
+        long long b = 0, e = 0;
+        if (live) {
+            b = (long long)begin[s];
+            e = (long long)end[s];
+        }
+        const u64 len = e > b ? (u64)(e - b) : 0;
+        const T *seg = in + b;
+        Op op;
+        bind_input(op, seg);
+        A v = live ? ThreadLoop<Op>::template run<T, A, UNROLL>(seg, len, (size_t)lane, G, op) : Op::identity();
+        v = group_reduce<G>(v, op);
+        if (live && lane == 0)
+            op.write((char *)out + s * result_size, v, len);
+    }
+}
+
+// Columns: outputs (b, c) adjacent along c (in-stride 1), reduced along
+// rows r (stride row) of each batch b. A block is TX x TY threads: TX lanes
+// across VEC-wide column groups, TY phases down the rows; the rows may be
+// split over gridDim.y / nbatch blocks, whose partials the last of them
+// combines in split order.
+struct Cols {
+    long long rows, row, batches, batch, cols, out_batch, out_col;
+    unsigned splits, tiles;
+};
+template <class T, class A, class Op, int BLOCK, int TX, int VEC>
+__global__ void __launch_bounds__(BLOCK)
+reduce_cols(const T *in, Cols g, void *out, unsigned result_size, A *partials, unsigned int *tickets)
+{
+    const int TY = BLOCK / TX;
+    const int tx = threadIdx.x % TX, ty = threadIdx.x / TX;
+    const u64 b = blockIdx.y / g.splits;
+    const unsigned split = blockIdx.y % g.splits;
+    const long long c0 = ((long long)blockIdx.x * TX + tx) * VEC;
+    const long long r0 = g.rows * split / g.splits, r1 = g.rows * (split + 1) / g.splits;
+    const T *base = in + b * g.batch;
+    Op op;
+    A acc[VEC];
+#pragma unroll
+    for (int k = 0; k < VEC; k++)
+        acc[k] = Op::identity();
+    const bool whole = c0 + VEC <= g.cols;
+    if (c0 < g.cols) {
+        long long r = r0 + ty;
+        if (VEC > 1 && whole) {
+            for (; r + 3 * TY < r1; r += 4 * TY) { // four rows in flight
+                uint4 v[4];
+#pragma unroll
+                for (int u = 0; u < 4; u++)
+                    v[u] = __ldg(reinterpret_cast<const uint4 *>(base + (r + u * TY) * g.row + c0));
+#pragma unroll
+                for (int u = 0; u < 4; u++) {
+                    const T *e = reinterpret_cast<const T *>(&v[u]);
+#pragma unroll
+                    for (int k = 0; k < VEC; k++)
+                        acc[k] = op(acc[k], op.map(e[k], (u64)(r + u * TY)));
+                }
+            }
+            for (; r < r1; r += TY) {
+                uint4 v = __ldg(reinterpret_cast<const uint4 *>(base + r * g.row + c0));
+                const T *e = reinterpret_cast<const T *>(&v);
+#pragma unroll
+                for (int k = 0; k < VEC; k++)
+                    acc[k] = op(acc[k], op.map(e[k], (u64)r));
+            }
+        } else {
+            for (; r < r1; r += TY)
+#pragma unroll
+                for (int k = 0; k < VEC; k++)
+                    if (c0 + k < g.cols)
+                        acc[k] = op(acc[k], op.map(base[r * g.row + c0 + k], (u64)r));
+        }
+    }
+    // The TY phases of each column, combined in phase order.
+    __shared__ A sm[BLOCK];
+    __shared__ bool last;
+    const unsigned tile = (unsigned)(b * g.tiles + blockIdx.x);
+    for (int k = 0; k < VEC; k++) {
+        sm[threadIdx.x] = acc[k];
+        __syncthreads();
+        if (ty == 0)
+            for (int y = 1; y < TY; y++)
+                acc[k] = op(acc[k], sm[y * TX + tx]);
+        __syncthreads();
+    }
+    if (g.splits > 1) {
+        if (ty == 0 && c0 < g.cols)
+            for (int k = 0; k < VEC && c0 + k < g.cols; k++)
+                partials[((u64)split * g.batches + b) * g.cols + c0 + k] = acc[k];
+        __threadfence();
+        __syncthreads();
+        if (threadIdx.x == 0)
+            last = atomicAdd(tickets + tile, 1u) == g.splits - 1;
+        __syncthreads();
+        if (!last)
+            return;
+        __threadfence();
+        if (ty == 0 && c0 < g.cols)
+            for (int k = 0; k < VEC && c0 + k < g.cols; k++) {
+                A v = Op::identity();
+                for (unsigned s = 0; s < g.splits; s++)
+                    v = op(v, load_cg(partials + ((u64)s * g.batches + b) * g.cols + c0 + k));
+                acc[k] = v;
+            }
+        if (threadIdx.x == 0)
+            tickets[tile] = 0;
+    }
+    if (ty == 0 && c0 < g.cols)
+        for (int k = 0; k < VEC && c0 + k < g.cols; k++) {
+            u64 i;
+            if (winner_index(acc[k], i))
+                bind_winner(op, base + (long long)i * g.row + c0 + k, i);
+            op.write((char *)out + (b * g.out_batch + (c0 + k) * g.out_col) * result_size, acc[k], (u64)g.rows);
+        }
+}
+
+// Any other layout: one warp per output, lanes stride over the reduced
+// index and find each element through the reduced dimensions.
+template <class T, class A, class Op, int BLOCK>
+__global__ void __launch_bounds__(BLOCK)
+reduce_strided(const T *in, u64 nout, u64 len, Kept kept, Reduced red, void *out, unsigned result_size)
+{
+    const int lane = threadIdx.x % 32;
+    const u64 step = (u64)gridDim.x * (BLOCK / 32);
+    for (u64 o = (u64)blockIdx.x * (BLOCK / 32) + threadIdx.x / 32; o < nout; o += step) {
+        long long in_off, out_off;
+        kept_offsets(kept, o, in_off, out_off);
+        const T *base = in + in_off;
+        Op op;
+        A v = Op::identity();
+        for (u64 i = lane; i < len; i += 32)
+            v = op(v, op.map(base[reduced_offset(red, i)], i));
+        v = group_reduce<32>(v, op);
+        if (lane == 0) {
+            u64 i;
+            if (winner_index(v, i))
+                bind_winner(op, base + reduced_offset(red, i), i);
+            op.write((char *)out + out_off * result_size, v, len);
+        }
+    }
+}

@@ -1,0 +1,356 @@
+/*
+ * Many results at once: the checks of an axis or segmented request, and the
+ * planner that maps any layout onto one of the shapes of family_segmented.c
+ * (or the whole-array kernels when one contiguous result is asked for).
+ * The model behind its choices is in bench/NOTES.md (v6, axes).
+ */
+#include "internal.h"
+
+#include <stdint.h>
+#include <string.h>
+
+/* One dimension of the problem, after the view is read. */
+struct dim {
+    int64_t extent, in, out; /* extent, input stride, output stride (kept dims) */
+    int reduced;
+};
+
+/* a * b, or 0 and *overflow set. */
+static uint64_t mul(uint64_t a, uint64_t b, int *overflow)
+{
+    if (a != 0 && b > UINT64_MAX / a) {
+        *overflow = 1;
+        return 0;
+    }
+    return a * b;
+}
+
+/* The last offset a view reaches, in elements (extents all > 0), or overflow. */
+static uint64_t last_offset(const struct dim *d, int n, int out, int *overflow)
+{
+    uint64_t last = 0;
+    for (int k = 0; k < n; k++) {
+        if (out && d[k].reduced)
+            continue;
+        uint64_t step = mul((uint64_t)(d[k].extent - 1), (uint64_t)(out ? d[k].out : d[k].in), overflow);
+        if (last > UINT64_MAX - step)
+            *overflow = 1;
+        last += step;
+    }
+    return last;
+}
+
+/* Do the kept dims place two results at one address? Sufficient test: with
+ * the dims ordered by stride, each stride reaches past the span of the
+ * smaller ones. */
+static int outputs_overlap(const struct dim *d, int n)
+{
+    struct dim k[CR_MAX_DIMS];
+    int m = 0;
+    for (int i = 0; i < n; i++)
+        if (!d[i].reduced && d[i].extent > 1)
+            k[m++] = d[i];
+    for (int i = 1; i < m; i++) /* insertion sort by stride */
+        for (int j = i; j > 0 && k[j].out < k[j - 1].out; j--) {
+            struct dim t = k[j];
+            k[j] = k[j - 1];
+            k[j - 1] = t;
+        }
+    uint64_t span = 1; /* elements a result of the smaller dims covers */
+    for (int i = 0; i < m; i++) {
+        if ((uint64_t)k[i].out < span)
+            return 1;
+        span = (uint64_t)k[i].out * (uint64_t)k[i].extent;
+    }
+    return 0;
+}
+
+/* Drop extent-1 dims and merge neighbours of one class whose strides nest. */
+static int coalesce(struct dim *d, int n)
+{
+    int m = 0;
+    for (int i = 0; i < n; i++) {
+        if (d[i].extent == 1)
+            continue;
+        if (m > 0 && d[m - 1].reduced == d[i].reduced && d[m - 1].in == d[i].in * d[i].extent &&
+            (d[i].reduced || d[m - 1].out == d[i].out * d[i].extent)) {
+            d[m - 1].extent *= d[i].extent;
+            d[m - 1].in = d[i].in;
+            d[m - 1].out = d[i].out;
+            continue;
+        }
+        d[m++] = d[i];
+    }
+    return m;
+}
+
+static unsigned pow2_at_least(uint64_t x, unsigned cap)
+{
+    unsigned p = 1;
+    while (p < x && p < cap)
+        p *= 2;
+    return p;
+}
+
+/* The planner: the shape, its variant and its geometry. */
+static void plan_shape(cured_handle h, struct cr_request *r, const struct dim *d, int n, const void *in,
+                       struct cr_geometry *g)
+{
+    const size_t size = cr_type_size(r->in);
+    const uint64_t guess = (uint64_t)h->facts.sms * (uint64_t)h->max_blocks_per_sm; /* resident blocks */
+    const uint64_t partial_room = h->facts.partials_capacity * CR_MAX_ACC / r->acc.size;
+    int nk = 0, nr = 0, red_at = -1;
+    for (int k = 0; k < n; k++) {
+        if (d[k].reduced) {
+            g->red.extent[nr] = d[k].extent;
+            g->red.stride[nr++] = d[k].in;
+            red_at = k;
+        } else {
+            g->kept.extent[nk] = d[k].extent;
+            g->kept.in_stride[nk] = d[k].in;
+            g->kept.out_stride[nk++] = d[k].out;
+        }
+    }
+    g->kept.n = nk;
+    g->red.n = nr;
+    g->len = 1;
+    for (int k = 0; k < nr; k++)
+        g->len *= (uint64_t)g->red.extent[k];
+
+    if (nr == 0 || (nr == 1 && g->red.stride[0] == 1)) { /* a contiguous row per output */
+        const uint64_t bytes = g->len * size;
+        if (bytes < 16384) {
+            r->shape = CR_SHAPE_ROWS;
+            r->group = (int)pow2_at_least((bytes + 63) / 64, 32);
+            return;
+        }
+        r->shape = CR_SHAPE_ROWS_SPLIT;
+        uint64_t per = g->nout >= guess ? 1 : (2 * guess + g->nout - 1) / g->nout;
+        uint64_t most = bytes / 16384; /* at least 16 KiB a block */
+        per = per < most ? per : most;
+        if (per > 1 && (g->nout > CR_WS_NTICKETS || g->nout * per > partial_room))
+            per = g->nout > CR_WS_NTICKETS ? 1 : partial_room / g->nout;
+        g->per = per < 1 ? 1 : (unsigned)per;
+        return;
+    }
+    const int last_kept = nk - 1;
+    if (nr == 1 && nk >= 1 && nk <= 2 && g->kept.in_stride[last_kept] == 1 && red_at >= 0) {
+        struct cr_cols *c = &g->cols;
+        c->rows = g->red.extent[0];
+        c->row = g->red.stride[0];
+        c->cols = g->kept.extent[last_kept];
+        c->out_col = g->kept.out_stride[last_kept];
+        c->batches = nk == 2 ? g->kept.extent[0] : 1;
+        c->batch = nk == 2 ? g->kept.in_stride[0] : 0;
+        c->out_batch = nk == 2 ? g->kept.out_stride[0] : 0;
+        if (c->batches <= 65535) {
+            int vec = 16 / (int)size;
+            if ((uintptr_t)in % 16 || (c->row * (int64_t)size) % 16 || (c->batch * (int64_t)size) % 16 ||
+                c->cols < vec)
+                vec = 1;
+            const unsigned tx = pow2_at_least(((uint64_t)c->cols + vec - 1) / vec, 256), ty = 256 / tx;
+            c->tiles = (uint32_t)(((uint64_t)c->cols + (uint64_t)tx * vec - 1) / ((uint64_t)tx * vec));
+            uint64_t blocks = (uint64_t)c->tiles * (uint64_t)c->batches;
+            uint64_t splits = blocks >= guess ? 1 : (2 * guess + blocks - 1) / blocks;
+            uint64_t most = (uint64_t)c->rows / (8u * ty); /* at least 8 rows a thread */
+            splits = splits < most ? splits : most;
+            if (splits > 1 && (blocks > CR_WS_NTICKETS ||
+                               splits * (uint64_t)c->batches * (uint64_t)c->cols > partial_room))
+                splits = blocks > CR_WS_NTICKETS ? 1 : partial_room / ((uint64_t)c->batches * (uint64_t)c->cols);
+            while (splits > 1 && splits * (uint64_t)c->batches > 65535)
+                splits--;
+            c->splits = splits < 1 ? 1 : (uint32_t)splits;
+            if (c->tiles <= 0x7fffffffu) {
+                r->shape = CR_SHAPE_COLS;
+                r->group = (int)tx;
+                r->vec = vec;
+                return;
+            }
+        }
+    }
+    r->shape = CR_SHAPE_STRIDED;
+}
+
+cured_status cr_axes_request(cured_handle h, cured_op op, const void *in, cured_type in_type,
+                                 const cured_layout *lay, uint32_t axes, const void *out, cured_type out_type,
+                                 const cured_layout *out_lay, struct cr_request *r, struct cr_geometry *g,
+                                 int *whole)
+{
+    if (lay == NULL)
+        return cr_fail(CURED_ERROR_NULL_POINTER, "the input layout is NULL");
+    if (lay->rank < 0 || lay->rank > CURED_MAX_RANK)
+        return cr_fail(CURED_ERROR_INVALID_VALUE, "rank %d is not in 0..%d", lay->rank, CURED_MAX_RANK);
+    if (lay->rank < 32 && (axes >> lay->rank) != 0)
+        return cr_fail(CURED_ERROR_INVALID_VALUE, "axes 0x%x name an axis at or above the rank %d", axes, lay->rank);
+    /* The operator and types (stand-in pointers: the real ones are checked below). */
+    cured_status st = cr_check_args(op, CURED_ALGO_AUTO, (const void *)(uintptr_t)64, in_type, 1,
+                                    (const void *)(uintptr_t)64, out_type, r);
+    if (st != CURED_SUCCESS)
+        return st;
+    if (r->ninputs != 1)
+        return cr_fail(CURED_ERROR_INVALID_VALUE, "CURED_OP_%s takes two inputs; axis and segmented reductions take one",
+                       cr_op(op)->name);
+    struct dim d[CR_MAX_DIMS];
+    int nkept = 0, empty = 0, overflow = 0;
+    uint64_t nout = 1, total = 1;
+    for (int k = 0; k < lay->rank; k++) {
+        if (lay->extent[k] < 0 || lay->stride[k] < 0)
+            return cr_fail(CURED_ERROR_INVALID_VALUE, "axis %d has extent %lld and stride %lld (both must be >= 0)", k,
+                           (long long)lay->extent[k], (long long)lay->stride[k]);
+        d[k].extent = lay->extent[k];
+        d[k].in = lay->stride[k];
+        d[k].reduced = (axes >> k) & 1;
+        d[k].out = 0;
+        empty |= d[k].extent == 0;
+        total = mul(total, (uint64_t)d[k].extent, &overflow);
+        if (!d[k].reduced)
+            nkept++, nout = mul(nout, (uint64_t)d[k].extent, &overflow);
+    }
+    if (overflow)
+        return cr_fail(CURED_ERROR_SIZE_OVERFLOW, "the layout's element count overflows");
+    /* Output strides: the caller's, or dense row-major over the kept axes. */
+    if (out_lay != NULL) {
+        if (out_lay->rank != nkept)
+            return cr_fail(CURED_ERROR_INVALID_VALUE, "the output layout has rank %d; %d axes are kept", out_lay->rank,
+                           nkept);
+        for (int k = 0, j = 0; k < lay->rank; k++) {
+            if (d[k].reduced)
+                continue;
+            if (out_lay->extent[j] != d[k].extent || out_lay->stride[j] < 0)
+                return cr_fail(CURED_ERROR_INVALID_VALUE,
+                               "output axis %d has extent %lld and stride %lld; the kept axis %d has extent %lld", j,
+                               (long long)out_lay->extent[j], (long long)out_lay->stride[j], k,
+                               (long long)d[k].extent);
+            d[k].out = out_lay->stride[j++];
+        }
+    } else {
+        int64_t s = 1;
+        for (int k = lay->rank - 1; k >= 0; k--)
+            if (!d[k].reduced) {
+                d[k].out = s;
+                s *= d[k].extent > 0 ? d[k].extent : 1;
+            }
+    }
+    if (nout == 0)
+        return CURED_SUCCESS; /* no result: nothing to do */
+    if (out == NULL)
+        return cr_fail(CURED_ERROR_NULL_POINTER, "the output pointer is NULL");
+    if (outputs_overlap(d, lay->rank))
+        return cr_fail(CURED_ERROR_INVALID_VALUE, "the output layout places two results at one address");
+    uint64_t last_out = last_offset(d, lay->rank, 1, &overflow);
+    mul(last_out + 1, r->acc.result_size, &overflow);
+    uint64_t last_in = empty ? 0 : last_offset(d, lay->rank, 0, &overflow);
+    mul(last_in + 1, cr_type_size(in_type), &overflow);
+    if (overflow)
+        return cr_fail(CURED_ERROR_SIZE_OVERFLOW, "the layout's byte range overflows");
+    if (in == NULL && total > 0)
+        return cr_fail(CURED_ERROR_NULL_POINTER, "the input pointer is NULL and the view has %llu elements",
+                       (unsigned long long)total);
+    if ((uintptr_t)in % cr_type_size(in_type))
+        return cr_fail(CURED_ERROR_MISALIGNED, "the input %p is not aligned to its %zu-byte elements", in,
+                       cr_type_size(in_type));
+    int n = coalesce(d, lay->rank);
+    g->nout = nout;
+    if (empty) { /* every result is an empty reduction: rows of length 0 */
+        int m = 0;
+        for (int k = 0; k < n; k++)
+            if (!d[k].reduced)
+                d[m++] = d[k];
+        n = m;
+        g->len = 0;
+        for (int k = 0; k < n; k++) {
+            g->kept.extent[k] = d[k].extent;
+            g->kept.in_stride[k] = 0;
+            g->kept.out_stride[k] = d[k].out;
+        }
+        g->kept.n = n;
+        r->shape = CR_SHAPE_ROWS;
+        r->group = 1;
+        return CURED_SUCCESS;
+    }
+    /* One contiguous result of a contiguous input: the whole-array kernels. */
+    *whole = nout == 1 && (n == 0 || (n == 1 && d[0].reduced && d[0].in == 1));
+    if (*whole) {
+        g->len = n == 0 ? 1 : (uint64_t)d[0].extent;
+        return CURED_SUCCESS;
+    }
+    plan_shape(h, r, d, n, in, g);
+    return CURED_SUCCESS;
+}
+
+CR_API cured_status cured_reduce_axes_async(cured_handle h, cured_op op, const void *in, cured_type in_type,
+                                            const cured_layout *in_layout, uint32_t axes, void *out,
+                                            cured_type out_type, const cured_layout *out_layout,
+                                            struct CUstream_st *stream)
+{
+    if (h == NULL)
+        return cr_fail(CURED_ERROR_NULL_HANDLE, "cured_reduce_axes_async: the handle is NULL");
+    struct cr_request r;
+    struct cr_geometry g;
+    memset(&g, 0, sizeof g);
+    int whole = 0;
+    cured_status st = cr_axes_request(h, op, in, in_type, in_layout, axes, out, out_type, out_layout, &r, &g, &whole);
+    if (st != CURED_SUCCESS || g.nout == 0)
+        return st;
+    if ((uintptr_t)out % r.acc.result_align)
+        return cr_fail(CURED_ERROR_MISALIGNED, "the output %p is not aligned to %zu bytes", out, r.acc.result_align);
+    if (whole)
+        return cured_reduce_async(h, op, CURED_ALGO_AUTO, in, in_type, (size_t)g.len, out, out_type, stream);
+    struct cr_args a = {in, NULL, 0, (CUdeviceptr)(uintptr_t)out, 0, &g};
+    return cr_reduce_run_many(h, &r, &a, stream);
+}
+
+CR_API cured_status cured_uniform_segmented_reduce_async(cured_handle h, cured_op op, const void *in,
+                                                         cured_type in_type, size_t num_segments,
+                                                         size_t segment_size, void *out, cured_type out_type,
+                                                         struct CUstream_st *stream)
+{
+    if (num_segments > INT64_MAX || segment_size > INT64_MAX)
+        return cr_fail(CURED_ERROR_SIZE_OVERFLOW, "%zu segments of %zu elements overflow", num_segments, segment_size);
+    cured_layout lay = {2, {(int64_t)num_segments, (int64_t)segment_size}, {(int64_t)segment_size, 1}};
+    return cured_reduce_axes_async(h, op, in, in_type, &lay, 2u, out, out_type, NULL, stream);
+}
+
+CR_API cured_status cured_segmented_reduce_async(cured_handle h, cured_op op, const void *in, cured_type in_type,
+                                                 size_t num_segments, const void *begin, const void *end,
+                                                 cured_type offset_type, void *out, cured_type out_type,
+                                                 struct CUstream_st *stream)
+{
+    if (h == NULL)
+        return cr_fail(CURED_ERROR_NULL_HANDLE, "cured_segmented_reduce_async: the handle is NULL");
+    struct cr_request r;
+    cured_status st = cr_check_args(op, CURED_ALGO_AUTO, in ? in : (const void *)(uintptr_t)64, in_type, 1,
+                                    out ? out : (const void *)(uintptr_t)64, out_type, &r);
+    if (st != CURED_SUCCESS)
+        return st;
+    if (r.ninputs != 1)
+        return cr_fail(CURED_ERROR_INVALID_VALUE, "CURED_OP_%s takes two inputs; segmented reductions take one",
+                       cr_op(op)->name);
+    if (offset_type != CURED_TYPE_INT32 && offset_type != CURED_TYPE_INT64)
+        return cr_fail(CURED_ERROR_INVALID_VALUE, "offsets must be int32 or int64, not %s", cr_type_name(offset_type));
+    if (num_segments == 0)
+        return CURED_SUCCESS;
+    if (in == NULL || out == NULL || begin == NULL || end == NULL)
+        return cr_fail(CURED_ERROR_NULL_POINTER, "the %s pointer is NULL",
+                       in == NULL ? "input" : out == NULL ? "output" : begin == NULL ? "begin offsets" : "end offsets");
+    const size_t osize = cr_type_size(offset_type);
+    if ((uintptr_t)begin % osize || (uintptr_t)end % osize)
+        return cr_fail(CURED_ERROR_MISALIGNED, "the offset arrays must be aligned to their %zu-byte elements", osize);
+    int overflow = 0;
+    mul(num_segments, osize, &overflow);
+    mul(num_segments, r.acc.result_size, &overflow);
+    if (overflow)
+        return cr_fail(CURED_ERROR_SIZE_OVERFLOW, "%zu segments overflow", num_segments);
+    if ((uintptr_t)out % r.acc.result_align)
+        return cr_fail(CURED_ERROR_MISALIGNED, "the output %p is not aligned to %zu bytes", out, r.acc.result_align);
+    struct cr_geometry g;
+    memset(&g, 0, sizeof g);
+    g.nout = num_segments;
+    g.begin = begin;
+    g.end = end;
+    r.shape = CR_SHAPE_SEGMENTS;
+    r.group = 8;
+    r.offsets = offset_type;
+    struct cr_args a = {in, NULL, 0, (CUdeviceptr)(uintptr_t)out, 0, &g};
+    return cr_reduce_run_many(h, &r, &a, stream);
+}

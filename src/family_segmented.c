@@ -1,0 +1,139 @@
+/*
+ * The many-result family (kernels-src/segmented.cu): rows, rows split over
+ * blocks, segments from offset arrays, columns, any strided layout. The
+ * planner in axes.c chooses the shape and its variant (threads per row,
+ * columns per thread) and fills the geometry; here the kernel is named and
+ * its launch sized.
+ */
+#include "internal.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#define BLOCK 256
+#define UNROLL 4
+
+static int offers(const struct cr_request *r)
+{
+    return r->algo == CURED_ALGO_AUTO && r->shape != CR_SHAPE_WHOLE && r->ninputs == 1 && r->user == NULL;
+}
+
+static void build(const struct cr_request *r, struct cr_unit *u)
+{
+    char a[48], f[160];
+    const char *t = cr_type_cxx(r->in);
+    cr_acc_cxx(&r->acc, a, sizeof a);
+    cr_functor_cxx(r, f, sizeof f);
+    memset(u, 0, sizeof *u);
+    u->file = "segmented.cu";
+    u->block = BLOCK;
+    u->unroll = cr_type(r->in)->cls == CR_HALF && r->acc.layout == CR_LAYOUT_ARG ? 8 : UNROLL;
+    u->nkernels = 1;
+    char *k = u->kernels[0];
+    const size_t cap = sizeof u->kernels[0];
+    const char *what = "";
+    switch (r->shape) {
+    case CR_SHAPE_ROWS:
+        snprintf(k, cap, "reduce_rows<%s, %s, %s, %d, %d, %d>", t, a, f, BLOCK, r->group, u->unroll);
+        what = "rows";
+        break;
+    case CR_SHAPE_ROWS_SPLIT:
+        snprintf(k, cap, "reduce_rows_split<%s, %s, %s, %d, %d>", t, a, f, BLOCK, u->unroll);
+        what = "long rows";
+        break;
+    case CR_SHAPE_SEGMENTS:
+        snprintf(k, cap, "reduce_segments<%s, %s, %s, %s, %d, %d, %d>", t, a, f, cr_type_cxx(r->offsets), BLOCK,
+                 r->group, u->unroll);
+        what = "segments";
+        break;
+    case CR_SHAPE_COLS:
+        snprintf(k, cap, "reduce_cols<%s, %s, %s, %d, %d, %d>", t, a, f, BLOCK, r->group, r->vec);
+        what = "columns";
+        break;
+    default:
+        snprintf(k, cap, "reduce_strided<%s, %s, %s, %d>", t, a, f, BLOCK);
+        what = "strided";
+        break;
+    }
+    snprintf(u->label, sizeof u->label, "%s %s %s->%s (kernels-src/segmented.cu)", what, cr_op(r->op)->name,
+             cr_type_name(r->in), cr_type_name(r->out));
+}
+
+static unsigned at_most(uint64_t want, unsigned cap)
+{
+    return want == 0 ? 1 : want < cap ? (unsigned)want : cap;
+}
+
+static void plan(const struct cr_request *r, const struct cr_unit *u, const struct cr_kernel *k,
+                 const struct cr_device_facts *dev, const struct cr_args *a, struct cr_plan *p)
+{
+    const struct cr_geometry *g = a->geo;
+    const unsigned resident = (unsigned)k->blocks_per_sm * (unsigned)dev->sms;
+    const uint64_t in = (uint64_t)(uintptr_t)a->in, partials = a->ws + CR_WS_PARTIALS;
+    const uint64_t tickets = a->ws + CR_WS_TICKETS, result = r->acc.result_size;
+    struct cr_launch *l;
+    switch (r->shape) {
+    case CR_SHAPE_ROWS:
+        l = cr_plan_launch(p, 0, at_most((g->nout + BLOCK / r->group - 1) / (BLOCK / r->group), resident), BLOCK);
+        cr_plan_param(p, l, in);
+        cr_plan_param(p, l, g->nout);
+        cr_plan_param(p, l, g->len);
+        cr_plan_struct(p, l, &g->kept, sizeof g->kept);
+        cr_plan_param(p, l, a->out);
+        cr_plan_param(p, l, result);
+        break;
+    case CR_SHAPE_ROWS_SPLIT:
+        l = cr_plan_launch(p, 0, at_most(g->nout * g->per, resident), BLOCK);
+        cr_plan_param(p, l, in);
+        cr_plan_param(p, l, g->nout);
+        cr_plan_param(p, l, g->len);
+        cr_plan_struct(p, l, &g->kept, sizeof g->kept);
+        cr_plan_param(p, l, a->out);
+        cr_plan_param(p, l, result);
+        cr_plan_param(p, l, g->per);
+        cr_plan_param(p, l, partials);
+        cr_plan_param(p, l, tickets);
+        break;
+    case CR_SHAPE_SEGMENTS:
+        l = cr_plan_launch(p, 0, at_most((g->nout + BLOCK / r->group - 1) / (BLOCK / r->group), resident), BLOCK);
+        cr_plan_param(p, l, in);
+        cr_plan_param(p, l, g->nout);
+        cr_plan_param(p, l, (uint64_t)(uintptr_t)g->begin);
+        cr_plan_param(p, l, (uint64_t)(uintptr_t)g->end);
+        cr_plan_param(p, l, a->out);
+        cr_plan_param(p, l, result);
+        break;
+    case CR_SHAPE_COLS:
+        l = cr_plan_launch(p, 0, g->cols.tiles, BLOCK);
+        l->grid_y = (unsigned)g->cols.batches * g->cols.splits;
+        cr_plan_param(p, l, in);
+        cr_plan_struct(p, l, &g->cols, sizeof g->cols);
+        cr_plan_param(p, l, a->out);
+        cr_plan_param(p, l, result);
+        cr_plan_param(p, l, partials);
+        cr_plan_param(p, l, tickets);
+        break;
+    default:
+        l = cr_plan_launch(p, 0, at_most((g->nout + BLOCK / 32 - 1) / (BLOCK / 32), resident), BLOCK);
+        cr_plan_param(p, l, in);
+        cr_plan_param(p, l, g->nout);
+        cr_plan_param(p, l, g->len);
+        cr_plan_struct(p, l, &g->kept, sizeof g->kept);
+        cr_plan_struct(p, l, &g->red, sizeof g->red);
+        cr_plan_param(p, l, a->out);
+        cr_plan_param(p, l, result);
+        break;
+    }
+    (void)u;
+}
+
+/* The many-result kernels have too many variants to list ahead (shapes,
+ * threads per row, columns per thread): each is made on first use. */
+static int enumerate(size_t i, struct cr_request *r)
+{
+    (void)i;
+    (void)r;
+    return 0;
+}
+
+const struct cr_family cr_family_segmented = {"segmented", "segmented.cu", 0, offers, build, plan, enumerate};

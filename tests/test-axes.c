@@ -1,0 +1,282 @@
+/*
+ * Axis and segmented reductions without a GPU: the planner's choices for
+ * the shapes of `cured bench axes` on a fake H200-like device, the layout
+ * checks and their messages, and NVRTC compilation of every kernel shape
+ * the planner can choose.
+ */
+#include "api_test.h"
+
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#define IN_OK ((const void *)(uintptr_t)0x10000)
+#define OUT_OK ((void *)(uintptr_t)0x20000)
+
+static struct cured_handle_st fake;
+
+static void fake_h200(void)
+{
+    memset(&fake, 0, sizeof fake);
+    fake.facts.sms = 132;
+    fake.max_blocks_per_sm = 8;
+    fake.facts.partials_capacity = 132 * 8;
+}
+
+static cured_layout matrix(int64_t rows, int64_t cols)
+{
+    cured_layout l = {2, {rows, cols}, {cols, 1}};
+    return l;
+}
+
+static cured_status plan(cured_op op, cured_type t, const cured_layout *l, uint32_t axes, const cured_layout *ol,
+                         struct cr_request *r, struct cr_geometry *g, int *whole)
+{
+    fake_h200();
+    memset(g, 0, sizeof *g);
+    memset(r, 0, sizeof *r);
+    *whole = 0;
+    cured_type out;
+    ck_assert_int_eq(cured_default_result(op, t, &out), CURED_SUCCESS);
+    clear_error();
+    return cr_axes_request(&fake, op, IN_OK, t, l, axes, OUT_OK, out, ol, r, g, whole);
+}
+
+/* The 2-D shapes of 2^26 float32 elements, both axes. */
+START_TEST(test_plan_matrix_shapes)
+{
+    for (int k = 0; k <= 26; k += 2) {
+        const int64_t rows = (int64_t)1 << k, cols = (int64_t)1 << (26 - k);
+        const cured_layout l = matrix(rows, cols);
+        struct cr_request r;
+        struct cr_geometry g;
+        int whole;
+        /* axis 1: a contiguous row per output */
+        ck_assert_int_eq(plan(CURED_OP_SUM, CURED_TYPE_FLOAT32, &l, 2u, NULL, &r, &g, &whole), CURED_SUCCESS);
+        ck_assert_uint_eq(g.nout, (uint64_t)rows);
+        if (rows == 1) {
+            ck_assert_msg(whole, "1 x 2^26 along axis 1 is the whole-array kernel");
+        } else {
+            ck_assert_msg(r.shape == CR_SHAPE_ROWS || r.shape == CR_SHAPE_ROWS_SPLIT, "%lld x %lld axis 1: shape %d",
+                          (long long)rows, (long long)cols, r.shape);
+            ck_assert_uint_eq(g.len, (uint64_t)cols);
+            if (r.shape == CR_SHAPE_ROWS)
+                ck_assert_msg(r.group >= 1 && r.group <= 32 && (r.group & (r.group - 1)) == 0, "group %d", r.group);
+            else /* enough blocks for the device, within the workspace */
+                ck_assert_msg(g.per >= 1 && (g.nout * g.per >= 132 * 8 || g.per == g.len * 4 / 16384 ||
+                                             g.nout * g.per > 132 * 8 / 2),
+                              "%lld rows: %u blocks per row", (long long)rows, g.per);
+        }
+        /* axis 0: columns */
+        ck_assert_int_eq(plan(CURED_OP_SUM, CURED_TYPE_FLOAT32, &l, 1u, NULL, &r, &g, &whole), CURED_SUCCESS);
+        ck_assert_uint_eq(g.nout, (uint64_t)cols);
+        if (cols == 1) {
+            ck_assert_msg(whole, "2^26 x 1 along axis 0 is the whole-array kernel");
+        } else if (rows == 1) { /* a length-1 axis: each result is one element */
+            ck_assert_msg(r.shape == CR_SHAPE_ROWS && g.len == 1 && r.group == 1, "1 x n axis 0: shape %d", r.shape);
+        } else {
+            ck_assert_msg(r.shape == CR_SHAPE_COLS, "%lld x %lld axis 0: shape %d", (long long)rows, (long long)cols,
+                          r.shape);
+            ck_assert_int_eq(r.vec, 4);
+            ck_assert_msg(g.cols.splits >= 1 && g.cols.splits * g.cols.batches <= 65535, "splits %u", g.cols.splits);
+            ck_assert_msg(g.cols.splits == 1 ||
+                              (uint64_t)g.cols.splits * g.cols.cols <= fake.facts.partials_capacity * CR_MAX_ACC / 4,
+                          "the partials fit the workspace");
+        }
+    }
+}
+END_TEST
+
+/* A middle axis of a 3-D array is columns with batches; a transposed view is strided. */
+START_TEST(test_plan_other_shapes)
+{
+    struct cr_request r;
+    struct cr_geometry g;
+    int whole;
+    cured_layout l3 = {3, {64, 1024, 256}, {1024 * 256, 256, 1}};
+    ck_assert_int_eq(plan(CURED_OP_MAX, CURED_TYPE_FLOAT32, &l3, 2u, NULL, &r, &g, &whole), CURED_SUCCESS);
+    ck_assert_int_eq(r.shape, CR_SHAPE_COLS);
+    ck_assert_int_eq(g.cols.batches, 64);
+    ck_assert_int_eq(g.cols.cols, 256);
+    ck_assert_int_eq(g.cols.rows, 1024);
+    /* Reducing axes 0 and 2 of it: strided */
+    ck_assert_int_eq(plan(CURED_OP_SUM, CURED_TYPE_INT32, &l3, 5u, NULL, &r, &g, &whole), CURED_SUCCESS);
+    ck_assert_int_eq(r.shape, CR_SHAPE_STRIDED);
+    ck_assert_uint_eq(g.len, 64u * 256u);
+    /* Axes 1 and 2 nest: one contiguous row per output */
+    ck_assert_int_eq(plan(CURED_OP_ARGMAX, CURED_TYPE_FLOAT32, &l3, 6u, NULL, &r, &g, &whole), CURED_SUCCESS);
+    ck_assert_msg(r.shape == CR_SHAPE_ROWS_SPLIT || r.shape == CR_SHAPE_ROWS, "shape %d", r.shape);
+    ck_assert_uint_eq(g.len, 1024u * 256u);
+    /* All axes of a contiguous array: the whole-array kernel */
+    ck_assert_int_eq(plan(CURED_OP_SUM, CURED_TYPE_INT8, &l3, 7u, NULL, &r, &g, &whole), CURED_SUCCESS);
+    ck_assert_msg(whole && g.len == 64u * 1024u * 256u, "whole %d len %llu", whole, (unsigned long long)g.len);
+    /* A broadcast axis (stride 0) is not contiguous */
+    cured_layout b = {2, {1000, 1000}, {0, 1}};
+    ck_assert_int_eq(plan(CURED_OP_SUM, CURED_TYPE_FLOAT64, &b, 1u, NULL, &r, &g, &whole), CURED_SUCCESS);
+    ck_assert_int_eq(r.shape, CR_SHAPE_COLS);
+    /* An empty reduced axis: empty rows; an empty kept axis: nothing to do */
+    cured_layout e = {2, {5, 0}, {0, 1}};
+    ck_assert_int_eq(plan(CURED_OP_ARGMIN, CURED_TYPE_INT16, &e, 2u, NULL, &r, &g, &whole), CURED_SUCCESS);
+    ck_assert_msg(r.shape == CR_SHAPE_ROWS && g.len == 0 && g.nout == 5, "empty rows");
+    ck_assert_int_eq(plan(CURED_OP_ARGMIN, CURED_TYPE_INT16, &e, 1u, NULL, &r, &g, &whole), CURED_SUCCESS);
+    ck_assert_uint_eq(g.nout, 0);
+    /* No axis: one element per output */
+    ck_assert_int_eq(plan(CURED_OP_SUM, CURED_TYPE_FLOAT32, &l3, 0u, NULL, &r, &g, &whole), CURED_SUCCESS);
+    ck_assert_msg(r.shape == CR_SHAPE_ROWS && g.len == 1 && r.group == 1, "no axis: shape %d len %llu", r.shape,
+                  (unsigned long long)g.len);
+}
+END_TEST
+
+static void expect_bad(cured_status want, const char *needle, cured_op op, const cured_layout *l, uint32_t axes,
+                       const cured_layout *ol, const void *in, const void *out)
+{
+    struct cr_request r;
+    struct cr_geometry g;
+    int whole;
+    fake_h200();
+    memset(&g, 0, sizeof g);
+    clear_error();
+    cured_type ot = CURED_TYPE_FLOAT32;
+    if (op == CURED_OP_ARGMIN)
+        ot = CURED_TYPE_FLOAT32;
+    cured_status st = cr_axes_request(&fake, op, in, CURED_TYPE_FLOAT32, l, axes, out, ot, ol, &r, &g, &whole);
+    ck_assert_msg(st == want, "got %s, want %s (%s)", cured_status_string(st), cured_status_string(want),
+                  cured_last_error());
+    if (want != CURED_SUCCESS)
+        assert_message_contains("cr_axes_request", needle);
+}
+
+START_TEST(test_bad_layouts)
+{
+    cured_layout l = matrix(10, 20);
+    expect_bad(CURED_ERROR_NULL_POINTER, "layout", CURED_OP_SUM, NULL, 1u, NULL, IN_OK, OUT_OK);
+    cured_layout big = l;
+    big.rank = 9;
+    expect_bad(CURED_ERROR_INVALID_VALUE, "rank 9", CURED_OP_SUM, &big, 1u, NULL, IN_OK, OUT_OK);
+    big.rank = -1;
+    expect_bad(CURED_ERROR_INVALID_VALUE, "rank -1", CURED_OP_SUM, &big, 1u, NULL, IN_OK, OUT_OK);
+    expect_bad(CURED_ERROR_INVALID_VALUE, "0x4", CURED_OP_SUM, &l, 4u, NULL, IN_OK, OUT_OK);
+    cured_layout neg = l;
+    neg.stride[0] = -20;
+    expect_bad(CURED_ERROR_INVALID_VALUE, "stride -20", CURED_OP_SUM, &neg, 1u, NULL, IN_OK, OUT_OK);
+    neg = l;
+    neg.extent[1] = -3;
+    expect_bad(CURED_ERROR_INVALID_VALUE, "extent -3", CURED_OP_SUM, &neg, 1u, NULL, IN_OK, OUT_OK);
+    cured_layout huge = {2, {(int64_t)1 << 40, (int64_t)1 << 40}, {(int64_t)1 << 40, 1}};
+    expect_bad(CURED_ERROR_SIZE_OVERFLOW, "overflow", CURED_OP_SUM, &huge, 2u, NULL, IN_OK, OUT_OK);
+    cured_layout far = {1, {1000}, {(int64_t)1 << 62}};
+    expect_bad(CURED_ERROR_SIZE_OVERFLOW, "overflow", CURED_OP_SUM, &far, 1u, NULL, IN_OK, OUT_OK);
+    /* output layouts */
+    cured_layout o1 = {1, {10}, {1}};
+    expect_bad(CURED_ERROR_INVALID_VALUE, "rank 1; 0 axes", CURED_OP_SUM, &l, 3u, &o1, IN_OK, OUT_OK);
+    cured_layout o2 = {1, {11}, {1}};
+    expect_bad(CURED_ERROR_INVALID_VALUE, "extent 11", CURED_OP_SUM, &l, 2u, &o2, IN_OK, OUT_OK);
+    cured_layout l3 = {3, {4, 5, 6}, {30, 6, 1}};
+    cured_layout overlap = {2, {4, 6}, {3, 1}}; /* rows of 6 results 3 apart */
+    expect_bad(CURED_ERROR_INVALID_VALUE, "two results at one address", CURED_OP_SUM, &l3, 2u, &overlap, IN_OK,
+               OUT_OK);
+    cured_layout zero = {2, {4, 6}, {0, 1}};
+    expect_bad(CURED_ERROR_INVALID_VALUE, "two results at one address", CURED_OP_SUM, &l3, 2u, &zero, IN_OK, OUT_OK);
+    cured_layout keep = {2, {4, 6}, {12, 2}}; /* padded, no overlap */
+    expect_bad(CURED_SUCCESS, "", CURED_OP_SUM, &l3, 2u, &keep, IN_OK, OUT_OK);
+    /* pointers and alignment */
+    expect_bad(CURED_ERROR_NULL_POINTER, "input", CURED_OP_SUM, &l, 1u, NULL, NULL, OUT_OK);
+    expect_bad(CURED_ERROR_NULL_POINTER, "output", CURED_OP_SUM, &l, 1u, NULL, IN_OK, NULL);
+    expect_bad(CURED_ERROR_MISALIGNED, "aligned", CURED_OP_SUM, &l, 1u, NULL, (const char *)IN_OK + 2, OUT_OK);
+    expect_bad(CURED_ERROR_INVALID_VALUE, "two inputs", CURED_OP_DOT, &l, 1u, NULL, IN_OK, OUT_OK);
+    expect_bad(CURED_ERROR_INVALID_ENUM, "operator", (cured_op)77, &l, 1u, NULL, IN_OK, OUT_OK);
+    /* an empty view needs no input pointer */
+    cured_layout e = {2, {5, 0}, {0, 1}};
+    expect_bad(CURED_SUCCESS, "", CURED_OP_SUM, &e, 2u, NULL, NULL, OUT_OK);
+}
+END_TEST
+
+/* The public calls' checks that come before any GPU work. */
+START_TEST(test_bad_calls)
+{
+    cured_layout l = matrix(10, 20);
+    ck_assert_int_eq(cured_reduce_axes_async(NULL, CURED_OP_SUM, IN_OK, CURED_TYPE_FLOAT32, &l, 1u, OUT_OK,
+                                             CURED_TYPE_FLOAT32, NULL, NULL),
+                     CURED_ERROR_NULL_HANDLE);
+    ck_assert_int_eq(cured_segmented_reduce_async(NULL, CURED_OP_SUM, IN_OK, CURED_TYPE_FLOAT32, 4, IN_OK, IN_OK,
+                                                  CURED_TYPE_INT32, OUT_OK, CURED_TYPE_FLOAT32, NULL),
+                     CURED_ERROR_NULL_HANDLE);
+    ck_assert_int_eq(cured_uniform_segmented_reduce_async(NULL, CURED_OP_SUM, IN_OK, CURED_TYPE_FLOAT32, 4, 4, OUT_OK,
+                                                          CURED_TYPE_FLOAT32, NULL),
+                     CURED_ERROR_NULL_HANDLE);
+}
+END_TEST
+
+/* NVRTC compiles every kernel shape the planner can choose, for a spread of operators and types. */
+START_TEST(test_compile_shapes)
+{
+    static const cured_op ops[] = {CURED_OP_SUM, CURED_OP_ARGMAX, CURED_OP_MINMAX, CURED_OP_NANMIN,
+                                   CURED_OP_COUNT_NONZERO, CURED_OP_XOR};
+    static const cured_type types[] = {CURED_TYPE_FLOAT32, CURED_TYPE_BFLOAT16, CURED_TYPE_INT8, CURED_TYPE_FLOAT64,
+                                       CURED_TYPE_UINT16, CURED_TYPE_INT64};
+    const int op_i = _i % 6, t_i = (_i / 6) % 6;
+    const cured_op op = ops[op_i];
+    const cured_type t = types[t_i];
+    cured_type out;
+    if (cured_default_result(op, t, &out) != CURED_SUCCESS)
+        return;
+    const cured_layout layouts[] = {
+        matrix(1 << 12, 4), matrix(1 << 10, 64), matrix(8, 1 << 16), {3, {4, 5, 6}, {30, 6, 1}},
+    };
+    const uint32_t axes[] = {2u, 1u, 2u, 5u};
+    int arch = 90, ptx = 0;
+    int archs[64], count = 0;
+    if (cured_supported_archs(archs, 64, &count) != CURED_SUCCESS || count == 0)
+        return; /* test-compile reports a missing NVRTC */
+    int have90 = 0;
+    for (int i = 0; i < count && i < 64; i++)
+        have90 |= archs[i] == 90;
+    if (!have90)
+        arch = archs[count - 1];
+    int shapes = 0;
+    for (size_t k = 0; k < sizeof layouts / sizeof *layouts; k++) {
+        struct cr_request r;
+        struct cr_geometry g;
+        int whole = 0;
+        fake_h200();
+        memset(&g, 0, sizeof g);
+        ck_assert_int_eq(cr_axes_request(&fake, op, IN_OK, t, &layouts[k], axes[k], OUT_OK, out, NULL, &r, &g, &whole),
+                         CURED_SUCCESS);
+        if (whole)
+            continue;
+        struct cr_unit u;
+        cr_family_for(&r)->build(&r, &u);
+        const struct cr_image *img;
+        cured_status st = cr_kcache_get(&u, arch, ptx, &img);
+        ck_assert_msg(st == CURED_SUCCESS, "%s: %s", u.kernels[0], cured_last_error());
+        shapes |= 1 << r.shape;
+    }
+    /* and segments of either offset type */
+    static const cured_type offs[] = {CURED_TYPE_INT32, CURED_TYPE_INT64};
+    struct cr_request r;
+    ck_assert_int_eq(cr_request_make(op, CURED_ALGO_AUTO, t, out, &r), CURED_SUCCESS);
+    r.shape = CR_SHAPE_SEGMENTS;
+    r.group = 8;
+    r.offsets = offs[_i % 2];
+    struct cr_unit u;
+    cr_family_for(&r)->build(&r, &u);
+    const struct cr_image *img;
+    ck_assert_msg(cr_kcache_get(&u, arch, ptx, &img) == CURED_SUCCESS, "%s: %s", u.kernels[0], cured_last_error());
+    ck_assert_msg(shapes & (1 << CR_SHAPE_COLS), "no column kernel planned");
+    ck_assert_msg(shapes & (1 << CR_SHAPE_STRIDED), "no strided kernel planned");
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("axes");
+    TCase *tc = tcase_create("planner");
+    tcase_set_timeout(tc, 300);
+    tcase_add_test(tc, test_plan_matrix_shapes);
+    tcase_add_test(tc, test_plan_other_shapes);
+    tcase_add_test(tc, test_bad_layouts);
+    tcase_add_test(tc, test_bad_calls);
+    tcase_add_loop_test(tc, test_compile_shapes, 0, 36);
+    suite_add_tcase(s, tc);
+    return run_suite(s);
+}
