@@ -1,0 +1,486 @@
+/*
+ * Axis and segmented reductions on the GPU against a host reference:
+ * random strided views (rank 1-4, random axis subsets, transposed, sliced
+ * and broadcast strides, zero and length-1 extents, misaligned bases,
+ * padded output layouts) for every operator and type, random segment
+ * offsets (empty, reversed, overlapping, long), the bench's matrix shapes,
+ * determinism, graph capture and two streams, bad pointers, and (unless
+ * CURED_TEST_NO_HUGE) more than 2^32 elements and more than 2^31 segments.
+ * Each output's elements are gathered on the host in row-major order of the
+ * reduced axes and reduced by tests/ops_ref.c.
+ *
+ * Exits 77 (SKIP) without a GPU.
+ */
+#include "ops_test.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static enum ref_flavour flavour_of(cured_op op)
+{
+    switch (op) {
+    case CURED_OP_PRODUCT: return FL_ODD;
+    case CURED_OP_AND: return FL_AND;
+    case CURED_OP_OR: return FL_OR;
+    case CURED_OP_SUM: case CURED_OP_SUM_SQUARES: case CURED_OP_SUM_ABS: case CURED_OP_NORM2:
+    case CURED_OP_COUNT_NONZERO: case CURED_OP_XOR: return FL_RAND;
+    default: return FL_WIDE_NAN;
+    }
+}
+
+/* The expected result of an empty reduction (cured.h, cured_reduce_axes_async). */
+static void empty_result(cured_op op, cured_type in, cured_type out, struct ref_result *r)
+{
+    if (op == CURED_OP_MINMAX) {
+        struct ref_result lo, hi;
+        ref_reduce(CURED_OP_MIN, in, out, NULL, NULL, 0, 1, &lo);
+        ref_reduce(CURED_OP_MAX, in, out, NULL, NULL, 0, 1, &hi);
+        *r = lo;
+        r->nvalues = 2;
+        r->v[1] = hi.v[0];
+        return;
+    }
+    ref_reduce(op, in, out, NULL, NULL, 0, 1, r);
+}
+
+static int is_arg(cured_op op)
+{
+    return op == CURED_OP_ARGMIN || op == CURED_OP_ARGMAX || op == CURED_OP_NANARGMIN || op == CURED_OP_NANARGMAX;
+}
+
+/* Check output j of an axis reduction: gather, reduce, compare. */
+static void check_output(cured_op op, cured_type t, cured_type out, const unsigned char *host, const cured_layout *l,
+                         uint32_t axes, const int64_t *kept_idx, const unsigned char *got, unsigned char *gather,
+                         const char *what)
+{
+    const size_t size = ref_size(t);
+    int64_t red_ext[CURED_MAX_RANK], red_str[CURED_MAX_RANK], base = 0;
+    int nr = 0;
+    size_t len = 1;
+    for (int k = 0, j = 0; k < l->rank; k++) {
+        if ((axes >> k) & 1) {
+            red_ext[nr] = l->extent[k];
+            red_str[nr++] = l->stride[k];
+            len *= (size_t)l->extent[k];
+        } else {
+            base += kept_idx[j++] * l->stride[k];
+        }
+    }
+    for (size_t i = 0; i < len; i++) {
+        size_t rem = i;
+        int64_t off = base;
+        for (int d = nr - 1; d >= 0; d--) {
+            off += (int64_t)(rem % (size_t)red_ext[d]) * red_str[d];
+            rem /= (size_t)red_ext[d];
+        }
+        memcpy(gather + i * size, host + (size_t)off * size, size);
+    }
+    struct ref_result r;
+    if (len == 0) {
+        empty_result(op, t, out, &r);
+        if (is_arg(op)) {
+            int64_t index;
+            memcpy(&index, got, 8);
+            ck_assert_msg(index == -1, "%s: empty ARG index %lld", what, (long long)index);
+            for (size_t b = 0; b < size; b++)
+                ck_assert_msg(got[8 + b] == 0, "%s: empty ARG value is not zero", what);
+            return;
+        }
+    } else {
+        ref_reduce(op, t, out, gather, NULL, len, 1, &r);
+    }
+    ref_check(op, t, out, got, &r, what);
+}
+
+/* A random view of up to 4 axes over a buffer, and a random axis subset. */
+static void random_view(struct rng *r, cured_layout *l, uint32_t *axes, int64_t *span, int big)
+{
+    l->rank = 1 + (int)(rng_u32(r) % 4);
+    int64_t ext[4], parent = 1;
+    for (int k = 0; k < l->rank; k++) {
+        const uint32_t u = rng_u32(r) % 16;
+        ext[k] = u < 1 ? 0 : u < 4 ? 1 : (int64_t)(2 + rng_u32(r) % 9);
+    }
+    if (big) /* one long axis: long rows, split rows, columns of many rows */
+        ext[rng_u32(r) % l->rank] = 3000 + rng_u32(r) % 9000;
+    /* strides of a padded, possibly permuted parent; some broadcast, some sliced */
+    int perm[4] = {0, 1, 2, 3};
+    if (rng_u32(r) % 3 == 0)
+        for (int k = l->rank - 1; k > 0; k--) {
+            int j = (int)(rng_u32(r) % (uint32_t)(k + 1)), t = perm[k];
+            perm[k] = perm[j];
+            perm[j] = t;
+        }
+    int64_t stride[4];
+    for (int k = l->rank - 1; k >= 0; k--) {
+        const int a = perm[k];
+        const int step = rng_u32(r) % 5 == 0 ? 2 : 1;
+        stride[a] = rng_u32(r) % 8 == 0 ? 0 : parent * step;
+        parent *= (ext[a] > 0 ? ext[a] : 1) * step + (rng_u32(r) % 4 == 0 ? 1 : 0);
+    }
+    *span = 1;
+    for (int k = 0; k < l->rank; k++) {
+        l->extent[k] = ext[k];
+        l->stride[k] = stride[k];
+        if (ext[k] > 0)
+            *span += (ext[k] - 1) * stride[k];
+    }
+    *axes = rng_u32(r) & ((1u << l->rank) - 1);
+}
+
+/* One random axis reduction of (op, t): checks every output and that nothing else was written. */
+static void one_axes_case(struct rng *rg, cured_op op, cured_type t, cured_type out, int big, CUstream s, long id)
+{
+    const size_t size = ref_size(t), rsize = ref_result_size(op, out);
+    cured_layout l;
+    uint32_t axes;
+    int64_t span;
+    random_view(rg, &l, &axes, &span, big);
+    const size_t shift = rng_u32(rg) % 4; /* misaligned base */
+    const size_t nelem = (size_t)span + shift;
+    unsigned char *host = ops_malloc(nelem * size);
+    ref_fill(t, flavour_of(op), rg, host, nelem);
+    CUdeviceptr d = dev_alloc(nelem * size);
+    upload(d, host, nelem * size);
+    /* outputs: dense, or padded strides (keepdims style) */
+    int nk = 0;
+    int64_t kext[CURED_MAX_RANK], nout = 1;
+    for (int k = 0; k < l.rank; k++)
+        if (!((axes >> k) & 1))
+            kext[nk++] = l.extent[k], nout *= l.extent[k];
+    cured_layout ol = {nk, {0}, {0}};
+    const int padded = rng_u32(rg) % 3 == 0;
+    int64_t ospan = 1, s_ = 1;
+    for (int k = nk - 1; k >= 0; k--) {
+        ol.extent[k] = kext[k];
+        ol.stride[k] = s_;
+        s_ *= (kext[k] > 0 ? kext[k] : 1) + (padded ? 1 : 0);
+    }
+    for (int k = 0; k < nk; k++)
+        if (kext[k] > 0)
+            ospan += (kext[k] - 1) * ol.stride[k];
+    const size_t obytes = (size_t)(nout > 0 ? ospan : 1) * rsize + 64;
+    CUdeviceptr o = dev_alloc(obytes);
+    poison(o, obytes);
+    char what[240];
+    snprintf(what, sizeof what, "case %ld: %s %s->%s rank %d extents %lld %lld %lld %lld strides %lld %lld %lld %lld axes 0x%x shift %zu%s",
+             id, cured_op_name(op), cured_type_name(t), cured_type_name(out), l.rank, (long long)l.extent[0],
+             (long long)l.extent[1], (long long)l.extent[2], (long long)l.extent[3], (long long)l.stride[0],
+             (long long)l.stride[1], (long long)l.stride[2], (long long)l.stride[3], axes, shift,
+             padded ? " padded output" : "");
+    cured_status st = cured_reduce_axes_async(H, op, DP(d + shift * size), t, &l, axes, DP(o), out,
+                                              padded ? &ol : NULL, s);
+    ck_assert_msg(st == CURED_SUCCESS, "%s: %s", what, cured_last_error());
+    CU_OK(D->StreamSynchronize(s));
+    unsigned char *got = ops_malloc(obytes);
+    download(got, o, obytes);
+    size_t len = 1;
+    for (int k = 0; k < l.rank; k++)
+        if ((axes >> k) & 1)
+            len *= (size_t)l.extent[k];
+    unsigned char *gather = ops_malloc((len ? len : 1) * size);
+    unsigned char *written = ops_malloc(obytes);
+    for (int64_t j = 0; j < nout; j++) {
+        int64_t idx[CURED_MAX_RANK], rem = j, off = 0;
+        for (int k = nk - 1; k >= 0; k--) {
+            idx[k] = rem % kext[k];
+            rem /= kext[k];
+            off += idx[k] * ol.stride[k];
+        }
+        char w[300];
+        snprintf(w, sizeof w, "%s, output %lld", what, (long long)j);
+        check_output(op, t, out, host + shift * size, &l, axes, idx, got + (size_t)off * rsize, gather, w);
+        memset(written + (size_t)off * rsize, 1, rsize);
+    }
+    for (size_t b = 0; b < obytes; b++)
+        if (!written[b])
+            ck_assert_msg(got[b] == POISON_BYTE, "%s: byte %zu outside the results was written", what, b);
+    ops_free(written);
+    ops_free(gather);
+    ops_free(got);
+    ops_free(host);
+    dev_free(o);
+    dev_free(d);
+}
+
+/* Loop test over operators: random views of every type the operator takes. */
+START_TEST(test_axes_random)
+{
+    const cured_op op = (cured_op)_i;
+    if (op == CURED_OP_DOT)
+        return;
+    struct rng r;
+    rng_init(&r, "axes-random", _i);
+    CUstream s = stream_new();
+    long id = 0;
+    for (int t = 0; t < CURED_TYPE_COUNT; t++) {
+        cured_type out;
+        if (cured_default_result(op, (cured_type)t, &out) != CURED_SUCCESS)
+            continue;
+        const int cases = ops_reduced() ? 3 : 8;
+        for (int c = 0; c < cases; c++)
+            one_axes_case(&r, op, (cured_type)t, out, c == cases - 1 && !ops_reduced(), s, id++);
+    }
+}
+END_TEST
+
+/* The bench's 2-D shapes at 2^20 elements: float32 SUM of exact values, both axes. */
+START_TEST(test_matrix_shapes)
+{
+    const size_t n = (size_t)1 << (ops_reduced() ? 14 : 20);
+    const int lg = ops_reduced() ? 14 : 20;
+    struct rng r;
+    rng_init(&r, "matrix", 0);
+    float *h = ops_malloc(n * 4);
+    ref_fill(CURED_TYPE_FLOAT32, FL_RAND, &r, h, n);
+    CUdeviceptr d = dev_alloc(n * 4), o = dev_alloc(n * 4 + 64);
+    upload(d, h, n * 4);
+    float *got = ops_malloc(n * 4);
+    for (int k = 0; k <= lg; k += 2) {
+        const size_t rows = (size_t)1 << k, cols = n / rows;
+        cured_layout l = {2, {(int64_t)rows, (int64_t)cols}, {(int64_t)cols, 1}};
+        for (int axis = 0; axis < 2; axis++) {
+            const size_t nout = axis ? rows : cols;
+            poison(o, n * 4 + 64);
+            CURED_OK(cured_reduce_axes_async(H, CURED_OP_SUM, DP(d), CURED_TYPE_FLOAT32, &l, 1u << axis, DP(o),
+                                             CURED_TYPE_FLOAT32, NULL, NULL));
+            download(got, o, nout * 4);
+            for (size_t j = 0; j < nout; j++) {
+                double want = 0;
+                const size_t len = axis ? cols : rows;
+                for (size_t i = 0; i < len; i++)
+                    want += axis ? h[j * cols + i] : h[i * cols + j];
+                ck_assert_msg(got[j] == (float)want, "%zu x %zu axis %d output %zu: %.9g, want %.9g", rows, cols,
+                              axis, j, (double)got[j], want);
+            }
+        }
+    }
+}
+END_TEST
+
+/* Random segments: empty, reversed, overlapping, long; int32 and int64 offsets. */
+START_TEST(test_segments_random)
+{
+    static const cured_op ops[] = {CURED_OP_SUM, CURED_OP_ARGMAX, CURED_OP_NANMIN, CURED_OP_MINMAX,
+                                   CURED_OP_COUNT_NONZERO, CURED_OP_PRODUCT};
+    static const cured_type types[] = {CURED_TYPE_FLOAT32, CURED_TYPE_INT8, CURED_TYPE_BFLOAT16, CURED_TYPE_INT64,
+                                       CURED_TYPE_UINT16, CURED_TYPE_FLOAT64};
+    struct rng r;
+    rng_init(&r, "segments", _i);
+    const cured_op op = ops[_i % 6];
+    const cured_type t = types[(_i / 6) % 6];
+    cured_type out;
+    if (cured_default_result(op, t, &out) != CURED_SUCCESS)
+        return;
+    const size_t size = ref_size(t), rsize = ref_result_size(op, out);
+    const size_t n = ops_reduced() ? 5000 : 200000, nseg = ops_reduced() ? 100 : 3000;
+    unsigned char *host = ops_malloc(n * size);
+    ref_fill(t, flavour_of(op), &r, host, n);
+    int64_t *b = ops_malloc(nseg * 8), *e = ops_malloc(nseg * 8);
+    for (size_t s = 0; s < nseg; s++) {
+        const uint32_t kind = rng_u32(&r) % 10;
+        b[s] = rng_u32(&r) % n;
+        const uint64_t len = kind == 0 ? 0 : kind == 1 ? (uint64_t)(rng_u32(&r) % 40000) : rng_u32(&r) % 300;
+        e[s] = kind == 2 ? b[s] - 1 - (int64_t)(rng_u32(&r) % 5) : (int64_t)(b[s] + len > n ? n : b[s] + len);
+    }
+    const int wide = _i % 2;
+    void *hb = ops_malloc(nseg * 8), *he = ops_malloc(nseg * 8);
+    for (size_t s = 0; s < nseg; s++) {
+        if (wide) {
+            memcpy((char *)hb + s * 8, &b[s], 8);
+            memcpy((char *)he + s * 8, &e[s], 8);
+        } else {
+            int32_t bb = (int32_t)b[s], ee = (int32_t)e[s];
+            memcpy((char *)hb + s * 4, &bb, 4);
+            memcpy((char *)he + s * 4, &ee, 4);
+        }
+    }
+    const size_t osz = wide ? 8 : 4;
+    CUdeviceptr d = dev_alloc(n * size), db = dev_alloc(nseg * osz), de = dev_alloc(nseg * osz);
+    CUdeviceptr o = dev_alloc(nseg * rsize + 64);
+    upload(d, host, n * size);
+    upload(db, hb, nseg * osz);
+    upload(de, he, nseg * osz);
+    poison(o, nseg * rsize + 64);
+    CURED_OK(cured_segmented_reduce_async(H, op, DP(d), t, nseg, DP(db), DP(de),
+                                          wide ? CURED_TYPE_INT64 : CURED_TYPE_INT32, DP(o), out, NULL));
+    unsigned char *got = ops_malloc(nseg * rsize + 64);
+    download(got, o, nseg * rsize + 64);
+    for (size_t s = 0; s < nseg; s++) {
+        char w[200];
+        snprintf(w, sizeof w, "%s %s->%s segment %zu [%lld, %lld) of %zu (%s offsets)", cured_op_name(op),
+                 cured_type_name(t), cured_type_name(out), s, (long long)b[s], (long long)e[s], nseg,
+                 wide ? "int64" : "int32");
+        const size_t len = e[s] > b[s] ? (size_t)(e[s] - b[s]) : 0;
+        cured_layout l = {1, {(int64_t)len}, {1}};
+        int64_t none[1] = {0};
+        unsigned char *gather = ops_malloc((len ? len : 1) * size);
+        check_output(op, t, out, host + (size_t)b[s] * size, &l, 1u, none, got + s * rsize, gather, w);
+        ops_free(gather);
+    }
+    for (size_t k = 0; k < 64; k++)
+        ck_assert_msg(got[nseg * rsize + k] == POISON_BYTE, "written past the last result");
+}
+END_TEST
+
+/* Uniform segments are the rows of a matrix. */
+START_TEST(test_uniform_segments)
+{
+    const size_t nseg = 1000, len = 37;
+    int32_t *h = ops_malloc(nseg * len * 4);
+    for (size_t i = 0; i < nseg * len; i++)
+        h[i] = (int32_t)(i % 1000) - 500;
+    CUdeviceptr d = dev_alloc(nseg * len * 4), o = dev_alloc(nseg * 8);
+    upload(d, h, nseg * len * 4);
+    CURED_OK(cured_uniform_segmented_reduce_async(H, CURED_OP_SUM, DP(d), CURED_TYPE_INT32, nseg, len, DP(o),
+                                                  CURED_TYPE_INT64, NULL));
+    int64_t *got = ops_malloc(nseg * 8);
+    download(got, o, nseg * 8);
+    for (size_t s = 0; s < nseg; s++) {
+        int64_t want = 0;
+        for (size_t i = 0; i < len; i++)
+            want += h[s * len + i];
+        ck_assert_msg(got[s] == want, "segment %zu: %lld, want %lld", s, (long long)got[s], (long long)want);
+    }
+    /* segments of size 0: every result is the empty value */
+    poison(o, nseg * 8);
+    CURED_OK(cured_uniform_segmented_reduce_async(H, CURED_OP_PRODUCT, DP(d), CURED_TYPE_INT32, nseg, 0, DP(o),
+                                                  CURED_TYPE_INT64, NULL));
+    download(got, o, nseg * 8);
+    for (size_t s = 0; s < nseg; s++)
+        ck_assert_int_eq(got[s], 1);
+}
+END_TEST
+
+/* Bitwise identical float sums run to run, through a graph and on two streams at once. */
+START_TEST(test_determinism_capture_streams)
+{
+    const size_t rows = 4096, cols = 96, n = rows * cols;
+    struct rng r;
+    rng_init(&r, "determinism", 0);
+    float *h = ops_malloc(n * 4);
+    ref_fill(CURED_TYPE_FLOAT32, FL_REAL, &r, h, n);
+    CUdeviceptr d = dev_alloc(n * 4), o[4];
+    for (int k = 0; k < 4; k++)
+        o[k] = dev_alloc(rows * 4);
+    upload(d, h, n * 4);
+    cured_layout l = {2, {(int64_t)rows, (int64_t)cols}, {(int64_t)cols, 1}};
+    CUstream s1 = stream_new(), s2 = stream_new();
+    /* first calls outside capture: each stream gets its workspace, the kernels compile */
+    CURED_OK(cured_reduce_axes_async(H, CURED_OP_SUM, DP(d), CURED_TYPE_FLOAT32, &l, 1u, DP(o[0]), CURED_TYPE_FLOAT32,
+                                     NULL, s1));
+    CURED_OK(cured_reduce_axes_async(H, CURED_OP_SUM, DP(d), CURED_TYPE_FLOAT32, &l, 2u, DP(o[1]), CURED_TYPE_FLOAT32,
+                                     NULL, s2));
+    CU_OK(D->StreamSynchronize(s1));
+    CU_OK(D->StreamSynchronize(s2));
+    float *a = ops_malloc(rows * 4), *b = ops_malloc(rows * 4);
+    for (int rep = 0; rep < 3; rep++) {
+        CU_OK(D->StreamBeginCapture(s1, CU_STREAM_CAPTURE_MODE_GLOBAL));
+        cured_status st = cured_reduce_axes_async(H, CURED_OP_SUM, DP(d), CURED_TYPE_FLOAT32, &l, 1u, DP(o[2]),
+                                                  CURED_TYPE_FLOAT32, NULL, s1);
+        CUgraph g;
+        CU_OK(D->StreamEndCapture(s1, &g));
+        ck_assert_msg(st == CURED_SUCCESS, "captured axis reduction: %s", cured_last_error());
+        CUgraphExec ge;
+        CU_OK(D->GraphInstantiate(&ge, g, 0));
+        CU_OK(D->GraphLaunch(ge, s1));
+        CURED_OK(cured_reduce_axes_async(H, CURED_OP_SUM, DP(d), CURED_TYPE_FLOAT32, &l, 2u, DP(o[3]),
+                                         CURED_TYPE_FLOAT32, NULL, s2));
+        CU_OK(D->StreamSynchronize(s1));
+        CU_OK(D->StreamSynchronize(s2));
+        CU_OK(D->GraphExecDestroy(ge));
+        CU_OK(D->GraphDestroy(g));
+        download(a, o[0], cols * 4);
+        download(b, o[2], cols * 4);
+        ck_assert_msg(memcmp(a, b, cols * 4) == 0, "axis 0: the graph's result differs bitwise (repeat %d)", rep);
+        download(a, o[1], rows * 4);
+        download(b, o[3], rows * 4);
+        ck_assert_msg(memcmp(a, b, rows * 4) == 0, "axis 1: a repeat differs bitwise (repeat %d)", rep);
+    }
+}
+END_TEST
+
+/* Pointers only the GPU can judge: host memory, offsets in host memory. */
+START_TEST(test_bad_pointers)
+{
+    static float host_in[64];
+    static int32_t host_off[4];
+    CUdeviceptr d = dev_alloc(256), o = dev_alloc(64);
+    poison(o, 64);
+    cured_layout l = {2, {8, 8}, {8, 1}};
+    CURED_EXPECT(CURED_ERROR_NOT_DEVICE_POINTER,
+                 cured_reduce_axes_async(H, CURED_OP_SUM, host_in, CURED_TYPE_FLOAT32, &l, 2u, DP(o),
+                                         CURED_TYPE_FLOAT32, NULL, NULL));
+    CURED_EXPECT(CURED_ERROR_NOT_DEVICE_POINTER,
+                 cured_segmented_reduce_async(H, CURED_OP_SUM, DP(d), CURED_TYPE_FLOAT32, 4, host_off, host_off + 1,
+                                              CURED_TYPE_INT32, DP(o), CURED_TYPE_FLOAT32, NULL));
+    CURED_EXPECT(CURED_ERROR_INVALID_VALUE,
+                 cured_segmented_reduce_async(H, CURED_OP_SUM, DP(d), CURED_TYPE_FLOAT32, 4, DP(d), DP(d),
+                                              CURED_TYPE_FLOAT32, DP(o), CURED_TYPE_FLOAT32, NULL));
+    unsigned char got[64];
+    download(got, o, 64);
+    for (int i = 0; i < 64; i++)
+        ck_assert_msg(got[i] == POISON_BYTE, "a refused call wrote its output");
+}
+END_TEST
+
+/* More than 2^32 elements (two rows of 2^31 + 16 int8 ones) and more than 2^31 segments. */
+START_TEST(test_huge)
+{
+    if (ops_reduced())
+        return;
+    size_t free_b = 0, total = 0;
+    CU_OK(D->MemGetInfo(&free_b, &total));
+    const size_t row = ((size_t)1 << 31) + 16, nseg = ((size_t)1 << 31) + 5;
+    const size_t need = 2 * row + nseg * 8 + nseg * 8 + (1u << 20); /* int8 rows; int32 begin/end; int64 sums */
+    ck_assert_msg(free_b > need, "test-gpu-axes needs %zu bytes of free device memory, %zu are free", need, free_b);
+    CUdeviceptr d = dev_alloc(2 * row), o = dev_alloc(64);
+    CU_OK(D->MemsetD8(d, 1, 2 * row));
+    cured_layout l = {2, {2, (int64_t)row}, {(int64_t)row, 1}};
+    CURED_OK(cured_reduce_axes_async(H, CURED_OP_SUM, DP(d), CURED_TYPE_INT8, &l, 2u, DP(o), CURED_TYPE_INT64, NULL,
+                                     NULL));
+    int64_t got[2];
+    download(got, o, 16);
+    ck_assert_msg(got[0] == (int64_t)row && got[1] == (int64_t)row, "rows of 2^31 + 16: %lld %lld", (long long)got[0],
+                  (long long)got[1]);
+    dev_free(d);
+    /* 2^31 + 5 segments [0, 1) over in = {7}, int32 offsets */
+    CUdeviceptr in = dev_alloc(4), b = dev_alloc(nseg * 4), e = dev_alloc(nseg * 4), out = dev_alloc(nseg * 8);
+    int32_t seven = 7;
+    upload(in, &seven, 4);
+    CU_OK(D->MemsetD8(b, 0, nseg * 4));
+    CU_OK(D->MemsetD32Async(e, 1, nseg, NULL));
+    CU_OK(D->MemsetD8(out, 0xff, nseg * 8));
+    CURED_OK(cured_segmented_reduce_async(H, CURED_OP_SUM, DP(in), CURED_TYPE_INT32, nseg, DP(b), DP(e),
+                                          CURED_TYPE_INT32, DP(out), CURED_TYPE_INT64, NULL));
+    const size_t probe[] = {0, 1, ((size_t)1 << 31) - 1, (size_t)1 << 31, nseg - 1};
+    for (size_t k = 0; k < sizeof probe / sizeof *probe; k++) {
+        int64_t v = 0;
+        download(&v, out + probe[k] * 8, 8);
+        ck_assert_msg(v == 7, "segment %zu of 2^31 + 5: %lld", probe[k], (long long)v);
+    }
+}
+END_TEST
+
+static Suite *axes_suite(void)
+{
+    Suite *s = suite_create("gpu-axes");
+    TCase *tc = tcase_create("axes");
+    tcase_add_checked_fixture(tc, ops_setup, ops_teardown);
+    tcase_set_timeout(tc, 600);
+    tcase_add_loop_test(tc, test_axes_random, 0, CURED_OP_COUNT);
+    tcase_add_test(tc, test_matrix_shapes);
+    tcase_add_loop_test(tc, test_segments_random, 0, 36);
+    tcase_add_test(tc, test_uniform_segments);
+    tcase_add_test(tc, test_determinism_capture_streams);
+    tcase_add_test(tc, test_bad_pointers);
+    tcase_add_test(tc, test_huge);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+int main(void)
+{
+    return gpu_main("test-gpu-axes", axes_suite());
+}
