@@ -55,7 +55,8 @@ template <class T> struct Source2 {
 // A thread's share of n elements: thread `rank` of `size` reads vectors
 // rank, rank + size, ..., UNROLL of them in flight. The elements before the
 // first 16-byte boundary (the head) and after the last whole vector (the
-// tail) go to vis.elem one by one, from the first threads of the group; the
+// tail) go to vis.elem one by one, spread over the group's threads as the
+// vectors are (a group may be smaller than a vector's elements); the
 // head before the body, or after it when Visitor::HEAD_LAST (the ARG
 // visitor, whose head partial would otherwise stay live across the loop).
 // vis.vec gets each vector, the index of its first element, and `at`: the
@@ -71,8 +72,9 @@ __device__ __forceinline__ void thread_visit(const Src &src, size_t n, size_t ra
     }
     const size_t head = src.head(n);
     const size_t nvec = (n - head) / VEC;
-    if (!Visitor::HEAD_LAST && rank < head)
-        vis.elem(src.elem(rank), rank);
+    if (!Visitor::HEAD_LAST)
+        for (size_t h = rank; h < head; h += size)
+            vis.elem(src.elem(h), h);
     size_t i = rank;
     unsigned at = 0;
     for (; i + (UNROLL - 1) * size < nvec; i += UNROLL * size, at += UNROLL * VEC) {
@@ -87,11 +89,11 @@ __device__ __forceinline__ void thread_visit(const Src &src, size_t n, size_t ra
     for (; i < nvec; i += size, at += VEC)
         vis.vec(src.template load<Load>(head, i), head + i * VEC, at);
 
-    if (Visitor::HEAD_LAST && rank < head)
-        vis.elem(src.elem(rank), rank);
-    const size_t tail = head + nvec * VEC;
-    if (rank < n - tail)
-        vis.elem(src.elem(tail + rank), tail + rank);
+    if (Visitor::HEAD_LAST)
+        for (size_t h = rank; h < head; h += size)
+            vis.elem(src.elem(h), h);
+    for (size_t t = head + nvec * VEC + rank; t < n; t += size)
+        vis.elem(src.elem(t), t);
 }
 
 // Combine the elements of one 16-byte vector whose first element has index i0.

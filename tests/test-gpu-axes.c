@@ -96,6 +96,7 @@ static void check_output(cured_op op, cured_type t, cured_type out, const unsign
 /* A random view of up to 4 axes over a buffer, and a random axis subset. */
 static void random_view(struct rng *r, cured_layout *l, uint32_t *axes, int64_t *span, int big)
 {
+    memset(l, 0, sizeof *l);
     l->rank = 1 + (int)(rng_u32(r) % 4);
     int64_t ext[4], parent = 1;
     for (int k = 0; k < l->rank; k++) {

@@ -66,6 +66,7 @@ static const char usage_text[] =
     "       cured bench warmstart [options]   (first call of a fresh process; see its --help)\n"
     "       cured bench sweep [options]       (sizes 2^10 ... 2^30 beside CUB; see its --help)\n"
     "       cured bench ops [options]         (operators x types beside CUB; see its --help)\n"
+    "       cured bench axes [options]        (axis and segmented reductions; see its --help)\n"
     "  --n N         elements per reduction (default 64Mi; suffixes K, M, G, T are binary)\n"
     "  --iters K     timed calls per row after warm-up (default 200)\n"
     "  --device D    CUDA device ordinal (default 0)\n"
@@ -318,6 +319,8 @@ int cmd_bench(int argc, char **argv)
         return cmd_bench_sweep(argc - 1, argv + 1);
     if (argc > 1 && strcmp(argv[1], "ops") == 0)
         return cmd_bench_ops(argc - 1, argv + 1);
+    if (argc > 1 && strcmp(argv[1], "axes") == 0)
+        return cmd_bench_axes(argc - 1, argv + 1);
     static const char *const opts[] = {"--n", "--iters", "--device", "--arch", "--csv"};
     uint64_t val[4] = {(uint64_t)64 << 20, 200, 0, 90}; /* n, iters, device, arch */
     const char *csv = NULL;

@@ -17,7 +17,8 @@ int cmd_cache(int argc, char **argv);     /* cache.c */
 int cmd_bench(int argc, char **argv);     /* bench.c: Table 12-1; hands warmstart on */
 int cmd_warmstart(int argc, char **argv); /* warmstart.c */
 int cmd_bench_sweep(int argc, char **argv); /* sweep.c: sizes 2^10 ... 2^30 beside CUB */
-int cmd_bench_ops(int argc, char **argv);   /* opsbench.c: operators x types beside CUB */
+int cmd_bench_ops(int argc, char **argv);
+int cmd_bench_axes(int argc, char **argv);  /* axesbench.c: axis and segmented reductions vs the read ceiling */   /* opsbench.c: operators x types beside CUB */
 int cmd_warmstart_child(int argc, char **argv); /* warmstart_child.c: run by cmd_warmstart */
 
 /* ---- util.c -------------------------------------------------------------- */
