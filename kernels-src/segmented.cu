@@ -15,6 +15,11 @@ struct Kept {
 };
 __device__ __forceinline__ void kept_offsets(const Kept &k, u64 o, long long &in_off, long long &out_off)
 {
+    if (k.n == 1) { // the common case, without a division
+        in_off = (long long)o * k.in_stride[0];
+        out_off = (long long)o * k.out_stride[0];
+        return;
+    }
     in_off = 0;
     out_off = 0;
     for (int d = k.n - 1; d >= 0; d--) {
@@ -151,7 +156,8 @@ reduce_segments(const T *in, u64 nseg, const Off *begin, const Off *end, void *o
 // rows r (stride row) of each batch b. A block is TX x TY threads: TX lanes
 // across VEC-wide column groups, TY phases down the rows; the rows may be
 // split over gridDim.y / nbatch blocks, whose partials the last of them
-// combines in split order.
+// combines: a thread per column over few splits, the whole block per column
+// over many (each in a fixed order).
 struct Cols {
     long long rows, row, batches, batch, cols, out_batch, out_col;
     unsigned splits, tiles;
@@ -228,15 +234,30 @@ reduce_cols(const T *in, Cols g, void *out, unsigned result_size, A *partials, u
         if (!last)
             return;
         __threadfence();
-        if (ty == 0 && c0 < g.cols)
+        if (threadIdx.x == 0)
+            tickets[tile] = 0;
+        if (g.splits > 32) { // few columns, many splits: the block per column
+            const long long first = (long long)blockIdx.x * TX * VEC;
+            for (int cc = 0; cc < TX * VEC && first + cc < g.cols; cc++) {
+                A v = Op::identity();
+                for (unsigned s = threadIdx.x; s < g.splits; s += BLOCK)
+                    v = op(v, load_cg(partials + ((u64)s * g.batches + b) * g.cols + first + cc));
+                v = block_reduce_shuffle<BLOCK>(v, op);
+                if (threadIdx.x == 0)
+                    sm[cc % BLOCK] = v;
+                __syncthreads();
+                if (tx == cc / VEC && ty == 0)
+                    acc[cc % VEC] = sm[cc % BLOCK];
+                __syncthreads();
+            }
+        } else if (ty == 0 && c0 < g.cols) {
             for (int k = 0; k < VEC && c0 + k < g.cols; k++) {
                 A v = Op::identity();
                 for (unsigned s = 0; s < g.splits; s++)
                     v = op(v, load_cg(partials + ((u64)s * g.batches + b) * g.cols + c0 + k));
                 acc[k] = v;
             }
-        if (threadIdx.x == 0)
-            tickets[tile] = 0;
+        }
     }
     if (ty == 0 && c0 < g.cols)
         for (int k = 0; k < VEC && c0 + k < g.cols; k++) {

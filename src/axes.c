@@ -97,8 +97,10 @@ static void plan_shape(cured_handle h, struct cr_request *r, const struct dim *d
                        struct cr_geometry *g)
 {
     const size_t size = cr_type_size(r->in);
-    const uint64_t guess = (uint64_t)h->facts.sms * (uint64_t)h->max_blocks_per_sm; /* resident blocks */
-    const uint64_t partial_room = h->facts.partials_capacity * CR_MAX_ACC / r->acc.size;
+    /* Resident blocks of 256 threads: 2048 threads per SM at most. */
+    const uint64_t per_sm = h->max_blocks_per_sm < 8 ? (uint64_t)h->max_blocks_per_sm : 8;
+    const uint64_t guess = (uint64_t)h->facts.sms * per_sm;
+    const uint64_t partial_room = (h->facts.partials_capacity * CR_MAX_ACC + CR_WS_COLS_BYTES) / r->acc.size;
     int nk = 0, nr = 0, red_at = -1;
     for (int k = 0; k < n; k++) {
         if (d[k].reduced) {
@@ -117,7 +119,14 @@ static void plan_shape(cured_handle h, struct cr_request *r, const struct dim *d
     for (int k = 0; k < nr; k++)
         g->len *= (uint64_t)g->red.extent[k];
 
-    if (nr == 0 || (nr == 1 && g->red.stride[0] == 1)) { /* a contiguous row per output */
+    if (nr == 0 && nk >= 1 && nk <= 2 && g->kept.in_stride[nk - 1] == 1) {
+        /* Nothing reduced, contiguous outputs: columns of one row (16-byte loads across outputs). */
+        g->red.n = 1;
+        g->red.extent[0] = 1;
+        g->red.stride[0] = 0;
+        nr = 1;
+        red_at = 0;
+    } else if (nr == 0 || (nr == 1 && g->red.stride[0] == 1)) { /* a contiguous row per output */
         const uint64_t bytes = g->len * size;
         if (bytes < 16384) {
             r->shape = CR_SHAPE_ROWS;
@@ -125,7 +134,7 @@ static void plan_shape(cured_handle h, struct cr_request *r, const struct dim *d
             return;
         }
         r->shape = CR_SHAPE_ROWS_SPLIT;
-        uint64_t per = g->nout >= guess ? 1 : (2 * guess + g->nout - 1) / g->nout;
+        uint64_t per = g->nout >= guess ? 1 : (guess + g->nout - 1) / g->nout; /* one wave */
         uint64_t most = bytes / 16384; /* at least 16 KiB a block */
         per = per < most ? per : most;
         if (per > 1 && (g->nout > CR_WS_NTICKETS || g->nout * per > partial_room))
@@ -148,11 +157,14 @@ static void plan_shape(cured_handle h, struct cr_request *r, const struct dim *d
             if ((uintptr_t)in % 16 || (c->row * (int64_t)size) % 16 || (c->batch * (int64_t)size) % 16 ||
                 c->cols < vec)
                 vec = 1;
-            const unsigned tx = pow2_at_least(((uint64_t)c->cols + vec - 1) / vec, 256), ty = 256 / tx;
+            /* 32 lanes across (512-byte row pieces) and 8 phases down, fewer phases than rows never */
+            unsigned tx = pow2_at_least(((uint64_t)c->cols + vec - 1) / vec, 32), ty = 256 / tx;
+            while (ty > 1 && (int64_t)ty > c->rows)
+                ty /= 2, tx *= 2;
             c->tiles = (uint32_t)(((uint64_t)c->cols + (uint64_t)tx * vec - 1) / ((uint64_t)tx * vec));
             uint64_t blocks = (uint64_t)c->tiles * (uint64_t)c->batches;
-            uint64_t splits = blocks >= guess ? 1 : (2 * guess + blocks - 1) / blocks;
-            uint64_t most = (uint64_t)c->rows / (8u * ty); /* at least 8 rows a thread */
+            uint64_t splits = blocks >= guess ? 1 : (guess + blocks - 1) / blocks;
+            uint64_t most = (uint64_t)c->rows / (4u * ty); /* at least 4 rows a thread */
             splits = splits < most ? splits : most;
             if (splits > 1 && (blocks > CR_WS_NTICKETS ||
                                splits * (uint64_t)c->batches * (uint64_t)c->cols > partial_room))

@@ -56,6 +56,8 @@ START_TEST(test_plan_matrix_shapes)
         ck_assert_uint_eq(g.nout, (uint64_t)rows);
         if (rows == 1) {
             ck_assert_msg(whole, "1 x 2^26 along axis 1 is the whole-array kernel");
+        } else if (cols == 1) { /* nothing reduced: 16-byte loads across the outputs */
+            ck_assert_msg(r.shape == CR_SHAPE_COLS && g.cols.rows == 1, "2^26 x 1 axis 1: shape %d", r.shape);
         } else {
             ck_assert_msg(r.shape == CR_SHAPE_ROWS || r.shape == CR_SHAPE_ROWS_SPLIT, "%lld x %lld axis 1: shape %d",
                           (long long)rows, (long long)cols, r.shape);
@@ -72,15 +74,17 @@ START_TEST(test_plan_matrix_shapes)
         ck_assert_uint_eq(g.nout, (uint64_t)cols);
         if (cols == 1) {
             ck_assert_msg(whole, "2^26 x 1 along axis 0 is the whole-array kernel");
-        } else if (rows == 1) { /* a length-1 axis: each result is one element */
-            ck_assert_msg(r.shape == CR_SHAPE_ROWS && g.len == 1 && r.group == 1, "1 x n axis 0: shape %d", r.shape);
+        } else if (rows == 1) { /* a length-1 axis: each result is one element, loaded 16 bytes at a time */
+            ck_assert_msg(r.shape == CR_SHAPE_COLS && g.cols.rows == 1 && r.vec == 4 && r.group == 256,
+                          "1 x n axis 0: shape %d", r.shape);
         } else {
             ck_assert_msg(r.shape == CR_SHAPE_COLS, "%lld x %lld axis 0: shape %d", (long long)rows, (long long)cols,
                           r.shape);
             ck_assert_int_eq(r.vec, 4);
             ck_assert_msg(g.cols.splits >= 1 && g.cols.splits * g.cols.batches <= 65535, "splits %u", g.cols.splits);
             ck_assert_msg(g.cols.splits == 1 ||
-                              (uint64_t)g.cols.splits * g.cols.cols <= fake.facts.partials_capacity * CR_MAX_ACC / 4,
+                              (uint64_t)g.cols.splits * g.cols.cols <=
+                                  (fake.facts.partials_capacity * CR_MAX_ACC + CR_WS_COLS_BYTES) / 4,
                           "the partials fit the workspace");
         }
     }
@@ -122,8 +126,13 @@ START_TEST(test_plan_other_shapes)
     ck_assert_uint_eq(g.nout, 0);
     /* No axis: one element per output */
     ck_assert_int_eq(plan(CURED_OP_SUM, CURED_TYPE_FLOAT32, &l3, 0u, NULL, &r, &g, &whole), CURED_SUCCESS);
-    ck_assert_msg(r.shape == CR_SHAPE_ROWS && g.len == 1 && r.group == 1, "no axis: shape %d len %llu", r.shape,
-                  (unsigned long long)g.len);
+    ck_assert_msg(r.shape == CR_SHAPE_COLS && g.cols.rows == 1 && g.cols.cols == 64 * 1024 * 256,
+                  "no axis: shape %d", r.shape);
+    /* No axis of a transposed view: one strided element per output */
+    cured_layout t2 = {2, {300, 200}, {1, 300}};
+    ck_assert_int_eq(plan(CURED_OP_SUM, CURED_TYPE_FLOAT32, &t2, 0u, NULL, &r, &g, &whole), CURED_SUCCESS);
+    ck_assert_msg(r.shape == CR_SHAPE_ROWS && g.len == 1 && r.group == 1, "no axis, transposed: shape %d",
+                  r.shape);
 }
 END_TEST
 
