@@ -214,14 +214,15 @@ reduce_cols(const T *in, Cols g, void *out, unsigned result_size, A *partials, u
     __shared__ A sm[BLOCK];
     __shared__ bool last;
     const unsigned tile = (unsigned)(b * g.tiles + blockIdx.x);
-    for (int k = 0; k < VEC; k++) {
-        sm[threadIdx.x] = acc[k];
-        __syncthreads();
-        if (ty == 0)
-            for (int y = 1; y < TY; y++)
-                acc[k] = op(acc[k], sm[y * TX + tx]);
-        __syncthreads();
-    }
+    if (TY > 1)
+        for (int k = 0; k < VEC; k++) {
+            sm[threadIdx.x] = acc[k];
+            __syncthreads();
+            if (ty == 0)
+                for (int y = 1; y < TY; y++)
+                    acc[k] = op(acc[k], sm[y * TX + tx]);
+            __syncthreads();
+        }
     if (g.splits > 1) {
         if (ty == 0 && c0 < g.cols)
             for (int k = 0; k < VEC && c0 + k < g.cols; k++)
@@ -236,20 +237,25 @@ reduce_cols(const T *in, Cols g, void *out, unsigned result_size, A *partials, u
         __threadfence();
         if (threadIdx.x == 0)
             tickets[tile] = 0;
-        if (g.splits > 32) { // few columns, many splits: the block per column
+        if (g.splits > 32) { // many splits: a warp per column, its lanes across the splits
             const long long first = (long long)blockIdx.x * TX * VEC;
-            for (int cc = 0; cc < TX * VEC && first + cc < g.cols; cc++) {
+            const int lane = threadIdx.x % 32;
+            for (int cc = threadIdx.x / 32; cc < TX * VEC; cc += BLOCK / 32) { // warp-uniform
+                const long long c = first + cc;
+                if (c >= g.cols)
+                    break;
                 A v = Op::identity();
-                for (unsigned s = threadIdx.x; s < g.splits; s += BLOCK)
-                    v = op(v, load_cg(partials + ((u64)s * g.batches + b) * g.cols + first + cc));
-                v = block_reduce_shuffle<BLOCK>(v, op);
-                if (threadIdx.x == 0)
-                    sm[cc % BLOCK] = v;
-                __syncthreads();
-                if (tx == cc / VEC && ty == 0)
-                    acc[cc % VEC] = sm[cc % BLOCK];
-                __syncthreads();
+                for (unsigned s = lane; s < g.splits; s += 32)
+                    v = op(v, load_cg(partials + ((u64)s * g.batches + b) * g.cols + c));
+                v = group_reduce<32>(v, op);
+                if (lane == 0) {
+                    u64 i;
+                    if (winner_index(v, i))
+                        bind_winner(op, base + (long long)i * g.row + c, i);
+                    op.write((char *)out + (b * g.out_batch + c * g.out_col) * result_size, v, (u64)g.rows);
+                }
             }
+            return;
         } else if (ty == 0 && c0 < g.cols) {
             for (int k = 0; k < VEC && c0 + k < g.cols; k++) {
                 A v = Op::identity();

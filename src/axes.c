@@ -157,10 +157,10 @@ static void plan_shape(cured_handle h, struct cr_request *r, const struct dim *d
             if ((uintptr_t)in % 16 || (c->row * (int64_t)size) % 16 || (c->batch * (int64_t)size) % 16 ||
                 c->cols < vec)
                 vec = 1;
-            /* 32 lanes across (512-byte row pieces) and 8 phases down, fewer phases than rows never */
-            unsigned tx = pow2_at_least(((uint64_t)c->cols + vec - 1) / vec, 32), ty = 256 / tx;
-            while (ty > 1 && (int64_t)ty > c->rows)
-                ty /= 2, tx *= 2;
+            /* Few rows: each thread takes them all (loads in flight down the rows, no phase
+             * combine); many: 32 lanes across (512-byte row pieces) and up to 8 phases down. */
+            const uint64_t vc = ((uint64_t)c->cols + vec - 1) / vec;
+            unsigned tx = pow2_at_least(vc, c->rows <= 64 ? 256 : 32), ty = 256 / tx;
             c->tiles = (uint32_t)(((uint64_t)c->cols + (uint64_t)tx * vec - 1) / ((uint64_t)tx * vec));
             uint64_t blocks = (uint64_t)c->tiles * (uint64_t)c->batches;
             uint64_t splits = blocks >= guess ? 1 : (guess + blocks - 1) / blocks;
