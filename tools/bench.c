@@ -62,17 +62,20 @@ static const char *const algo_names[CURED_ALGO_COUNT] = {
     "single-pass ticket", "single-pass atomic", "Listing 12-4"};
 
 static const char usage_text[] =
-    "usage: cured bench [--n N] [--iters K] [--device D] [--arch sm_XY] [--csv FILE]\n"
-    "       cured bench warmstart [options]   (first call of a fresh process; see its --help)\n"
-    "       cured bench sweep [options]       (sizes 2^10 ... 2^30 beside CUB; see its --help)\n"
-    "       cured bench ops [options]         (operators x types beside CUB; see its --help)\n"
-    "  --n N         elements per reduction (default 64Mi; suffixes K, M, G, T are binary)\n"
+    "usage: cured bench [--n N] [--iters K] [--device D] [--arch sm_XY]\n"
+    "                   [--csv FILE]\n"
+    "       cured bench warmstart|sweep|ops [options]   (see their --help)\n"
+    "Table 12-1 of The CUDA Handbook (int32 sums, every algorithm) on this GPU,\n"
+    "beside CUB, Thrust and a read-only ceiling when the comparator is built.\n"
+    "  --n N         elements per reduction (default 64Mi; suffixes K, M, G, T\n"
+    "                are binary)\n"
     "  --iters K     timed calls per row after warm-up (default 200)\n"
     "  --device D    CUDA device ordinal (default 0)\n"
-    "  --arch sm_XY  target of the compile-only run when there is no GPU (default sm_90)\n"
+    "  --arch sm_XY  target of the compile-only run without a GPU (default sm_90)\n"
     "  --csv FILE    also write the rows as CSV\n"
     "  --help        this text\n"
-    "Exit status: 0 if every row ran and was correct; 1 otherwise or without a GPU; 2 for usage.\n";
+    "Exit status: 0 if every row ran and was correct; 1 otherwise or without a\n"
+    "GPU; 2 for usage.\n";
 
 static uint64_t splitmix64(uint64_t *s)
 {
@@ -308,16 +311,8 @@ static int make_rows(struct row *rows)
     return k;
 }
 
-int cmd_bench(int argc, char **argv)
+int cmd_bench_table(int argc, char **argv)
 {
-    if (argc > 1 && strcmp(argv[1], "warmstart") == 0)
-        return cmd_warmstart(argc - 1, argv + 1);
-    if (argc > 1 && strcmp(argv[1], "warmstart-child") == 0) /* internal: run by warmstart */
-        return cmd_warmstart_child(argc - 1, argv + 1);
-    if (argc > 1 && strcmp(argv[1], "sweep") == 0)
-        return cmd_bench_sweep(argc - 1, argv + 1);
-    if (argc > 1 && strcmp(argv[1], "ops") == 0)
-        return cmd_bench_ops(argc - 1, argv + 1);
     static const char *const opts[] = {"--n", "--iters", "--device", "--arch", "--csv"};
     uint64_t val[4] = {(uint64_t)64 << 20, 200, 0, 90}; /* n, iters, device, arch */
     const char *csv = NULL;
