@@ -60,6 +60,24 @@ fi
 CURED_CACHE_DISABLE=0 CURED_CACHE_DIR="$tmp/empty" "$cured" cache list >"$tmp/out" 2>"$tmp/err"; rc=$?
 [ $rc -eq 0 ] && grep -q "^0 entries" "$tmp/out" || fail "cache list of an empty cache: exit $rc: $(cat "$tmp/out" "$tmp/err")"
 
+# The benchmarks' CUB comparator is a separate library that `cured` opens
+# with dlopen: where it was built, `cured info` finds it beside the program;
+# the program itself links neither the CUDA runtime nor libstdc++.
+"$cured" info >"$tmp/info" 2>&1
+if grep -q "^benchmark comparator: not built" "$tmp/info"; then
+    echo "note: no CUB comparator in this build (no nvcc)"
+else
+    grep -q "^benchmark comparator: CUB .*cured-cub.so)$" "$tmp/info" ||
+        fail "cured info does not show the comparator library: $(grep comparator "$tmp/info")"
+fi
+real="$top_builddir/tools/.libs/cured"
+[ -x "$real" ] || real="$top_builddir/tools/cured"
+if command -v ldd >/dev/null 2>&1 && [ -x "$real" ] && ! head -c 2 "$real" | grep -q '#!'; then
+    if ldd "$real" | grep -E 'libstdc\+\+|libcudart'; then
+        fail "tools/cured links the CUDA runtime or libstdc++ (above)"
+    fi
+fi
+
 man1="$top_srcdir/doc/man/cured.1"
 # "  cache dir|list|clear   ..." -> cache dir, cache list, cache clear
 "$cured" --help | awk '/^  [a-z]/ {

@@ -23,6 +23,9 @@
 
 #include "driver.h"
 #include "tool.h"
+#ifdef CURED_HAVE_CUB_COMPARATOR
+#include "cub_compare.h"
+#endif
 
 static const char usage_text[] =
     "usage: cured <command> [options]\n"
@@ -42,8 +45,8 @@ static const char info_usage[] =
     "usage: cured info\n"
     "Print the library version, the CUDA driver and NVRTC versions (or why they\n"
     "cannot be loaded), the architectures NVRTC offers, the toolkit headers, each\n"
-    "device with the target cured compiles for, the disk cache and the CURED_*\n"
-    "variables that are set.\n"
+    "device with the target cured compiles for, the benchmarks' CUB comparator,\n"
+    "the disk cache and the CURED_* variables that are set.\n"
     "Exit status: 0 if everything could be queried (an absent driver, GPU or\n"
     "NVRTC is reported, not a failure); 1 if a query failed; 2 for usage.\n";
 
@@ -149,6 +152,16 @@ int cmd_info(int argc, char **argv)
                 rc |= info_device(d, i);
         }
     }
+
+#ifdef CURED_HAVE_CUB_COMPARATOR
+    const char *cub_path = cmp_library_path();
+    if (cub_path != NULL)
+        printf("benchmark comparator: %s (%s)\n", cmp_cub_version(), cub_path);
+    else
+        printf("benchmark comparator: not loadable: %s\n", cmp_last_error());
+#else
+    printf("benchmark comparator: not built (no nvcc at configure time)\n");
+#endif
 
     const char *reason = NULL, *dir = cache_dir_or_reason(&reason);
     if (dir != NULL) {
