@@ -37,9 +37,6 @@ DOT, NANMIN, NANMAX, NANARGMIN, NANARGMAX = 13, 14, 15, 16, 17
 ARG_OPS = (ARGMIN, ARGMAX, NANARGMIN, NANARGMAX)
 ALGO_AUTO = 0
 
-_builtin_min, _builtin_max, _builtin_all, _builtin_any, _builtin_sum = min, max, all, any, sum
-
-
 def library_version():
     """The version string of the libcured in use, e.g. "0.1.0"."""
     return _lib.lib().cured_version_string().decode()
