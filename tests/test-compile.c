@@ -17,9 +17,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
-#include "pool.h"
+#include "precompile.h"
 
 static int archs[64];
 static int narchs;
@@ -96,18 +95,29 @@ START_TEST(test_cubin_every_arch)
 }
 END_TEST
 
-/* Loop test over every kernel: a cubin for sm_90 and for the oldest architecture. */
+/* The every-kernel loop tests take kernels in groups of GROUP, one test (one
+ * forked process: ~40 ms each with the cache this big) per group; a failure
+ * names its kernel. */
+#define GROUP 16
+
+static size_t group_end(int i)
+{
+    size_t end = (size_t)(i + 1) * GROUP, nk = cured_kernel_count();
+    return end < nk ? end : nk;
+}
+
+/* Loop test over groups of kernels: a cubin for sm_90 and for the oldest architecture. */
 START_TEST(test_cubin_main_archs)
 {
-    for (int a = 0; a < nmain; a++)
-        expect_cubin((size_t)_i, main_archs[a]);
+    for (size_t k = (size_t)_i * GROUP; k < group_end(_i); k++)
+        for (int a = 0; a < nmain; a++)
+            expect_cubin(k, main_archs[a]);
 }
 END_TEST
 
-/* Loop test over kernel indices: PTX for the newest architecture. */
-START_TEST(test_ptx_newest_arch)
+/* PTX of kernel k for the newest architecture. */
+static void expect_ptx(size_t k)
 {
-    size_t k = (size_t)_i;
     int arch = archs[narchs - 1];
     size_t bytes = 0;
     cured_status st = cured_compile_kernel(k, arch, 1, &bytes);
@@ -140,6 +150,13 @@ START_TEST(test_ptx_newest_arch)
         ck_assert_msg(strstr(text, entry) != NULL, "the PTX of %s has no %s",
                       cured_kernel_name(k), entry);
     }
+}
+
+/* Loop test over groups of kernels: PTX for the newest architecture. */
+START_TEST(test_ptx_newest_arch)
+{
+    for (size_t k = (size_t)_i * GROUP; k < group_end(_i); k++)
+        expect_ptx(k);
 }
 END_TEST
 
@@ -412,8 +429,9 @@ static Suite *compile_suite(void)
 
     TCase *all = tcase_create("every_kernel");
     tcase_set_timeout(all, 900);
-    tcase_add_loop_test(all, test_cubin_main_archs, 0, nk);
-    tcase_add_loop_test(all, test_ptx_newest_arch, 0, nk);
+    int groups = (nk + GROUP - 1) / GROUP;
+    tcase_add_loop_test(all, test_cubin_main_archs, 0, groups);
+    tcase_add_loop_test(all, test_ptx_newest_arch, 0, groups);
     suite_add_tcase(s, all);
 
     TCase *custom = tcase_create("user_defined");
@@ -433,80 +451,6 @@ static Suite *compile_suite(void)
     tcase_add_test(misc, test_stats_memory_hit);
     suite_add_tcase(s, misc);
     return s;
-}
-
-/* ---- the parallel compilation before the tests -------------------------------- */
-
-struct job {
-    size_t kernel;
-    int sm, ptx;
-    cured_status status;
-};
-
-struct jobs {
-    struct job *v;
-    size_t n;
-    double start;
-    unsigned failed;
-};
-
-static void add_job(struct jobs *j, size_t kernel, int sm, int ptx)
-{
-    for (size_t i = 0; i < j->n; i++)
-        if (j->v[i].kernel == kernel && j->v[i].sm == sm && j->v[i].ptx == ptx)
-            return;
-    j->v[j->n++] = (struct job){kernel, sm, ptx, CURED_SUCCESS};
-}
-
-static double seconds(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-static void compile_job(void *user, size_t i)
-{
-    const struct jobs *j = user;
-    struct job *x = &j->v[i];
-    x->status = cured_compile_kernel(x->kernel, x->sm, x->ptx, NULL);
-}
-
-static void job_done(void *user, size_t i, size_t finished)
-{
-    struct jobs *j = user;
-    j->failed += j->v[i].status != CURED_SUCCESS;
-    if (finished % 50 == 0 || finished == j->n)
-        printf("compiled %zu/%zu images (%u failed) in %.1f s\n", finished, j->n, j->failed,
-               seconds() - j->start);
-    fflush(stdout);
-}
-
-static int precompile(void)
-{
-    size_t nk = cured_kernel_count();
-    struct jobs j = {malloc((TABLE_12_1 * (size_t)narchs + 3 * nk) * sizeof *j.v), 0, seconds(), 0};
-    if (j.v == NULL) {
-        printf("FAIL: out of memory\n");
-        return -1;
-    }
-    /* The Table 12-1 kernels first: the cooperative-groups ones take a second each. */
-    for (size_t k = 0; k < TABLE_12_1; k++)
-        for (int a = 0; a < narchs; a++)
-            add_job(&j, k, archs[a], 0);
-    for (size_t k = 0; k < nk; k++)
-        for (int a = 0; a < nmain; a++)
-            add_job(&j, k, main_archs[a], 0);
-    for (size_t k = 0; k < nk; k++)
-        add_job(&j, k, archs[narchs - 1], 1);
-    const char *env = getenv("CURED_TEST_JOBS");
-    int threads = env != NULL && atoi(env) > 0 ? atoi(env) : pool_cpus();
-    printf("compiling %zu images (%zu kernels; cubins for %d architectures; PTX for compute_%d) "
-           "on %d thread%s\n", j.n, nk, narchs, archs[narchs - 1], threads, threads == 1 ? "" : "s");
-    fflush(stdout);
-    pool_run(j.n, threads, compile_job, job_done, &j);
-    free(j.v);
-    return 0;
 }
 
 int main(void)
@@ -535,7 +479,7 @@ int main(void)
      * cache here, before Check forks: each test then checks its images,
      * found in the cache (a failure there is compiled again in the test,
      * which reports it). */
-    if (precompile() != 0)
+    if (precompile(TABLE_12_1, archs, narchs, main_archs, nmain) != 0)
         return 99;
     SRunner *sr = srunner_create(compile_suite());
     srunner_run_all(sr, CK_NORMAL);
