@@ -57,8 +57,9 @@ out:
         rc = 1, fprintf(stderr, "cuMemFree failed\n");
     if (ctx != NULL && cu.DevicePrimaryCtxRelease(dev) != CUDA_SUCCESS)
         rc = 1, fprintf(stderr, "cuDevicePrimaryCtxRelease failed\n");
-    cured_custom_destroy(sq); /* before the handle: their modules live in its context */
-    cured_custom_destroy(amax);
+    /* The ops before the handle: their modules live in its context. */
+    if ((st = cured_custom_destroy(sq)) != CURED_SUCCESS || (st = cured_custom_destroy(amax)) != CURED_SUCCESS)
+        rc = 1, fprintf(stderr, "cured_custom_destroy: %s: %s\n", cured_status_string(st), cured_last_error());
     if ((st = cured_destroy(h)) != CURED_SUCCESS)
         rc = 1, fprintf(stderr, "cured_destroy: %s: %s\n", cured_status_string(st), cured_last_error());
     return rc;
