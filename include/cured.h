@@ -1,7 +1,8 @@
-/*
- * cured: CUDA reductions compiled at run time.
+/**
+ * \file cured.h
+ * \brief cured: CUDA reductions compiled at run time.
  *
- * One public header. Kernels are compiled with NVRTC at first use for the GPU
+ * One public header (it includes cured_version.h). Kernels are compiled with NVRTC at first use for the GPU
  * that is present and launched through the CUDA Driver API on the caller's
  * stream. Neither the CUDA driver nor NVRTC is linked: both are opened with
  * dlopen() at first use, so a program using cured loads and gets a clear status
@@ -12,8 +13,19 @@
  * as they are. Device pointers are plain pointers (a CUdeviceptr is cast with
  * (void *)(uintptr_t)).
  *
- * Thread safety: every function may be called from any thread. A handle may be
- * shared by threads; see cured_reduce_async() for streams.
+ * Contexts: cured never changes the calling thread's current context. Each
+ * call makes the handle's context current for its own work and restores the
+ * caller's before it returns. cured_create() retains the device's primary
+ * context (the one the CUDA runtime uses) but does NOT make it current for
+ * the caller: a program that calls the driver API itself (cuMemAlloc, ...)
+ * must first make a context current, e.g. cuDevicePrimaryCtxRetain() then
+ * cuCtxSetCurrent(), or any CUDA runtime call (cudaSetDevice(), cudaMalloc()),
+ * which does so for the primary context. examples/sum.c shows the first way.
+ *
+ * Thread safety: every function may be called from any thread at the same
+ * time as any other, except where its documentation says otherwise
+ * (cured_destroy(), cured_custom_destroy()). A handle may be shared by
+ * threads; see cured_reduce_async() for streams.
  */
 #ifndef CURED_H
 #define CURED_H
@@ -21,29 +33,51 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "cured_version.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
 
+/** \cond INTERNAL */
 #if defined(CURED_BUILDING) && defined(__GNUC__)
 #define CURED_EXPORT __attribute__((visibility("default")))
 #else
 #define CURED_EXPORT
 #endif
+/** \endcond */
 
-/** Version of this header; compare with cured_version() at run time. */
-#define CURED_VERSION_MAJOR 0
-#define CURED_VERSION_MINOR 1
-#define CURED_VERSION_PATCH 0
-/** API version as one number: major * 10000 + minor * 100 + patch. */
-#define CURED_API_VERSION (CURED_VERSION_MAJOR * 10000 + CURED_VERSION_MINOR * 100 + CURED_VERSION_PATCH)
+/**
+ * \defgroup cured_info Versions, names and facts
+ * \brief Library, driver and NVRTC versions; names of statuses, types and
+ * operators; the last error message; result types and sizes.
+ *
+ * \defgroup cured_handle Handles
+ * \brief A handle binds cured to one CUDA context.
+ *
+ * \defgroup cured_reduce Reductions
+ * \brief Built-in operators over device arrays, asynchronous or synchronous.
+ *
+ * \defgroup cured_custom User-defined reductions
+ * \brief Operators written as C++ expressions, compiled with NVRTC.
+ *
+ * \defgroup cured_cache Kernels and the disk cache
+ * \brief The built-in kernels, compiling them without a GPU, and the
+ * persistent kernel cache.
+ *
+ * \defgroup cured_log Logging
+ * \brief Where cured's warnings and debug messages go.
+ */
 
 struct CUstream_st; /* CUstream == cudaStream_t == struct CUstream_st * */
 struct CUctx_st;    /* CUcontext == struct CUctx_st * */
 
+/** \addtogroup cured_info
+ *  @{ */
+
 /** Status codes. Values are stable: new codes are only ever appended. */
 typedef enum cured_status {
-    CURED_SUCCESS = 0,
+    CURED_SUCCESS = 0,                  /**< the call did what it says */
     CURED_ERROR_NULL_HANDLE = 1,        /**< the handle argument is NULL */
     CURED_ERROR_NULL_POINTER = 2,       /**< a required pointer argument is NULL */
     CURED_ERROR_INVALID_ENUM = 3,       /**< an enum argument has an unknown value */
@@ -69,20 +103,25 @@ typedef enum cured_status {
 /** Element and result types. Values are stable. FLOAT16 is IEEE binary16 and
  *  BFLOAT16 is bfloat16, each passed as its 16-bit pattern. */
 typedef enum cured_type {
-    CURED_TYPE_INT32 = 0,
-    CURED_TYPE_INT64 = 1,
-    CURED_TYPE_INT8 = 2,
-    CURED_TYPE_UINT8 = 3,
-    CURED_TYPE_INT16 = 4,
-    CURED_TYPE_UINT16 = 5,
-    CURED_TYPE_UINT32 = 6,
-    CURED_TYPE_UINT64 = 7,
-    CURED_TYPE_FLOAT16 = 8,
-    CURED_TYPE_BFLOAT16 = 9,
-    CURED_TYPE_FLOAT32 = 10,
-    CURED_TYPE_FLOAT64 = 11
+    CURED_TYPE_INT32 = 0,       /**< int32_t */
+    CURED_TYPE_INT64 = 1,       /**< int64_t */
+    CURED_TYPE_INT8 = 2,        /**< int8_t */
+    CURED_TYPE_UINT8 = 3,       /**< uint8_t */
+    CURED_TYPE_INT16 = 4,       /**< int16_t */
+    CURED_TYPE_UINT16 = 5,      /**< uint16_t */
+    CURED_TYPE_UINT32 = 6,      /**< uint32_t */
+    CURED_TYPE_UINT64 = 7,      /**< uint64_t */
+    CURED_TYPE_FLOAT16 = 8,     /**< IEEE binary16 (its bit pattern) */
+    CURED_TYPE_BFLOAT16 = 9,    /**< bfloat16 (its bit pattern) */
+    CURED_TYPE_FLOAT32 = 10,    /**< float */
+    CURED_TYPE_FLOAT64 = 11     /**< double */
 } cured_type;
+/** Number of cured_type values (0 .. CURED_TYPE_COUNT-1). */
 #define CURED_TYPE_COUNT 12
+/** @} */
+
+/** \addtogroup cured_reduce
+ *  @{ */
 
 /**
  * Reduction operators. Values are stable.
@@ -130,31 +169,33 @@ typedef enum cured_type {
  * run to run for the same input, n and device.
  */
 typedef enum cured_op {
-    CURED_OP_SUM = 0,
-    CURED_OP_PRODUCT = 1,
-    CURED_OP_MIN = 2,
-    CURED_OP_MAX = 3,
-    CURED_OP_MINMAX = 4,
-    CURED_OP_ARGMIN = 5,
-    CURED_OP_ARGMAX = 6,
-    CURED_OP_AND = 7,
-    CURED_OP_OR = 8,
-    CURED_OP_XOR = 9,
-    CURED_OP_SUM_SQUARES = 10,
-    CURED_OP_SUM_ABS = 11,
-    CURED_OP_NORM2 = 12,
-    CURED_OP_DOT = 13,       /**< only through cured_dot() / cured_dot_async() */
-    CURED_OP_NANMIN = 14,
-    CURED_OP_NANMAX = 15,
-    CURED_OP_NANARGMIN = 16,
-    CURED_OP_NANARGMAX = 17,
+    CURED_OP_SUM = 0,        /**< sum */
+    CURED_OP_PRODUCT = 1,    /**< product */
+    CURED_OP_MIN = 2,        /**< minimum */
+    CURED_OP_MAX = 3,        /**< maximum */
+    CURED_OP_MINMAX = 4,     /**< minimum then maximum */
+    CURED_OP_ARGMIN = 5,     /**< first index of the minimum, and the value */
+    CURED_OP_ARGMAX = 6,     /**< first index of the maximum, and the value */
+    CURED_OP_AND = 7,        /**< bitwise and */
+    CURED_OP_OR = 8,         /**< bitwise or */
+    CURED_OP_XOR = 9,        /**< bitwise exclusive or */
+    CURED_OP_SUM_SQUARES = 10,/**< sum of x*x */
+    CURED_OP_SUM_ABS = 11,   /**< sum of |x| */
+    CURED_OP_NORM2 = 12,     /**< sqrt of the sum of squares */
+    CURED_OP_DOT = 13,       /**< sum of x*y: only through cured_dot() / cured_dot_async() */
+    CURED_OP_NANMIN = 14,    /**< minimum ignoring NaNs */
+    CURED_OP_NANMAX = 15,    /**< maximum ignoring NaNs */
+    CURED_OP_NANARGMIN = 16, /**< ARGMIN ignoring NaNs */
+    CURED_OP_NANARGMAX = 17, /**< ARGMAX ignoring NaNs */
     CURED_OP_COUNT_NONZERO = 18 /**< number of nonzero elements (NaN counts, -0 does not) */
 } cured_op;
+/** Number of cured_op values (0 .. CURED_OP_COUNT-1). */
 #define CURED_OP_COUNT 19
 
 /** Result of the ARG operators: the index, then the value (of the element type). */
 typedef struct cured_arg_result {
-    int64_t index;
+    int64_t index; /**< the element's index; -1 for an all-NaN input of NANARGMIN/NANARGMAX */
+    /** The element, in the member of its type. */
     union {
         int8_t i8; uint8_t u8; int16_t i16; uint16_t u16; int32_t i32; uint32_t u32;
         int64_t i64; uint64_t u64; uint16_t f16_bits; uint16_t bf16_bits; float f32; double f64;
@@ -171,7 +212,7 @@ typedef struct cured_arg_result {
  * without them they return CURED_ERROR_NOT_SUPPORTED.
  */
 typedef enum cured_algorithm {
-    CURED_ALGO_AUTO = 0,
+    CURED_ALGO_AUTO = 0,                 /**< the library's fastest: every operator and type */
     CURED_ALGO_TWO_PASS_SHARED = 1,      /**< two kernels, shared-memory tree per block */
     CURED_ALGO_TWO_PASS_SHUFFLE = 2,     /**< two kernels, warp-shuffle block reduction */
     CURED_ALGO_TWO_PASS_CG = 3,          /**< two kernels, cg::reduce block reduction */
@@ -179,71 +220,97 @@ typedef enum cured_algorithm {
     CURED_ALGO_SINGLE_PASS_ATOMIC = 5,   /**< one kernel; one atomicAdd per block */
     CURED_ALGO_LISTING_12_4 = 6          /**< int4 loads, cg::reduce, one atomic per block */
 } cured_algorithm;
+/** Number of cured_algorithm values. */
 #define CURED_ALGO_COUNT 7
+
+/** @} */
+
+/** \addtogroup cured_handle
+ *  @{ */
 
 /** Opaque library handle bound to one CUDA context. */
 typedef struct cured_handle_st *cured_handle;
 
 /**
- * \brief Version of the library that is loaded.
- * \param major, minor, patch  may each be NULL.
- * \return CURED_API_VERSION of the library (major * 10000 + minor * 100 + patch).
- */
-CURED_EXPORT int cured_version(int *major, int *minor, int *patch);
-
-/** \brief Version string, e.g. "0.1.0". \return a static string. */
-CURED_EXPORT const char *cured_version_string(void);
-
-/** \brief Name of a status, e.g. "CURED_ERROR_NO_DRIVER". \return a static string
- *  ("CURED_STATUS_UNKNOWN" for values not in cured_status). */
-CURED_EXPORT const char *cured_status_string(cured_status status);
-
-/** \brief Name of an element type, e.g. "int32", "bfloat16". \return a static
- *  string ("unknown" for values not in cured_type). */
-CURED_EXPORT const char *cured_type_name(cured_type type);
-
-/** \brief Name of an operator: its enumerator without CURED_OP_, e.g. "SUM",
- *  "NANARGMAX". \return a static string ("UNKNOWN" for values not in cured_op). */
-CURED_EXPORT const char *cured_op_name(cured_op op);
-
-/**
- * \brief Detailed message for the last failing call made by this thread.
- * It says what was tried (library names, paths, driver call) and, for
- * CURED_ERROR_COMPILE, holds the NVRTC log. Successful calls do not clear it.
- * \return a thread-local string, valid until this thread's next cured call;
- *         "" when nothing has failed.
- */
-CURED_EXPORT const char *cured_last_error(void);
-
-/**
- * \brief Create a handle for a device ordinal, using the device's primary
- * context (the one the CUDA runtime uses), so that memory and streams from
- * runtime code work with it. Allocates the handle's small per-stream workspace.
- * \param device  CUDA device ordinal (0 .. count-1).
- * \param out     receives the handle; set to NULL on failure.
- * \return CURED_SUCCESS, CURED_ERROR_NULL_POINTER, CURED_ERROR_NO_DRIVER,
- *         CURED_ERROR_NO_DEVICE, CURED_ERROR_INVALID_DEVICE, CURED_ERROR_OUT_OF_MEMORY,
- *         CURED_ERROR_CUDA.
+ * \brief Create a handle for a device ordinal, on the device's primary context.
+ *
+ * Loads the CUDA driver (dlopen) and calls cuInit() if needed, retains the
+ * device's primary context (the one the CUDA runtime uses, so memory and
+ * streams from runtime code work with the handle) and allocates the handle's
+ * small per-stream workspace in it. The primary context is retained, not
+ * made current: the calling thread's current context is unchanged. To call
+ * the driver API yourself, make a context current first (see the file's
+ * description of contexts). cured_destroy() releases the retain.
+ *
+ * \param device  CUDA device ordinal, 0 .. (device count - 1).
+ * \param out     receives the handle; set to NULL on failure. Must not be NULL.
+ * \return CURED_SUCCESS;
+ *         CURED_ERROR_NULL_POINTER (out is NULL);
+ *         CURED_ERROR_NO_DRIVER (libcuda.so.1 cannot be loaded or initialised: the
+ *         message says what was tried);
+ *         CURED_ERROR_NO_DEVICE (the driver sees no device);
+ *         CURED_ERROR_INVALID_DEVICE (device out of range);
+ *         CURED_ERROR_OUT_OF_MEMORY (host or device memory);
+ *         CURED_ERROR_CUDA (another driver call failed: the message names it).
+ * \par Thread safety
+ * May be called from any thread; each call makes a new handle.
  */
 CURED_EXPORT cured_status cured_create(int device, cured_handle *out);
 
 /**
- * \brief Create a handle for an existing context. The context must outlive
- * the handle.
- * \param ctx  a CUcontext.
- * \param out  receives the handle; set to NULL on failure.
- * \return as cured_create(), CURED_ERROR_INVALID_DEVICE for a bad context.
+ * \brief Create a handle for an existing context.
+ *
+ * The handle uses ctx (neither retained nor made current for the caller);
+ * the context must outlive the handle.
+ *
+ * \param ctx  a CUcontext (any context of any device).
+ * \param out  receives the handle; set to NULL on failure. Must not be NULL.
+ * \return as cured_create(); CURED_ERROR_NULL_POINTER also when ctx is NULL;
+ *         CURED_ERROR_INVALID_DEVICE for a context the driver refuses.
+ * \par Thread safety
+ * May be called from any thread.
  */
 CURED_EXPORT cured_status cured_create_for_context(struct CUctx_st *ctx, cured_handle *out);
 
 /**
- * \brief Destroy a handle: waits for no stream, so the caller must make sure
- * no work launched through it is still pending. Frees its workspace and
- * unloads its modules. NULL is accepted.
- * \return CURED_SUCCESS, or CURED_ERROR_CUDA if freeing failed (the handle is
- *         freed regardless).
+ * \brief Destroy a handle.
+ *
+ * Waits for no stream: the caller makes sure that no work launched through
+ * the handle is still pending (and that no graph captured from it will be
+ * launched again). Frees its workspace, unloads its modules and, for a
+ * handle of cured_create(), releases the primary context.
+ *
+ * \param h  the handle; NULL is accepted (nothing is done).
+ * \return CURED_SUCCESS, or CURED_ERROR_CUDA if freeing device memory or
+ *         unloading a module failed (the handle is freed regardless).
+ * \par Thread safety
+ * No other thread may use h during or after the call.
  */
 CURED_EXPORT cured_status cured_destroy(cured_handle h);
+
+/**
+ * \brief Architecture that kernels are compiled for on this handle's device.
+ *
+ * For compute capability X.Y: sm_XY when NVRTC offers it, else the highest
+ * offered sm_XZ with Z <= Y, else PTX of the highest offered architecture
+ * below the device; CURED_ARCH overrides.
+ *
+ * \param h       handle.
+ * \param sm      receives the architecture, e.g. 90 for sm_90 (may be NULL).
+ * \param is_ptx  receives 1 when PTX is made for the driver to JIT, 0 for a
+ *                cubin (may be NULL).
+ * \return CURED_SUCCESS; CURED_ERROR_NULL_HANDLE; CURED_ERROR_NO_NVRTC;
+ *         CURED_ERROR_NOT_SUPPORTED (NVRTC offers no usable architecture, or
+ *         CURED_ARCH is malformed). On error sm and is_ptx are not written.
+ * \par Thread safety
+ * May be called from any thread.
+ */
+CURED_EXPORT cured_status cured_get_arch(cured_handle h, int *sm, int *is_ptx);
+
+/** @} */
+
+/** \addtogroup cured_reduce
+ *  @{ */
 
 /**
  * \brief Asynchronous reduction of n elements on a stream.
@@ -251,8 +318,8 @@ CURED_EXPORT cured_status cured_destroy(cured_handle h);
  * Writes op(in[0..n)) to *out (device memory) when the stream reaches it. The
  * call allocates nothing, sets no memory and does not synchronise, so it may
  * be captured into a CUDA graph. It may compile a kernel (NVRTC) the first
- * time a specialization is used; call cured_prepare() before capturing if
- * that matters.
+ * time a specialization is used; call cured_prepare() (or make one call)
+ * before capturing if that matters (examples/graph.c).
  *
  * Operators, result types, output layouts, NaN and n == 0 rules: see cured_op.
  *
@@ -268,21 +335,35 @@ CURED_EXPORT cured_status cured_destroy(cured_handle h);
  * CURED_ERROR_NOT_DEVICE_POINTER (one cuPointerGetAttributes per pointer);
  * device memory of another device must be reachable through peer access.
  *
- * \param h       handle.
- * \param op      operator.
- * \param algo    algorithm; CURED_ALGO_AUTO unless comparing variants.
- * \param in      device pointer to n elements, aligned to the element size
- *                (any such alignment; 16 bytes is fastest). May be NULL when n == 0.
- * \param in_type element type.
- * \param n       element count (any size_t whose byte size does not overflow).
- * \param out     device pointer to the result (see cured_op for its layout),
- *                aligned to its size (8 bytes for the ARG operators).
- * \param out_type result type.
- * \param stream  CUstream or cudaStream_t (NULL = the legacy default stream).
- * \return CURED_SUCCESS or an error; on error nothing was launched or written.
- *         CURED_ERROR_TYPE_MISMATCH for an (op, in_type, out_type) not offered,
- *         CURED_ERROR_NOT_SUPPORTED for an algorithm other than AUTO with
- *         anything but an int32 sum, CURED_ERROR_EMPTY_INPUT (see cured_op).
+ * \param h        handle.
+ * \param op       operator (not CURED_OP_DOT: see cured_dot_async()).
+ * \param algo     algorithm; CURED_ALGO_AUTO unless comparing variants.
+ * \param in       device pointer to n elements, aligned to the element size
+ *                 (any such alignment; 16 bytes is fastest). May be NULL when n == 0.
+ * \param in_type  element type.
+ * \param n        element count (any size_t whose byte size does not overflow).
+ * \param out      device pointer to the result (see cured_op for its layout),
+ *                 aligned to its size (8 bytes for the ARG operators).
+ * \param out_type result type (cured_default_result() gives the default).
+ * \param stream   CUstream or cudaStream_t of the handle's context (NULL = the
+ *                 legacy default stream).
+ * \return CURED_SUCCESS, or an error; on error nothing was launched or written:
+ *         CURED_ERROR_NULL_HANDLE;
+ *         CURED_ERROR_NULL_POINTER (out, or in with n > 0);
+ *         CURED_ERROR_INVALID_ENUM (op, algo or a type);
+ *         CURED_ERROR_TYPE_MISMATCH (an (op, in_type, out_type) not offered);
+ *         CURED_ERROR_NOT_SUPPORTED (an algorithm other than AUTO with anything
+ *         but an int32 sum; the cooperative-groups algorithms without toolkit
+ *         headers);
+ *         CURED_ERROR_EMPTY_INPUT (n == 0 for MINMAX and the ARG operators);
+ *         CURED_ERROR_SIZE_OVERFLOW; CURED_ERROR_MISALIGNED;
+ *         CURED_ERROR_NOT_DEVICE_POINTER;
+ *         CURED_ERROR_NO_NVRTC, CURED_ERROR_COMPILE (first use of a kernel);
+ *         CURED_ERROR_OUT_OF_MEMORY; CURED_ERROR_CUDA (a driver call failed,
+ *         e.g. the launch).
+ * \par Thread safety
+ * May be called from any thread, on any stream, concurrently with other
+ * calls on the same handle.
  */
 CURED_EXPORT cured_status cured_reduce_async(cured_handle h, cured_op op, cured_algorithm algo,
                                              const void *in, cured_type in_type, size_t n,
@@ -309,10 +390,24 @@ CURED_EXPORT cured_status cured_prepare(cured_handle h, cured_op op, cured_algor
 /**
  * \brief Synchronous reduction: as cured_reduce_async(), but the result is
  * written to host memory and the call waits for the stream.
- * \param host_out  host pointer receiving one value of out_type.
- * \return as cured_reduce_async(); CURED_ERROR_CUDA if the stream reports an
- *         error; CURED_ERROR_ALL_NAN (host_out not written) for a NAN* operator
- *         on an all-NaN input.
+ *
+ * \param h         handle.
+ * \param op        operator (not CURED_OP_DOT: see cured_dot()).
+ * \param algo      algorithm; CURED_ALGO_AUTO unless comparing variants.
+ * \param in        device pointer to n elements, aligned to the element size
+ *                  (may be NULL when n == 0).
+ * \param in_type   element type.
+ * \param n         element count.
+ * \param host_out  host pointer receiving the result (one value of out_type;
+ *                  two for MINMAX; a cured_arg_result for the ARG operators).
+ * \param out_type  result type.
+ * \param stream    stream to run on and wait for (NULL = the legacy default stream).
+ * \return as cured_reduce_async(), with CURED_ERROR_NULL_POINTER for a NULL
+ *         host_out; CURED_ERROR_CUDA if the stream reports an error;
+ *         CURED_ERROR_ALL_NAN for a NAN* operator on an all-NaN input (host_out
+ *         not written). host_out is written only on CURED_SUCCESS.
+ * \par Thread safety
+ * As cured_reduce_async(). The call is not capturable (it waits for the stream).
  */
 CURED_EXPORT cured_status cured_reduce(cured_handle h, cured_op op, cured_algorithm algo,
                                        const void *in, cured_type in_type, size_t n,
@@ -320,17 +415,44 @@ CURED_EXPORT cured_status cured_reduce(cured_handle h, cured_op op, cured_algori
                                        struct CUstream_st *stream);
 
 /**
- * \brief Dot product sum(x[i] * y[i]) of two arrays of one type, with the
- * result types of CURED_OP_SUM (int8 inputs may ask for INT32 or INT64).
- * x and y need only be aligned to the element size; 16-byte loads are used
- * when both have the same offset within 16 bytes. Otherwise as
+ * \brief Asynchronous dot product sum(x[i] * y[i]) of two arrays of one type.
+ *
+ * The result types are those of CURED_OP_SUM (int8 inputs may ask for INT32
+ * or INT64). x and y need only be aligned to the element size; 16-byte loads
+ * are used when both have the same offset within 16 bytes. Otherwise as
  * cured_reduce_async() with algorithm AUTO.
+ *
+ * \param h         handle.
+ * \param x         device pointer to n elements (may be NULL when n == 0).
+ * \param y         device pointer to n elements (may be NULL when n == 0).
+ * \param type      element type of x and y.
+ * \param n         element count.
+ * \param out       device pointer to one value of out_type, aligned to its size.
+ * \param out_type  result type.
+ * \param stream    CUstream or cudaStream_t (NULL = the legacy default stream).
+ * \return as cured_reduce_async().
+ * \par Thread safety
+ * As cured_reduce_async().
  */
 CURED_EXPORT cured_status cured_dot_async(cured_handle h, const void *x, const void *y, cured_type type,
                                           size_t n, void *out, cured_type out_type,
                                           struct CUstream_st *stream);
 
-/** \brief Synchronous dot product into host memory; see cured_dot_async(). */
+/**
+ * \brief Synchronous dot product into host memory; see cured_dot_async().
+ *
+ * \param h         handle.
+ * \param x         device pointer to n elements (may be NULL when n == 0).
+ * \param y         device pointer to n elements (may be NULL when n == 0).
+ * \param type      element type of x and y.
+ * \param n         element count.
+ * \param host_out  host pointer receiving one value of out_type.
+ * \param out_type  result type.
+ * \param stream    stream to run on and wait for (NULL = the legacy default stream).
+ * \return as cured_reduce().
+ * \par Thread safety
+ * As cured_reduce().
+ */
 CURED_EXPORT cured_status cured_dot(cured_handle h, const void *x, const void *y, cured_type type,
                                     size_t n, void *host_out, cured_type out_type,
                                     struct CUstream_st *stream);
@@ -442,123 +564,216 @@ CURED_EXPORT cured_status cured_uniform_segmented_reduce_async(cured_handle h, c
                                                                cured_type in_type, size_t num_segments,
                                                                size_t segment_size, void *out, cured_type out_type,
                                                                struct CUstream_st *stream);
+/** @} */
+
+/** \addtogroup cured_info
+ *  @{ */
+
+/**
+ * \brief Version of the library that is loaded.
+ * \param major  receives the major version (may be NULL).
+ * \param minor  receives the minor version (may be NULL).
+ * \param patch  receives the patch level (may be NULL).
+ * \return the library's API version, major * 10000 + minor * 100 + patch
+ *         (compare with CURED_API_VERSION, the header's).
+ * \par Thread safety
+ * May be called from any thread.
+ */
+CURED_EXPORT int cured_version(int *major, int *minor, int *patch);
+
+/**
+ * \brief Version string of the loaded library, e.g. "0.1.0".
+ * \return a static string.
+ * \par Thread safety
+ * May be called from any thread.
+ */
+CURED_EXPORT const char *cured_version_string(void);
+
+/**
+ * \brief Name of a status, e.g. "CURED_ERROR_NO_DRIVER".
+ * \param status  any value.
+ * \return a static string ("CURED_STATUS_UNKNOWN" for values not in cured_status).
+ * \par Thread safety
+ * May be called from any thread.
+ */
+CURED_EXPORT const char *cured_status_string(cured_status status);
+
+/**
+ * \brief Name of an element type, e.g. "int32", "bfloat16".
+ * \param type  any value.
+ * \return a static string ("unknown" for values not in cured_type).
+ * \par Thread safety
+ * May be called from any thread.
+ */
+CURED_EXPORT const char *cured_type_name(cured_type type);
+
+/**
+ * \brief Name of an operator: its enumerator without CURED_OP_, e.g. "SUM",
+ * "NANARGMAX".
+ * \param op  any value.
+ * \return a static string ("UNKNOWN" for values not in cured_op).
+ * \par Thread safety
+ * May be called from any thread.
+ */
+CURED_EXPORT const char *cured_op_name(cured_op op);
+
+/**
+ * \brief Detailed message for the last failing call made by this thread.
+ *
+ * It says what was tried (library names, paths, driver call) and, for
+ * CURED_ERROR_COMPILE, holds the NVRTC log. Successful calls do not clear it.
+ *
+ * \return a thread-local string, valid until this thread's next cured call;
+ *         "" when nothing has failed in this thread.
+ * \par Thread safety
+ * Each thread has its own message.
+ */
+CURED_EXPORT const char *cured_last_error(void);
 
 /**
  * \brief The default result type of an operator for an element type (see cured_op).
- * \return CURED_SUCCESS, CURED_ERROR_INVALID_ENUM, CURED_ERROR_NULL_POINTER, or
- *         CURED_ERROR_TYPE_MISMATCH when the operator does not take that type.
+ * \param op        operator.
+ * \param in_type   element type.
+ * \param out_type  receives the default result type; not written on error.
+ * \return CURED_SUCCESS; CURED_ERROR_INVALID_ENUM (op or in_type);
+ *         CURED_ERROR_NULL_POINTER (out_type); CURED_ERROR_TYPE_MISMATCH when the
+ *         operator does not take that type (e.g. AND of float32).
+ * \par Thread safety
+ * May be called from any thread.
  */
 CURED_EXPORT cured_status cured_default_result(cured_op op, cured_type in_type, cured_type *out_type);
 
-/** \brief Size in bytes of a type (0 for an unknown value). */
+/**
+ * \brief Size in bytes of one element of a type.
+ * \param type  any value.
+ * \return 1, 2, 4 or 8; 0 for a value not in cured_type.
+ * \par Thread safety
+ * May be called from any thread.
+ */
 CURED_EXPORT size_t cured_type_size(cured_type type);
 
 /**
- * \brief Architecture that kernels are compiled for on this handle's device.
- * \param sm      receives e.g. 90 for sm_90 (may be NULL).
- * \param is_ptx  receives 1 when PTX is produced for the driver to JIT, 0 for cubin (may be NULL).
- * \return CURED_SUCCESS, CURED_ERROR_NULL_HANDLE, CURED_ERROR_NO_NVRTC,
- *         CURED_ERROR_NOT_SUPPORTED (NVRTC supports no usable architecture).
- */
-CURED_EXPORT cured_status cured_get_arch(cured_handle h, int *sm, int *is_ptx);
-
-/**
- * \brief Version of the NVRTC library in use (loading it if needed).
- * \return CURED_SUCCESS or CURED_ERROR_NO_NVRTC; major/minor may be NULL.
+ * \brief Version of the NVRTC library in use, loading it if needed.
+ * \param major  receives NVRTC's major version (may be NULL).
+ * \param minor  receives NVRTC's minor version (may be NULL).
+ * \return CURED_SUCCESS, or CURED_ERROR_NO_NVRTC (the message lists what was
+ *         tried; major and minor are not written).
+ * \par Thread safety
+ * May be called from any thread.
  */
 CURED_EXPORT cured_status cured_nvrtc_version(int *major, int *minor);
 
 /**
- * \brief CUDA driver version (e.g. 13000), loading the driver if needed.
- * \return CURED_SUCCESS (also when the driver sees no device) or
- *         CURED_ERROR_NO_DRIVER.
+ * \brief CUDA driver version (e.g. 13000 for 13.0), loading the driver if needed.
+ * \param version  receives the version; must not be NULL.
+ * \return CURED_SUCCESS (also when the driver sees no device);
+ *         CURED_ERROR_NULL_POINTER; CURED_ERROR_NO_DRIVER.
+ * \par Thread safety
+ * May be called from any thread.
  */
 CURED_EXPORT cured_status cured_driver_version(int *version);
 
 /**
- * \brief Architectures that the loaded NVRTC can compile for (e.g. 75, 80, ... 120).
+ * \brief Architectures that the loaded NVRTC can compile for, ascending
+ * (e.g. 75, 80, ... 120).
  * \param archs     array receiving up to capacity values (may be NULL if capacity is 0).
- * \param capacity  its length.
- * \param count     receives the total number supported.
- * \return CURED_SUCCESS, CURED_ERROR_NULL_POINTER, CURED_ERROR_NO_NVRTC.
+ * \param capacity  its length (>= 0).
+ * \param count     receives the total number offered (may exceed capacity).
+ * \return CURED_SUCCESS; CURED_ERROR_NULL_POINTER (count, or archs with
+ *         capacity > 0); CURED_ERROR_NO_NVRTC.
+ * \par Thread safety
+ * May be called from any thread.
  */
 CURED_EXPORT cured_status cured_supported_archs(int *archs, int capacity, int *count);
 
 /**
  * \brief Toolkit include directory used by the cooperative-groups variants.
+ *
  * Searched in CURED_CUDA_HOME, CUDA_HOME, CUDA_PATH, the path configure found,
  * /usr/local/cuda (each must hold include/cooperative_groups.h).
- * \return the directory's include path, or NULL if none was found (then
- *         cured_last_error() lists what was searched).
+ *
+ * \return the directory's include path (a string that stays valid), or NULL
+ *         if none was found (then cured_last_error() lists what was searched).
+ * \par Thread safety
+ * May be called from any thread.
  */
 CURED_EXPORT const char *cured_toolkit_include(void);
 
-/** \brief Number of built-in kernel specializations (one per NVRTC program). */
+/** Counters of the kernel cache, for tests and curious users. */
+typedef struct cured_stats {
+    uint64_t memory_hits;      /**< kernel images found in memory */
+    uint64_t disk_hits;        /**< kernel images read from the disk cache */
+    uint64_t compiles;         /**< NVRTC compilations that succeeded */
+    uint64_t compile_failures; /**< NVRTC compilations that failed */
+    double compile_seconds;    /**< wall time spent in NVRTC */
+} cured_stats;
+
+/**
+ * \brief Read the process-wide kernel cache counters.
+ * \param stats  receives the counters; must not be NULL.
+ * \return CURED_SUCCESS or CURED_ERROR_NULL_POINTER.
+ * \par Thread safety
+ * May be called from any thread; the counters are read together.
+ */
+CURED_EXPORT cured_status cured_get_stats(cured_stats *stats);
+
+/** @} */
+
+/** \addtogroup cured_cache
+ *  @{ */
+
+/**
+ * \brief Number of built-in kernel specializations (one per NVRTC program).
+ * \return the count, the same for the life of the process.
+ * \par Thread safety
+ * May be called from any thread.
+ */
 CURED_EXPORT size_t cured_kernel_count(void);
 
 /**
- * \brief Description of built-in kernel specialization index, e.g.
+ * \brief Description of a built-in kernel specialization, e.g.
  * "single_pass_ticket SUM int32->int64 (kernels-src/single_pass.cu)".
+ * \param index  0 .. cured_kernel_count()-1.
  * \return a static string, or NULL if index >= cured_kernel_count().
+ * \par Thread safety
+ * May be called from any thread.
  */
 CURED_EXPORT const char *cured_kernel_name(size_t index);
 
 /**
- * \brief Compile a built-in kernel for an architecture without needing a GPU
- * (through the in-memory cache, so a second call is a hit). Useful to warm
- * caches and to check NVRTC.
- * \param index    0 .. cured_kernel_count()-1.
- * \param sm       target, e.g. 90.
- * \param ptx      nonzero for PTX, zero for a cubin.
- * \param bytes    receives the compiled image size (may be NULL).
- * \return CURED_SUCCESS, CURED_ERROR_INVALID_VALUE, CURED_ERROR_NO_NVRTC,
- *         CURED_ERROR_NOT_SUPPORTED (needs toolkit headers that are absent, or
- *         an arch NVRTC does not offer), CURED_ERROR_COMPILE.
+ * \brief Compile a built-in kernel for an architecture without needing a GPU.
+ *
+ * Goes through the in-memory and disk caches, so a second call is a hit.
+ * Useful to warm caches and to check NVRTC.
+ *
+ * \param index  0 .. cured_kernel_count()-1.
+ * \param sm     target architecture, e.g. 90.
+ * \param ptx    nonzero for PTX (compute_XY), zero for a cubin (sm_XY).
+ * \param bytes  receives the compiled image's size (may be NULL; not written on error).
+ * \return CURED_SUCCESS; CURED_ERROR_INVALID_VALUE (index); CURED_ERROR_NO_NVRTC;
+ *         CURED_ERROR_NOT_SUPPORTED (the kernel needs toolkit headers that are
+ *         absent, or NVRTC does not offer the architecture); CURED_ERROR_COMPILE;
+ *         CURED_ERROR_OUT_OF_MEMORY.
+ * \par Thread safety
+ * May be called from any thread; threads asking for the same kernel at once
+ * cause one compilation, and different kernels compile in parallel.
  */
 CURED_EXPORT cured_status cured_compile_kernel(size_t index, int sm, int ptx, size_t *bytes);
 
-/** Counters of the kernel cache, for tests and curious users. */
-typedef struct cured_stats {
-    uint64_t memory_hits;   /**< kernel images found in memory */
-    uint64_t disk_hits;     /**< kernel images read from the disk cache */
-    uint64_t compiles;      /**< NVRTC compilations that succeeded */
-    uint64_t compile_failures;
-    double compile_seconds; /**< wall time spent in NVRTC */
-} cured_stats;
-
-/** \brief Read the process-wide cache counters. \return CURED_SUCCESS or CURED_ERROR_NULL_POINTER. */
-CURED_EXPORT cured_status cured_get_stats(cured_stats *stats);
-
-/* ---- Logging --------------------------------------------------------------- */
-
-/** Log levels. The library prints nothing unless asked: set CURED_LOG=warn or
- *  CURED_LOG=debug (messages go to stderr) or install a callback. */
-typedef enum cured_log_level {
-    CURED_LOG_OFF = 0,
-    CURED_LOG_WARN = 1,  /**< problems cured worked around (e.g. an unusable disk cache) */
-    CURED_LOG_DEBUG = 2  /**< cache hits and misses, compilations */
-} cured_log_level;
-
-/** A log sink: level, a NUL-terminated message without newline, and user. */
-typedef void (*cured_log_fn)(cured_log_level level, const char *message, void *user);
-
 /**
- * \brief Send log messages up to max_level to fn (NULL fn: back to the
- * CURED_LOG default, stderr). Each distinct warning is reported once per process.
- * \return CURED_SUCCESS, or CURED_ERROR_INVALID_ENUM for an unknown level.
- */
-CURED_EXPORT cured_status cured_set_log(cured_log_level max_level, cured_log_fn fn, void *user);
-
-/* ---- Disk cache ------------------------------------------------------------ */
-
-/**
- * \brief Directory of the persistent kernel cache in use: CURED_CACHE_DIR, else
- * $XDG_CACHE_HOME/cured, else $HOME/.cache/cured (else the passwd entry's
- * home), plus a versioned subdirectory. CURED_CACHE_DIR set but empty, or
- * CURED_CACHE_DISABLE=1, turns the disk cache off (the memory cache stays).
- * The directory is created 0700; one not owned by the user, or writable by
- * group or others, is refused. Any cache problem is a cache miss, never an error.
- * \return the path, or NULL when the disk cache is off or unusable.
+ * \brief Directory of the persistent kernel cache in use.
+ *
+ * CURED_CACHE_DIR, else $XDG_CACHE_HOME/cured, else $HOME/.cache/cured (else
+ * the passwd entry's home), plus a versioned subdirectory. CURED_CACHE_DIR
+ * set but empty, or CURED_CACHE_DISABLE=1, turns the disk cache off (the
+ * memory cache stays). The directory is created 0700; one not owned by the
+ * user, or writable by group or others, is refused. Any cache problem is a
+ * cache miss, never an error.
+ *
+ * \return the path (valid for the life of the process), or NULL when the disk
+ *         cache is off or unusable.
+ * \par Thread safety
+ * May be called from any thread.
  */
 CURED_EXPORT const char *cured_cache_dir(void);
 
@@ -572,9 +787,16 @@ typedef struct cured_cache_entry {
 } cured_cache_entry;
 
 /**
- * \brief Call fn for each valid-looking entry of the disk cache.
- * \return CURED_SUCCESS (also when the cache is off: no calls),
+ * \brief Call fn for each valid-looking entry of the disk cache, in no
+ * particular order.
+ * \param fn    called once per entry; the entry's strings are valid only
+ *              during the call. Must not be NULL.
+ * \param user  passed to fn.
+ * \return CURED_SUCCESS (also when the cache is off: no calls);
  *         CURED_ERROR_NULL_POINTER when fn is NULL.
+ * \par Thread safety
+ * May be called from any thread, while other threads and processes use the
+ * cache (an entry replaced meanwhile may be missed).
  */
 CURED_EXPORT cured_status cured_cache_foreach(void (*fn)(const cured_cache_entry *entry, void *user),
                                               void *user);
@@ -583,10 +805,48 @@ CURED_EXPORT cured_status cured_cache_foreach(void (*fn)(const cured_cache_entry
  * \brief Remove every entry of the disk cache (and stale temporary files).
  * \param removed  receives the number of entries removed (may be NULL).
  * \return CURED_SUCCESS (also when the cache is off).
+ * \par Thread safety
+ * May be called from any thread; programs using the cache meanwhile see misses.
  */
 CURED_EXPORT cured_status cured_cache_clear(size_t *removed);
 
-/* ---- User-defined reductions ------------------------------------------------ */
+/** @} */
+
+/** \addtogroup cured_log
+ *  @{ */
+
+/** Log levels. The library prints nothing unless asked: set CURED_LOG=warn or
+ *  CURED_LOG=debug (messages go to stderr) or install a callback. */
+typedef enum cured_log_level {
+    CURED_LOG_OFF = 0,   /**< nothing */
+    CURED_LOG_WARN = 1,  /**< problems cured worked around (e.g. an unusable disk cache) */
+    CURED_LOG_DEBUG = 2  /**< cache hits and misses, compilations */
+} cured_log_level;
+
+/** A log sink: level, a NUL-terminated message without newline, and user.
+ *  It may be called from any thread that calls cured, concurrently. */
+typedef void (*cured_log_fn)(cured_log_level level, const char *message, void *user);
+
+/**
+ * \brief Send log messages up to max_level to fn.
+ *
+ * Each distinct warning is reported once per process.
+ *
+ * \param max_level  the most detailed level passed on (CURED_LOG_OFF: none).
+ * \param fn         the sink; NULL goes back to the CURED_LOG default (stderr),
+ *                   and max_level is then ignored.
+ * \param user       passed to fn.
+ * \return CURED_SUCCESS, or CURED_ERROR_INVALID_ENUM for an unknown level.
+ * \par Thread safety
+ * May be called from any thread; a message being delivered meanwhile may
+ * still reach the previous sink.
+ */
+CURED_EXPORT cured_status cured_set_log(cured_log_level max_level, cured_log_fn fn, void *user);
+
+/** @} */
+
+/** \addtogroup cured_custom
+ *  @{ */
 
 /** A user-defined reduction compiled from C++ expressions. */
 typedef struct cured_custom_st *cured_custom;
@@ -602,6 +862,7 @@ typedef struct cured_custom_st *cured_custom;
  *   it must be associative (and is applied in a fixed order, so results are
  *   deterministic run to run).
  * - identity_expr: the identity of combine.
+ *
  * The result has acc_type. Examples: sum of squares `x*x` / `a+b` / `0`;
  * max-abs `fabs(x)` / `fmax(a,b)` / `0`; count of nonzeros `x != 0` / `a+b` / `0`
  * (acc INT64); dot product (ninputs 2) `x*y` / `a+b` / `0`.
@@ -616,15 +877,22 @@ typedef struct cured_custom_st *cured_custom;
  * cured_last_error() holds NVRTC's log, whose lines point into the
  * offending expression (e.g. "map_expr(1): error: ...").
  *
- * \param h        handle: the op is compiled for its device now (it may be used with any handle).
- * \param in_type  element type of the input(s).
- * \param acc_type accumulator and result type.
- * \param ninputs  1, or 2 for a two-input map (x and y).
- * \param map_expr, combine_expr, identity_expr  the expressions.
- * \param out      receives the op; NULL on failure.
- * \return CURED_SUCCESS, CURED_ERROR_NULL_HANDLE, CURED_ERROR_NULL_POINTER,
- *         CURED_ERROR_INVALID_ENUM, CURED_ERROR_INVALID_VALUE (ninputs),
- *         CURED_ERROR_INVALID_EXPRESSION, CURED_ERROR_COMPILE, CURED_ERROR_NO_NVRTC, ...
+ * \param h              handle: the op is compiled for its device now (it may
+ *                       then be used with any handle).
+ * \param in_type        element type of the input(s).
+ * \param acc_type       accumulator and result type.
+ * \param ninputs        1, or 2 for a two-input map (x and y).
+ * \param map_expr       expression over x (and y).
+ * \param combine_expr   expression over a and b.
+ * \param identity_expr  the identity of combine_expr.
+ * \param out            receives the op; NULL on failure. Must not be NULL.
+ * \return CURED_SUCCESS; CURED_ERROR_NULL_HANDLE; CURED_ERROR_NULL_POINTER (an
+ *         expression or out); CURED_ERROR_INVALID_ENUM (a type);
+ *         CURED_ERROR_INVALID_VALUE (ninputs); CURED_ERROR_INVALID_EXPRESSION;
+ *         CURED_ERROR_COMPILE; CURED_ERROR_NO_NVRTC; CURED_ERROR_OUT_OF_MEMORY;
+ *         CURED_ERROR_CUDA (loading the module).
+ * \par Thread safety
+ * May be called from any thread.
  */
 CURED_EXPORT cured_status cured_custom_create(cured_handle h, cured_type in_type, cured_type acc_type,
                                               int ninputs, const char *map_expr,
@@ -633,25 +901,57 @@ CURED_EXPORT cured_status cured_custom_create(cured_handle h, cured_type in_type
 
 /**
  * \brief Run a user-defined reduction asynchronously; as cured_reduce_async()
- * with algorithm AUTO. y is the second input for a two-input op, else NULL.
- * The result (one acc_type value) is written to out, device memory.
- * \return as cured_reduce_async(); CURED_ERROR_NULL_POINTER if the op is NULL.
+ * with algorithm AUTO.
+ *
+ * \param h       handle (of any device: the op is compiled for it on first use).
+ * \param op      the op from cured_custom_create().
+ * \param x       device pointer to n elements of the op's in_type (may be NULL when n == 0).
+ * \param y       the second input for a two-input op (n elements); ignored
+ *                (pass NULL) for a one-input op.
+ * \param n       element count; n == 0 gives the identity.
+ * \param out     device pointer receiving one acc_type value, aligned to its size.
+ * \param stream  CUstream or cudaStream_t (NULL = the legacy default stream).
+ * \return as cured_reduce_async(); CURED_ERROR_NULL_POINTER if op or out is
+ *         NULL, or an input is NULL with n > 0.
+ * \par Thread safety
+ * As cured_reduce_async(); one op may be used by several threads at once.
  */
 CURED_EXPORT cured_status cured_custom_reduce_async(cured_handle h, cured_custom op, const void *x,
                                                     const void *y, size_t n, void *out,
                                                     struct CUstream_st *stream);
 
-/** \brief Synchronous cured_custom_reduce_async() into host memory. */
+/**
+ * \brief Synchronous cured_custom_reduce_async() into host memory.
+ *
+ * \param h         handle.
+ * \param op        the op from cured_custom_create().
+ * \param x         device pointer to n elements (may be NULL when n == 0).
+ * \param y         the second input for a two-input op; ignored for a one-input op.
+ * \param n         element count.
+ * \param host_out  host pointer receiving one acc_type value.
+ * \param stream    stream to run on and wait for (NULL = the legacy default stream).
+ * \return as cured_custom_reduce_async(); CURED_ERROR_NULL_POINTER for a NULL
+ *         host_out; CURED_ERROR_CUDA if the stream reports an error.
+ * \par Thread safety
+ * As cured_custom_reduce_async().
+ */
 CURED_EXPORT cured_status cured_custom_reduce(cured_handle h, cured_custom op, const void *x,
                                               const void *y, size_t n, void *host_out,
                                               struct CUstream_st *stream);
 
 /**
- * \brief Free a user-defined op and unload its modules. No work using it may
- * be pending; the contexts it was used in must still exist. NULL is accepted.
+ * \brief Free a user-defined op and unload its modules.
+ *
+ * No work using it may be pending; the contexts it was used in must still exist.
+ *
+ * \param op  the op; NULL is accepted.
  * \return CURED_SUCCESS.
+ * \par Thread safety
+ * No other thread may use op during or after the call.
  */
 CURED_EXPORT cured_status cured_custom_destroy(cured_custom op);
+
+/** @} */
 
 #ifdef __cplusplus
 }

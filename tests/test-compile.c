@@ -18,6 +18,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "precompile.h"
+
 static int archs[64];
 static int narchs;
 
@@ -93,18 +95,29 @@ START_TEST(test_cubin_every_arch)
 }
 END_TEST
 
-/* Loop test over every kernel: a cubin for sm_90 and for the oldest architecture. */
+/* The every-kernel loop tests take kernels in groups of GROUP, one test (one
+ * forked process: ~40 ms each with the cache this big) per group; a failure
+ * names its kernel. */
+#define GROUP 16
+
+static size_t group_end(int i)
+{
+    size_t end = (size_t)(i + 1) * GROUP, nk = cured_kernel_count();
+    return end < nk ? end : nk;
+}
+
+/* Loop test over groups of kernels: a cubin for sm_90 and for the oldest architecture. */
 START_TEST(test_cubin_main_archs)
 {
-    for (int a = 0; a < nmain; a++)
-        expect_cubin((size_t)_i, main_archs[a]);
+    for (size_t k = (size_t)_i * GROUP; k < group_end(_i); k++)
+        for (int a = 0; a < nmain; a++)
+            expect_cubin(k, main_archs[a]);
 }
 END_TEST
 
-/* Loop test over kernel indices: PTX for the newest architecture. */
-START_TEST(test_ptx_newest_arch)
+/* PTX of kernel k for the newest architecture. */
+static void expect_ptx(size_t k)
 {
-    size_t k = (size_t)_i;
     int arch = archs[narchs - 1];
     size_t bytes = 0;
     cured_status st = cured_compile_kernel(k, arch, 1, &bytes);
@@ -137,6 +150,13 @@ START_TEST(test_ptx_newest_arch)
         ck_assert_msg(strstr(text, entry) != NULL, "the PTX of %s has no %s",
                       cured_kernel_name(k), entry);
     }
+}
+
+/* Loop test over groups of kernels: PTX for the newest architecture. */
+START_TEST(test_ptx_newest_arch)
+{
+    for (size_t k = (size_t)_i * GROUP; k < group_end(_i); k++)
+        expect_ptx(k);
 }
 END_TEST
 
@@ -409,8 +429,9 @@ static Suite *compile_suite(void)
 
     TCase *all = tcase_create("every_kernel");
     tcase_set_timeout(all, 900);
-    tcase_add_loop_test(all, test_cubin_main_archs, 0, nk);
-    tcase_add_loop_test(all, test_ptx_newest_arch, 0, nk);
+    int groups = (nk + GROUP - 1) / GROUP;
+    tcase_add_loop_test(all, test_cubin_main_archs, 0, groups);
+    tcase_add_loop_test(all, test_ptx_newest_arch, 0, groups);
     suite_add_tcase(s, all);
 
     TCase *custom = tcase_create("user_defined");
@@ -454,6 +475,12 @@ int main(void)
     nmain = 1;
     if (archs[0] != main_archs[0])
         main_archs[nmain++] = archs[0];
+    /* Every image the tests ask for, compiled on all CPUs into the memory
+     * cache here, before Check forks: each test then checks its images,
+     * found in the cache (a failure there is compiled again in the test,
+     * which reports it). */
+    if (precompile(TABLE_12_1, archs, narchs, main_archs, nmain) != 0)
+        return 99;
     SRunner *sr = srunner_create(compile_suite());
     srunner_run_all(sr, CK_NORMAL);
     int failed = srunner_ntests_failed(sr);

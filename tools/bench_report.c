@@ -16,21 +16,21 @@
 /* No GPU: show that the JIT half works, then say that nothing was timed. */
 int bench_no_gpu(const char *reason, int arch)
 {
-    printf("cured bench: no CUDA GPU here: %s\n", reason);
+    fprintf(stderr, "cured bench: no CUDA GPU here: %s\n", reason);
     int major = 0, minor = 0, skipped = 0, failed = 0;
     if (cured_nvrtc_version(&major, &minor) != CURED_SUCCESS) {
-        printf("cured bench: NVRTC is not available either: %s\n", cured_last_error());
+        fprintf(stderr, "cured bench: NVRTC is not available either: %s\n", cured_last_error());
         return 1;
     }
     printf("NVRTC %d.%d: compiling the built-in kernels for sm_%d (cubin) without a GPU\n", major,
            minor, arch);
     if (arch_offered(arch) == 0) { /* -1, unknown: just try */
         int archs[128], count = 0;
-        printf("cured bench: this NVRTC cannot target sm_%d; it offers", arch);
+        fprintf(stderr, "cured bench: this NVRTC cannot target sm_%d; it offers", arch);
         if (cured_supported_archs(archs, 128, &count) == CURED_SUCCESS)
             for (int i = 0; i < count && i < 128; i++)
-                printf(" sm_%d", archs[i]);
-        printf("\n");
+                fprintf(stderr, " sm_%d", archs[i]);
+        fprintf(stderr, "\n");
         return 1;
     }
     size_t nk = cured_kernel_count();
@@ -54,7 +54,7 @@ int bench_no_gpu(const char *reason, int arch)
            nk - (size_t)(skipped + failed), total, skipped, failed);
     if (skipped > 0 && cured_toolkit_include() == NULL)
         printf("toolkit headers for the cooperative-groups kernels: %s\n", cured_last_error());
-    printf("cured bench: nothing was benchmarked (no GPU)\n");
+    fprintf(stderr, "cured bench: nothing was benchmarked (no GPU)\n");
     return 1;
 }
 

@@ -21,7 +21,7 @@ static double mib(size_t bytes) { return bytes / 1048576.0; }
 
 static int no_gpu(struct bk_gpu *g, const char *why)
 {
-    printf("%s: no CUDA GPU here: %s\n%s: nothing was measured\n", g->prog, why, g->prog);
+    fprintf(stderr, "%s: no CUDA GPU here: %s\n%s: nothing was measured\n", g->prog, why, g->prog);
     return 1;
 }
 

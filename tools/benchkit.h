@@ -42,7 +42,7 @@ struct bk_gpu {
 #endif
 };
 
-/* Open device `device` for prog. 0: ready. 1: no GPU (said so on stdout:
+/* Open device `device` for prog. 0: ready. 1: no GPU (said so on stderr:
  * nothing can be measured) or a failure (said on stderr); the caller returns
  * 1 either way, after bk_close(). */
 int bk_open(struct bk_gpu *g, const char *prog, int device);

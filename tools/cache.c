@@ -1,7 +1,7 @@
 /*
- * `cured cache dir|list|clear|warm`: the persistent kernel cache, through
- * the library's cache API (cured_cache_dir/foreach/clear and
- * cured_compile_kernel, which fills the disk cache as it compiles).
+ * `cured cache dir|list|clear`: the persistent kernel cache, through the
+ * library's cache API (cured_cache_dir/foreach/clear). `cured cache warm` is
+ * in cache_warm.c.
  */
 #ifdef HAVE_CONFIG_H
 #include <config.h>
@@ -15,31 +15,21 @@
 
 #include "tool.h"
 
-#define MAX_TARGETS 32
-
 static const char usage_text[] =
-    "usage: cured cache dir             print the cache directory in use\n"
-    "       cured cache list            list the entries (file, target, size, last use, kernel)\n"
-    "       cured cache clear           remove every entry\n"
-    "       cured cache warm [--arch sm_XY|compute_XY ...]\n"
-    "                                   compile every built-in kernel into the cache, no GPU needed\n"
-    "The directory is CURED_CACHE_DIR, else $XDG_CACHE_HOME/cured, else ~/.cache/cured (plus a\n"
-    "versioned subdirectory); CURED_CACHE_DISABLE=1 or an empty CURED_CACHE_DIR turns it off.\n"
-    "Exit status: 0 on success; 1 on failure or when the disk cache is off; 2 for usage.\n";
+    "usage: cured cache dir               print the cache directory in use\n"
+    "       cured cache list [--long]     the entries, most recently used first\n"
+    "       cured cache clear             remove every entry\n"
+    "       cured cache warm [-j N] [--arch sm_XY|compute_XY ...] [-v]\n"
+    "                                     compile every built-in kernel into it\n"
+    "The directory is CURED_CACHE_DIR, else $XDG_CACHE_HOME/cured, else\n"
+    "~/.cache/cured (plus a versioned subdirectory); CURED_CACHE_DISABLE=1 or an\n"
+    "empty CURED_CACHE_DIR turns it off. `cured cache warm --help` says more.\n"
+    "  --long    list: the whole file name and kernel description, not cut to\n"
+    "            fit 80 columns\n"
+    "Exit status: 0 on success; 1 on failure or when the disk cache is off;\n"
+    "2 for usage.\n";
 
-static const char warm_usage[] =
-    "usage: cured cache warm [--arch sm_XY|compute_XY ...]\n"
-    "Compile every built-in kernel for each target into the disk cache, so that programs on\n"
-    "machines with those GPUs start without compiling (e.g. while building a container image\n"
-    "on a machine without a GPU). No GPU is needed.\n"
-    "  --arch T   sm_XY (cubin) or compute_XY (PTX for the driver to JIT); may be repeated.\n"
-    "             Default: the target cured chooses for device 0, or sm_90 without a GPU.\n"
-    "Kernels that need CUDA toolkit headers that are absent are skipped, not failed.\n"
-    "Exit status: 0 if every kernel is in the cache (or skipped); 1 otherwise, or when the\n"
-    "disk cache is off; 2 for usage.\n";
-
-/* The cache directory, or a message and NULL. */
-static const char *need_dir(const char *what)
+const char *cache_need_dir(const char *what)
 {
     const char *reason = NULL, *dir = cache_dir_or_reason(&reason);
     if (dir == NULL)
@@ -47,25 +37,9 @@ static const char *need_dir(const char *what)
     return dir;
 }
 
-/* Only --help is accepted by dir, list and clear. */
-static int simple_args(int argc, char **argv, int *status)
-{
-    for (int i = 1; i < argc; i++) {
-        if (is_help(argv[i])) {
-            fputs(usage_text, stdout);
-            *status = 0;
-            return 1;
-        }
-        fprintf(stderr, "cured cache %s: unexpected argument %s\n%s", argv[0], argv[i], usage_text);
-        *status = 2;
-        return 1;
-    }
-    return 0;
-}
-
 static int cache_dir_cmd(void)
 {
-    const char *dir = need_dir("dir");
+    const char *dir = cache_need_dir("dir");
     if (dir == NULL)
         return 1;
     printf("%s\n", dir);
@@ -75,7 +49,7 @@ static int cache_dir_cmd(void)
 /* ---- list -------------------------------------------------------------------- */
 
 struct listed {
-    char file[13], target[32], *summary;
+    char file[65], target[32], *summary;
     uint64_t bytes;
     int64_t last_use;
 };
@@ -136,9 +110,80 @@ static void iso_time(int64_t t, char out[40])
     snprintf(out + len, 40 - len, "%.3s:%.2s", zone, zone + 3);
 }
 
-static int cache_list_cmd(void)
+/* The short form of a kernel description, "kernels-src/fast.cu
+ * reduce_fast<int, Pair<int>, MinMax<int, int, int>, 256, 4>": the kernel's
+ * name without reduce_, and its last template argument that is a template
+ * itself (the operator), without blanks after commas: "fast MinMax<int,int,int>". */
+static void short_kernel(const char *summary, char *out, size_t len)
 {
-    const char *dir = need_dir("list");
+    const char *k = strchr(summary, ' ');
+    k = k ? k + 1 : summary;
+    if (strncmp(k, "reduce_", 7) == 0)
+        k += 7;
+    size_t name = strcspn(k, "<");
+    const char *op = NULL, *arg = k + name + (k[name] == '<');
+    for (int depth = 0; k[name] == '<' && *arg != '\0';) { /* find each argument at depth 0 */
+        const char *a = arg;
+        while (*a == ' ')
+            a++;
+        const char *e = a;
+        int has_template = 0;
+        for (depth = 0; *e != '\0' && !(depth == 0 && (*e == ',' || *e == '>')); e++) {
+            depth += *e == '<';
+            depth -= *e == '>';
+            has_template |= *e == '<';
+        }
+        if (has_template)
+            op = a;
+        if (*e != ',')
+            break;
+        arg = e + 1;
+    }
+    size_t n = (size_t)snprintf(out, len, "%.*s", (int)name, k);
+    if (op == NULL || n + 2 >= len)
+        return;
+    out[n++] = ' ';
+    for (int depth = 0; *op != '\0' && n + 1 < len; op++) {
+        if (depth == 0 && (*op == ',' || *op == '>'))
+            break;
+        depth += *op == '<';
+        depth -= *op == '>';
+        if (*op == ' ' && op[-1] == ',')
+            continue;
+        out[n++] = *op;
+    }
+    while (n > 0 && out[n - 1] == ' ')
+        n--;
+    out[n] = '\0';
+}
+
+/* A row of the listing in 80 columns: file (8 of its 64 hex digits, as git
+ * abbreviates), target, size, last use to the minute, and the kernel's
+ * short form, cut with "..." to fit; --long gives everything whole. */
+static void print_row(const struct listed *x, int full)
+{
+    char when[40], human[32], kernel[256];
+    if (full) {
+        iso_time(x->last_use, when);
+        printf("%s  %-11s %10llu  %s  %s\n", x->file, x->target, (unsigned long long)x->bytes, when,
+               x->summary);
+        return;
+    }
+    time_t tt = (time_t)x->last_use;
+    struct tm tm;
+    if (localtime_r(&tt, &tm) == NULL || strftime(when, sizeof when, "%m-%d %H:%M", &tm) == 0)
+        snprintf(when, sizeof when, "@%lld", (long long)x->last_use);
+    short_kernel(x->summary, kernel, sizeof kernel);
+    /* 80 - (8 + 2 + 10 + 1 + 9 + 2 + 11 + 2) = 35 columns for the kernel */
+    const int room = 35;
+    if ((int)strlen(kernel) > room)
+        snprintf(kernel + room - 3, sizeof kernel - (size_t)room + 3, "...");
+    printf("%.8s  %-10.10s %9s  %-11s  %s\n", x->file, x->target, human_bytes(x->bytes, human), when, kernel);
+}
+
+static int cache_list_cmd(int full)
+{
+    const char *dir = cache_need_dir("list");
     if (dir == NULL)
         return 1;
     struct listing l = {NULL, 0, 0, 0};
@@ -153,13 +198,12 @@ static int cache_list_cmd(void)
     } else {
         qsort(l.v, l.n, sizeof *l.v, by_recent_use);
         uint64_t total = 0;
-        if (l.n > 0)
-            printf("%-12s  %-12s %10s  %-25s  %s\n", "file", "target", "bytes", "last use", "kernel");
+        if (l.n > 0 && full)
+            printf("%-64s  %-11s %10s  %-25s  %s\n", "file", "target", "bytes", "last use", "kernel");
+        else if (l.n > 0)
+            printf("%-8s  %-10s %9s  %-11s  %s\n", "file", "target", "size", "last use", "kernel");
         for (size_t i = 0; i < l.n; i++) {
-            char when[40];
-            iso_time(l.v[i].last_use, when);
-            printf("%-12s  %-12s %10llu  %-25s  %s\n", l.v[i].file, l.v[i].target,
-                   (unsigned long long)l.v[i].bytes, when, l.v[i].summary);
+            print_row(&l.v[i], full);
             total += l.v[i].bytes;
         }
         char human[32];
@@ -173,7 +217,7 @@ static int cache_list_cmd(void)
 
 static int cache_clear_cmd(void)
 {
-    const char *dir = need_dir("clear");
+    const char *dir = cache_need_dir("clear");
     if (dir == NULL)
         return 1;
     size_t removed = 0;
@@ -184,190 +228,6 @@ static int cache_clear_cmd(void)
     }
     printf("removed %zu entr%s from %s\n", removed, removed == 1 ? "y" : "ies", dir);
     return 0;
-}
-
-/* ---- warm -------------------------------------------------------------------- */
-
-struct target {
-    int sm, ptx;
-    char name[24];
-};
-
-/* Entries the library could not store while warming ("cannot create", "cannot
- * store", an unusable directory); other warnings, such as a corrupt entry
- * that was replaced, are shown but do not fail the command. */
-static int warnings;
-
-static void warm_log(cured_log_level level, const char *message, void *user)
-{
-    (void)user;
-    if (level == CURED_LOG_WARN)
-        warnings += strstr(message, "cannot") != NULL || strstr(message, "unusable") != NULL;
-    fprintf(stderr, "cured: %s: %s\n", level == CURED_LOG_WARN ? "warning" : "debug", message);
-}
-
-/* The target cured would choose for device 0, or sm_90 where there is no GPU. */
-static int default_target(struct target *t)
-{
-    cured_handle h = NULL;
-    cured_status st = cured_create(0, &h);
-    if (st == CURED_ERROR_NO_DRIVER || st == CURED_ERROR_NO_DEVICE) {
-        printf("no GPU here (%s): warming for sm_90\n", cured_last_error());
-        t->sm = 90;
-        t->ptx = 0;
-        return 0;
-    }
-    if (st != CURED_SUCCESS) {
-        fprintf(stderr, "cured cache warm: cannot use device 0: %s: %s (name the target with --arch)\n",
-                cured_status_string(st), cured_last_error());
-        return -1;
-    }
-    st = cured_get_arch(h, &t->sm, &t->ptx);
-    char why[1024];
-    snprintf(why, sizeof why, "%s", st != CURED_SUCCESS ? cured_last_error() : "");
-    cured_status dst = cured_destroy(h);
-    if (st != CURED_SUCCESS) {
-        fprintf(stderr, "cured cache warm: no target for device 0: %s: %s\n", cured_status_string(st), why);
-        return -1;
-    }
-    if (dst != CURED_SUCCESS)
-        fprintf(stderr, "cured cache warm: cured_destroy: %s: %s\n", cured_status_string(dst),
-                cured_last_error());
-    printf("device 0: cured compiles for %s_%d\n", t->ptx ? "compute" : "sm", t->sm);
-    return 0;
-}
-
-static int parse_targets(int argc, char **argv, struct target *t, int *nt)
-{
-    for (int i = 1; i < argc; i++) {
-        const char *v = NULL;
-        if (is_help(argv[i])) {
-            fputs(warm_usage, stdout);
-            return 0;
-        }
-        struct target x;
-        if (!match_option(argc, argv, &i, "--arch", &v)) {
-            fprintf(stderr, "cured cache warm: unknown argument %s\n%s", argv[i], warm_usage);
-            return 2;
-        }
-        if (v == NULL || parse_arch(v, &x.sm, &x.ptx) != 0) {
-            fprintf(stderr, "cured cache warm: bad or missing value for --arch: %s (want sm_XY or compute_XY)\n",
-                    v ? v : "");
-            return 2;
-        }
-        int seen = 0;
-        for (int k = 0; k < *nt; k++)
-            seen |= t[k].sm == x.sm && t[k].ptx == x.ptx;
-        if (seen)
-            continue;
-        if (*nt == MAX_TARGETS) {
-            fprintf(stderr, "cured cache warm: at most %d targets\n", MAX_TARGETS);
-            return 2;
-        }
-        t[(*nt)++] = x;
-    }
-    return -1; /* go on */
-}
-
-static int cache_warm_cmd(int argc, char **argv)
-{
-    struct target t[MAX_TARGETS];
-    int nt = 0, rc = parse_targets(argc, argv, t, &nt);
-    if (rc >= 0)
-        return rc;
-    const char *dir = need_dir("warm");
-    if (dir == NULL) {
-        fprintf(stderr, "cured cache warm: nothing would be kept: not warming\n");
-        return 1;
-    }
-    int major = 0, minor = 0;
-    if (cured_nvrtc_version(&major, &minor) != CURED_SUCCESS) {
-        fprintf(stderr, "cured cache warm: NVRTC is not available: %s\n", cured_last_error());
-        return 1;
-    }
-    if (nt == 0 && default_target(&t[nt++]) != 0)
-        return 1;
-    rc = 0;
-    for (int i = 0; i < nt; i++) {
-        snprintf(t[i].name, sizeof t[i].name, "%s_%d", t[i].ptx ? "compute" : "sm", t[i].sm);
-        if (arch_offered(t[i].sm) != 1) {
-            int archs[128], count = 0;
-            fprintf(stderr, "cured cache warm: NVRTC %d.%d cannot compile for %s; it offers", major,
-                    minor, t[i].name);
-            if (cured_supported_archs(archs, 128, &count) == CURED_SUCCESS)
-                for (int k = 0; k < count && k < 128; k++)
-                    fprintf(stderr, " %d", archs[k]);
-            fprintf(stderr, "\n");
-            rc = 1;
-        }
-    }
-    if (rc != 0)
-        return rc;
-
-    printf("warming %s with NVRTC %d.%d for", dir, major, minor);
-    for (int i = 0; i < nt; i++)
-        printf(" %s", t[i].name);
-    printf("\n");
-    /* Show the library's warnings as they come (and its debug messages if CURED_LOG=debug). */
-    const char *log_env = getenv("CURED_LOG");
-    cured_log_level level = log_env && strcmp(log_env, "debug") == 0 ? CURED_LOG_DEBUG : CURED_LOG_WARN;
-    int hooked = cured_set_log(level, warm_log, NULL) == CURED_SUCCESS;
-    int64_t start = (int64_t)time(NULL) - 1; /* entry times have whole seconds */
-    size_t nk = cured_kernel_count(), compiled = 0, disk = 0, skipped = 0, failed = 0;
-    int width = kernel_name_width();
-    double ms = 0;
-    for (int i = 0; i < nt; i++)
-        for (size_t k = 0; k < nk; k++) {
-            const char *name = cured_kernel_name(k);
-            struct compile_result r;
-            cured_status st = compile_one(k, t[i].sm, t[i].ptx, &r);
-            printf("  %-11s %-*s ", t[i].name, width, name ? name : "(unnamed)");
-            if (st == CURED_SUCCESS) {
-                int jit = strcmp(r.source, "jit") == 0, hit = strcmp(r.source, "disk") == 0;
-                printf("%9zu bytes  %s (%.1f ms)\n", r.bytes,
-                       jit ? "compiled" : hit ? "disk hit" : "memory hit", r.ms);
-                compiled += jit;
-                disk += hit;
-                ms += r.ms;
-            } else if (st == CURED_ERROR_NOT_SUPPORTED) {
-                printf("skipped: %s\n", r.why);
-                skipped++;
-            } else {
-                printf("FAILED: %s: %s\n", cured_status_string(st), r.why);
-                failed++;
-            }
-            fflush(stdout);
-        }
-    if (hooked)
-        (void)cured_set_log(CURED_LOG_OFF, NULL, NULL);
-
-    /* Every kernel compiled now should be on disk: a store that failed is
-     * only a warning in the library, and eviction is silent. The directory
-     * is read here directly: an entry written or used now has a recent mtime. */
-    size_t entries = 0, fresh = 0;
-    uint64_t bytes = 0;
-    char human[32];
-    if (scan_cache_dir(dir, start, &entries, &bytes, &fresh) != 0) {
-        fprintf(stderr, "cured cache warm: cannot read %s: %s\n", dir, strerror(errno));
-        rc = 1;
-    }
-    printf("%zu kernel%s x %d target%s: %zu compiled, %zu already on disk, %zu skipped, %zu failed "
-           "(%.1f s)\n", nk, nk == 1 ? "" : "s", nt, nt == 1 ? "" : "s", compiled, disk, skipped,
-           failed, ms / 1e3);
-    printf("cache %s: %zu entr%s, %s\n", dir, entries, entries == 1 ? "y" : "ies", human_bytes(bytes, human));
-    if (skipped > 0 && cured_toolkit_include() == NULL)
-        printf("skipped kernels need a CUDA toolkit's headers; set CURED_CUDA_HOME to warm them too\n");
-    if (fresh < compiled) {
-        fprintf(stderr, "cured cache warm: only %zu of the %zu kernels compiled now are in the cache "
-                        "(a store failed, or CURED_CACHE_MAX_BYTES evicted them)\n", fresh, compiled);
-        rc = 1;
-    }
-    if (warnings > 0) {
-        fprintf(stderr, "cured cache warm: the disk cache could not store %d entr%s (above)\n", warnings,
-                warnings == 1 ? "y" : "ies");
-        rc = 1;
-    }
-    return failed > 0 ? 1 : rc;
 }
 
 int cmd_cache(int argc, char **argv)
@@ -381,14 +241,24 @@ int cmd_cache(int argc, char **argv)
         return 0;
     }
     const char *sub = argv[1];
-    int status = 0;
     if (strcmp(sub, "warm") == 0)
-        return cache_warm_cmd(argc - 1, argv + 1);
-    if (strcmp(sub, "dir") == 0 || strcmp(sub, "list") == 0 || strcmp(sub, "clear") == 0) {
-        if (simple_args(argc - 1, argv + 1, &status))
-            return status;
-        return sub[0] == 'd' ? cache_dir_cmd() : sub[0] == 'l' ? cache_list_cmd() : cache_clear_cmd();
+        return cmd_cache_warm(argc - 1, argv + 1);
+    if (strcmp(sub, "dir") != 0 && strcmp(sub, "list") != 0 && strcmp(sub, "clear") != 0) {
+        fprintf(stderr, "cured cache: unknown subcommand %s\n%s", sub, usage_text);
+        return 2;
     }
-    fprintf(stderr, "cured cache: unknown subcommand %s\n%s", sub, usage_text);
-    return 2;
+    int full = 0;
+    for (int i = 2; i < argc; i++) {
+        if (is_help(argv[i])) {
+            fputs(usage_text, stdout);
+            return 0;
+        }
+        if (sub[0] == 'l' && strcmp(argv[i], "--long") == 0) {
+            full = 1;
+            continue;
+        }
+        fprintf(stderr, "cured cache %s: unexpected argument %s\n%s", sub, argv[i], usage_text);
+        return 2;
+    }
+    return sub[0] == 'd' ? cache_dir_cmd() : sub[0] == 'l' ? cache_list_cmd(full) : cache_clear_cmd();
 }

@@ -109,6 +109,10 @@ const char *cmp_cub_version(void);
 /* Message of this thread's last failure; "" if none. */
 const char *cmp_last_error(void);
 
+/* tools/cub_loader.c only: the path the comparator library was loaded from,
+ * or NULL when it cannot be loaded (then cmp_last_error() says why). */
+const char *cmp_library_path(void);
+
 #ifdef __cplusplus
 }
 #endif

@@ -5,6 +5,7 @@
  *   cured cache dir|list|clear     the persistent kernel cache   (cache.c)
  *   cured cache warm [--arch T]    fill it without a GPU          (cache.c)
  *   cured bench [options]          Table 12-1 on this GPU         (bench.c)
+ *   cured version | -V             the version
  *   cured bench warmstart          first call of a fresh process  (warmstart.c)
  *   cured bench sweep              sizes 2^10 ... 2^30            (sweep.c)
  *   cured bench ops                operators x types              (opsbench.c)
@@ -22,27 +23,33 @@
 
 #include "driver.h"
 #include "tool.h"
+#ifdef CURED_HAVE_CUB_COMPARATOR
+#include "cub_compare.h"
+#endif
 
 static const char usage_text[] =
     "usage: cured <command> [options]\n"
     "commands:\n"
-    "  info                          library, CUDA driver, NVRTC, devices, targets, disk cache\n"
-    "  cache dir | list | clear      the persistent kernel cache: where, what, empty it\n"
-    "  cache warm [--arch T ...]     compile every built-in kernel into it (no GPU needed)\n"
-    "  bench [options]               Table 12-1 of The CUDA Handbook on this GPU\n"
-    "  bench warmstart [options]     first call of a fresh process against a warm cache\n"
-    "  bench sweep [options]         the sum from 2^10 to 2^30 elements beside CUB and Thrust\n"
-    "  bench ops [options]           every operator and type at 64Mi elements beside CUB\n"
-    "  help                          this text (also --help); --version prints the version\n"
-    "Run `cured <command> --help` for a command's options.\n";
+    "  info                   library, driver, NVRTC, devices, targets, cache\n"
+    "  cache dir|list|clear   the persistent kernel cache: where, what, empty it\n"
+    "  cache warm [options]   compile every built-in kernel into it (no GPU)\n"
+    "  bench [options]        Table 12-1 of The CUDA Handbook on this GPU\n"
+    "  bench warmstart        first call of a fresh process, against a warm cache\n"
+    "  bench sweep            the sum from 2^10 to 2^30 elements beside CUB\n"
+    "  bench ops              every operator and type at 64Mi elements beside CUB\n"
+    "  bench axes             axis and segmented reductions beside the read ceiling\n"
+    "  help                   this text (also -h, --help)\n"
+    "  version                the version (also -V, --version)\n"
+    "Run `cured <command> --help` for a command's options; `man cured` for more.\n";
 
 static const char info_usage[] =
     "usage: cured info\n"
-    "Print the library version, the CUDA driver and NVRTC versions (or why they cannot be\n"
-    "loaded), the architectures NVRTC offers, the toolkit headers, each device with the target\n"
-    "cured compiles for, the disk cache and the CURED_* variables that are set.\n"
-    "Exit status: 0 if everything could be queried (an absent driver, GPU or NVRTC is\n"
-    "reported, not a failure); 1 if a query failed; 2 for usage.\n";
+    "Print the library version, the CUDA driver and NVRTC versions (or why they\n"
+    "cannot be loaded), the architectures NVRTC offers, the toolkit headers, each\n"
+    "device with the target cured compiles for, the benchmarks' CUB comparator,\n"
+    "the disk cache and the CURED_* variables that are set.\n"
+    "Exit status: 0 if everything could be queried (an absent driver, GPU or\n"
+    "NVRTC is reported, not a failure); 1 if a query failed; 2 for usage.\n";
 
 static const char *const env_names[] = {
     "CURED_ARCH",       "CURED_NVRTC_LIBRARY", "CURED_CUDA_DRIVER_LIBRARY", "CURED_CUDA_HOME",
@@ -147,6 +154,16 @@ int cmd_info(int argc, char **argv)
         }
     }
 
+#ifdef CURED_HAVE_CUB_COMPARATOR
+    const char *cub_path = cmp_library_path();
+    if (cub_path != NULL)
+        printf("benchmark comparator: %s (%s)\n", cmp_cub_version(), cub_path);
+    else
+        printf("benchmark comparator: not loadable: %s\n", cmp_last_error());
+#else
+    printf("benchmark comparator: not built (no nvcc at configure time)\n");
+#endif
+
     const char *reason = NULL, *dir = cache_dir_or_reason(&reason);
     if (dir != NULL) {
         size_t entries = 0;
@@ -169,6 +186,25 @@ int cmd_info(int argc, char **argv)
     return rc;
 }
 
+/* `cured bench [SUB]`: Table 12-1 (bench.c) or one of the other benchmarks. */
+static int cmd_bench(int argc, char **argv)
+{
+    static const struct {
+        const char *name;
+        int (*run)(int, char **);
+    } subs[] = {
+        {"warmstart", cmd_warmstart},
+        {"warmstart-child", cmd_warmstart_child}, /* internal: run by warmstart */
+        {"sweep", cmd_bench_sweep},
+        {"ops", cmd_bench_ops},
+        {"axes", cmd_bench_axes},
+    };
+    for (size_t i = 0; argc > 1 && i < sizeof subs / sizeof *subs; i++)
+        if (strcmp(argv[1], subs[i].name) == 0)
+            return subs[i].run(argc - 1, argv + 1);
+    return cmd_bench_table(argc, argv);
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2) {
@@ -180,7 +216,7 @@ int main(int argc, char **argv)
         fputs(usage_text, stdout);
         return 0;
     }
-    if (strcmp(cmd, "--version") == 0) {
+    if (strcmp(cmd, "--version") == 0 || strcmp(cmd, "-V") == 0 || strcmp(cmd, "version") == 0) {
         printf("cured %s\n", cured_version_string());
         return 0;
     }

@@ -27,19 +27,23 @@
 
 static const char usage_text[] =
     "usage: cured bench ops [--n N] [--iters K] [--device D] [--csv FILE]\n"
-    "Every operator over int8, int32, int64, uint32, float16, bfloat16, float32 and float64\n"
-    "(SUM, SUM_SQUARES and PRODUCT with the default result type, MIN, MAX, MINMAX, ARGMIN,\n"
-    "ARGMAX; AND for the integers; NANMAX, NORM2, DOT and SUM_SQUARES -> float64 for float32),\n"
-    "each beside CUB's equivalent when the nvcc-built comparator is in (DeviceReduce::Sum, Min,\n"
-    "Max, ArgMin, ArgMax; TransformReduce for the sum of squares and the 16-bit sums), and a\n"
-    "user-defined sum of squares (cured_custom_create: x*x, a+b, 0) beside the built-in one.\n"
-    "Kernels are compiled by an untimed first call. Inputs rotate over copies spanning 4x L2;\n"
-    "every call is timed between its own pair of events and every result is checked.\n"
-    "  --n N         elements per reduction (default 64Mi; suffixes K, M, G are binary; < 2^31)\n"
-    "  --iters K     timed calls per cell (default 200)\n"
-    "  --device D    CUDA device ordinal (default 0)\n"
-    "  --csv FILE    also write the rows as CSV\n"
-    "Exit status: 0 if every cell ran and was correct; 1 otherwise or without a GPU; 2 for usage.\n";
+    "Every operator over int8, int32, int64, uint32, float16, bfloat16, float32\n"
+    "and float64 (SUM, SUM_SQUARES and PRODUCT with the default result type, MIN,\n"
+    "MAX, MINMAX, ARGMIN, ARGMAX; AND for the integers; NANMAX, NORM2, DOT and\n"
+    "SUM_SQUARES -> float64 for float32), each beside CUB's equivalent when the\n"
+    "nvcc-built comparator is in (DeviceReduce::Sum, Min, Max, ArgMin, ArgMax;\n"
+    "TransformReduce for the sum of squares and the 16-bit sums), and a\n"
+    "user-defined sum of squares (cured_custom_create: x*x, a+b, 0) beside the\n"
+    "built-in one. Kernels are compiled by an untimed first call. Inputs rotate\n"
+    "over copies spanning 4x L2; every call is timed between its own pair of\n"
+    "events and every result is checked.\n"
+    "  --n N       elements per reduction (default 64Mi; suffixes K, M, G are\n"
+    "              binary; below 2^31)\n"
+    "  --iters K   timed calls per cell (default 200)\n"
+    "  --device D  CUDA device ordinal (default 0)\n"
+    "  --csv FILE  also write the rows as CSV\n"
+    "Exit status: 0 if every cell ran and was correct; 1 otherwise or without a\n"
+    "GPU; 2 for usage.\n";
 
 static const cured_type types[] = {CURED_TYPE_INT8,    CURED_TYPE_INT32,    CURED_TYPE_INT64,
                                    CURED_TYPE_UINT32,  CURED_TYPE_FLOAT16,  CURED_TYPE_BFLOAT16,

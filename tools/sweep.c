@@ -29,22 +29,25 @@
 #define HOST_GOAL_US 1.5
 
 static const char usage_text[] =
-    "usage: cured bench sweep [--min-log2 K] [--max-log2 K] [--types LIST] [--iters K]\n"
-    "                         [--device D] [--csv FILE]\n"
-    "The sum with CURED_ALGO_AUTO (int32 -> int64, float32 -> float32) for n = 2^min ... 2^max,\n"
-    "beside CUB's DeviceReduce::Sum (same result type), thrust::reduce (which returns to the\n"
-    "host) and a read-only ceiling kernel when the nvcc-built comparator is in. Inputs rotate\n"
-    "over enough copies to span 4x L2; every call is timed between its own pair of events and\n"
-    "every result is checked. Then the host time of one cured_reduce_async() on 1024 elements,\n"
-    "from a tight loop of calls, beside one cuPointerGetAttributes, one bare cuLaunchKernel\n"
-    "and one DeviceReduce::Sum call (the last two with the comparator).\n"
+    "usage: cured bench sweep [--min-log2 K] [--max-log2 K] [--types LIST]\n"
+    "                         [--iters K] [--device D] [--csv FILE]\n"
+    "The sum with CURED_ALGO_AUTO (int32 -> int64, float32 -> float32) for\n"
+    "n = 2^min ... 2^max, beside CUB's DeviceReduce::Sum (same result type),\n"
+    "thrust::reduce (which returns to the host) and a read-only ceiling kernel\n"
+    "when the nvcc-built comparator is in. Inputs rotate over enough copies to\n"
+    "span 4x L2; every call is timed between its own pair of events and every\n"
+    "result is checked. Then the host time of one cured_reduce_async() on 1024\n"
+    "elements, from a tight loop of calls, beside one cuPointerGetAttributes, one\n"
+    "bare cuLaunchKernel and one DeviceReduce::Sum call (the last two with the\n"
+    "comparator).\n"
     "  --min-log2 K  smallest size 2^K (default 10)\n"
     "  --max-log2 K  largest size 2^K (default 30, at most 30)\n"
     "  --types LIST  comma-separated, of int32 and float32 (default int32,float32)\n"
     "  --iters K     timed calls per cell (default clamp(2e8 / bytes, 50, 2000))\n"
     "  --device D    CUDA device ordinal (default 0)\n"
     "  --csv FILE    also write the rows as CSV (tools/plot-sweep.sh draws it)\n"
-    "Exit status: 0 if every cell ran and was correct; 1 otherwise or without a GPU; 2 for usage.\n";
+    "Exit status: 0 if every cell ran and was correct; 1 otherwise or without a\n"
+    "GPU; 2 for usage.\n";
 
 enum { C_CURED, C_CUB, C_THRUST, C_CEIL, NCOL };
 static const char *const col_names[NCOL] = {"cured", "CUB", "Thrust", "ceiling"};

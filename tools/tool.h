@@ -14,11 +14,12 @@
 
 int cmd_info(int argc, char **argv);      /* cured.c */
 int cmd_cache(int argc, char **argv);     /* cache.c */
-int cmd_bench(int argc, char **argv);     /* bench.c: Table 12-1; hands warmstart on */
+int cmd_cache_warm(int argc, char **argv); /* cache_warm.c */
+int cmd_bench_table(int argc, char **argv); /* bench.c: Table 12-1 */
 int cmd_warmstart(int argc, char **argv); /* warmstart.c */
 int cmd_bench_sweep(int argc, char **argv); /* sweep.c: sizes 2^10 ... 2^30 beside CUB */
-int cmd_bench_ops(int argc, char **argv);
-int cmd_bench_axes(int argc, char **argv);  /* axesbench.c: axis and segmented reductions vs the read ceiling */   /* opsbench.c: operators x types beside CUB */
+int cmd_bench_ops(int argc, char **argv);   /* opsbench.c: operators x types beside CUB */
+int cmd_bench_axes(int argc, char **argv);  /* axesbench.c: axes and segments vs the read ceiling */
 int cmd_warmstart_child(int argc, char **argv); /* warmstart_child.c: run by cmd_warmstart */
 
 /* ---- util.c -------------------------------------------------------------- */
@@ -83,6 +84,10 @@ cured_status compile_one(size_t index, int sm, int ptx, struct compile_result *r
 /* The disk cache directory, or NULL with *reason saying why it is off or
  * unusable (the library's own log message when it gave one). */
 const char *cache_dir_or_reason(const char **reason);
+
+/* cache.c: the disk cache directory, or NULL after saying on stderr that
+ * `cured cache what` cannot run because the cache is off. */
+const char *cache_need_dir(const char *what);
 
 /* Entries of the disk cache: count and total bytes. */
 void cache_totals(size_t *entries, uint64_t *bytes);

@@ -38,19 +38,22 @@ extern char **environ;
 
 static const char usage_text[] =
     "usage: cured bench warmstart [--runs K] [--n N] [--device D] [--arch T]\n"
-    "Time the first cured_reduce_async() (AUTO, int32 -> int64) of a fresh process against a\n"
-    "warm disk cache, from the call's entry to its return just after cuLaunchKernel; cuInit and\n"
-    "context creation (cured_create) happen before and are not timed. Goal: <= 1 ms.\n"
-    "This program is run again as K fresh processes sharing a new, empty cache directory\n"
-    "(CURED_CACHE_DIR): run 1 finds the cache empty and compiles, runs 2..K find it warm.\n"
-    "Then, in fresh processes without a launch: the NVRTC load and the cache lookup alone, and\n"
-    "the cold compile of every built-in kernel (CURED_CACHE_DISABLE=1).\n"
-    "  --runs K      processes in all, the first one cold (default 10, at least 2)\n"
-    "  --n N         int32 elements summed (default 1Mi; suffixes K, M, G are binary)\n"
-    "  --device D    CUDA device ordinal (default 0)\n"
-    "  --arch T      target of the compiles when there is no GPU: sm_XY or compute_XY (default sm_90)\n"
-    "Exit status: 0 if every run was correct, the warm runs were served by the disk cache and\n"
-    "their median met the goal; 1 otherwise or without a GPU; 2 for usage.\n";
+    "Time the first cured_reduce_async() (AUTO, int32 -> int64) of a fresh process\n"
+    "against a warm disk cache, from the call's entry to its return just after\n"
+    "cuLaunchKernel; cuInit and cured_create happen before and are not timed.\n"
+    "Goal: <= 1 ms. This program is run again as K fresh processes sharing a new,\n"
+    "empty cache directory (CURED_CACHE_DIR): run 1 finds the cache empty and\n"
+    "compiles, runs 2..K find it warm. Then, in fresh processes without a launch:\n"
+    "the NVRTC load and the cache lookup alone, and the cold compile of every\n"
+    "built-in kernel (CURED_CACHE_DISABLE=1).\n"
+    "  --runs K    processes in all, the first one cold (default 10, at least 2)\n"
+    "  --n N       int32 elements summed (default 1Mi; suffixes K, M, G: binary)\n"
+    "  --device D  CUDA device ordinal (default 0)\n"
+    "  --arch T    target of the compiles without a GPU: sm_XY or compute_XY\n"
+    "              (default sm_90)\n"
+    "Exit status: 0 if every run was correct, the warm runs were served by the\n"
+    "disk cache and their median met the goal; 1 otherwise or without a GPU;\n"
+    "2 for usage.\n";
 
 /* The environment without the cache variables, plus add (NULL-terminated). */
 static char **child_env(const char *const *add)
@@ -376,7 +379,7 @@ int cmd_warmstart(int argc, char **argv)
             printf("cold compile FAILED (exit status %d)\n", status);
     }
     if (!gpu)
-        printf("cured bench warmstart: no first call was timed (no GPU)\n");
+        fprintf(stderr, "cured bench warmstart: no first call was timed (no GPU)\n");
 
 cleanup:
     if (remove_tree(AT_FDCWD, dir, 0) != 0)

@@ -1,0 +1,263 @@
+"""cured: GPU reductions compiled at run time, for arrays of any library.
+
+NumPy's names and semantics over device arrays that expose
+__cuda_array_interface__ (CuPy, Numba, PyTorch) or DLPack (PyTorch, JAX,
+CuPy)::
+
+    import cupy, cured
+    x = cupy.arange(1000, dtype=cupy.int32)
+    cured.sum(x)        # 499500, a Python int
+    cured.argmax(x)     # 999
+
+Full reductions (axis=None) return a Python scalar, or write a one-element
+device array given as out= (then asynchronously, for all but the ARG
+operators). Work runs on the stream the array's interface names, else on
+the current stream of its library (torch.cuda.current_stream(), CuPy's
+current stream), or on stream= when given. libcured is found through
+CURED_LIBRARY (a path), then the system loader (libcured.so.0).
+"""
+import ctypes
+import math
+import struct
+import warnings
+
+from . import _arrays, _dtypes, _lib
+from ._lib import CuredError, LibraryNotFound
+
+__version__ = "0.1.0"
+__all__ = [
+    "sum", "prod", "min", "max", "amin", "amax", "nanmin", "nanmax", "argmin", "argmax",
+    "nanargmin", "nanargmax", "bitwise_and", "bitwise_or", "bitwise_xor", "all", "any", "dot",
+    "custom", "Custom", "CuredError", "LibraryNotFound", "library_version",
+]
+
+# cured_op values (include/cured.h).
+SUM, PRODUCT, MIN, MAX, ARGMIN, ARGMAX, AND, OR, XOR = 0, 1, 2, 3, 5, 6, 7, 8, 9
+DOT, NANMIN, NANMAX, NANARGMIN, NANARGMAX = 13, 14, 15, 16, 17
+ARG_OPS = (ARGMIN, ARGMAX, NANARGMIN, NANARGMAX)
+ALGO_AUTO = 0
+
+def library_version():
+    """The version string of the libcured in use, e.g. "0.1.0"."""
+    return _lib.lib().cured_version_string().decode()
+
+
+def _no_axis(fn, axis, keepdims):
+    if axis is not None:
+        raise NotImplementedError("cured.%s: axis=%r is not supported yet: cured reduces whole arrays "
+                                  "(axis=None) until its axis API exists" % (fn, axis))
+    if keepdims:
+        raise NotImplementedError("cured.%s: keepdims=True is not supported (full reductions only)" % fn)
+
+
+def _decode(raw, dtype):
+    """One value of a cured type from bytes, as a Python scalar."""
+    if dtype == "bfloat16":
+        return struct.unpack("<f", b"\0\0" + raw[:2])[0]
+    fmt = {"int8": "b", "int16": "h", "int32": "i", "int64": "q", "uint8": "B", "uint16": "H",
+           "uint32": "I", "uint64": "Q", "float16": "e", "float32": "f", "float64": "d"}[dtype]
+    return struct.unpack("<" + fmt, raw[:struct.calcsize(fmt)])[0]
+
+
+def _plan(fn, op, in_dtype, dtype):
+    """(cured op, cured input type, cured result type, NumPy result type, how
+    to convert the result) for fn over in_dtype, with NumPy's rules."""
+    src = "uint8" if in_dtype == "bool" else in_dtype
+    want = _dtypes.dtype_name(dtype)
+    if op in (SUM, PRODUCT, DOT):
+        res = want or (_dtypes.sum_result(in_dtype) if op != DOT else in_dtype)
+        if in_dtype == "bool" and op == DOT:
+            raise TypeError("cured.dot: bool arrays are not supported")
+        # bool sums are counts: cured sums the bytes into uint64, which NumPy calls int64.
+        cured_res = "uint64" if in_dtype == "bool" and res == "int64" else res
+        return op, src, cured_res, res, None
+    if want is not None:
+        raise TypeError("cured.%s takes no dtype=" % fn)
+    if op in (NANMIN, NANMAX, NANARGMIN, NANARGMAX) and not _dtypes.is_float(in_dtype):
+        op = {NANMIN: MIN, NANMAX: MAX, NANARGMIN: ARGMIN, NANARGMAX: ARGMAX}[op]  # NumPy does so
+    if op in (AND, OR, XOR) and _dtypes.is_float(in_dtype):
+        raise TypeError("cured.%s: bitwise reductions need integer or bool arrays, not %s" % (fn, in_dtype))
+    if op in ARG_OPS:
+        return op, src, src, "int64", None
+    return op, src, src, in_dtype, (bool if in_dtype == "bool" else None)
+
+
+def _run(fn, op, a, dtype=None, out=None, stream=None, y=None, empty_error=None):
+    arr = _arrays.device_array(a, stream)
+    other = None
+    try:
+        if y is not None:
+            other = _arrays.device_array(y, arr.stream)
+            if other.dtype != arr.dtype or other.n != arr.n:
+                raise ValueError("cured.%s: the arrays differ: %d %s and %d %s elements" % (
+                    fn, arr.n, arr.dtype, other.n, other.dtype))
+        op, src, cured_res, np_res, convert = _plan(fn, op, arr.dtype, dtype)
+        if arr.n == 0 and empty_error is not None:
+            raise ValueError("cured.%s: %s" % (fn, empty_error))
+        L = _lib.lib()
+        h = _lib.handle(arr.device)
+        in_t, out_t = _dtypes.TYPES[src][0], _dtypes.TYPES[cured_res][0]
+        stream_p = ctypes.c_void_p(arr.stream)
+        if out is not None and op not in ARG_OPS:
+            dst = _out_array(fn, out, np_res, arr)
+            try:
+                if op == DOT:
+                    code = L.cured_dot_async(h, arr.ptr, other.ptr, in_t, arr.n, dst.ptr, out_t, stream_p)
+                else:
+                    code = L.cured_reduce_async(h, op, ALGO_AUTO, arr.ptr, in_t, arr.n, dst.ptr, out_t, stream_p)
+                _lib.check(code, "cured.%s" % fn)
+            finally:
+                dst.release()
+            return out
+        raw = ctypes.create_string_buffer(16)
+        if op == DOT:
+            code = L.cured_dot(h, arr.ptr, other.ptr, in_t, arr.n, raw, out_t, stream_p)
+        else:
+            code = L.cured_reduce(h, op, ALGO_AUTO, arr.ptr, in_t, arr.n, raw, out_t, stream_p)
+        if code == _lib.ALL_NAN:
+            if op in (NANARGMIN, NANARGMAX):
+                raise ValueError("cured.%s: All-NaN slice encountered" % fn)
+            warnings.warn("All-NaN slice encountered", RuntimeWarning, stacklevel=3)
+            value = math.nan
+        else:
+            _lib.check(code, "cured.%s" % fn)
+            value = struct.unpack("<q", raw.raw[:8])[0] if op in ARG_OPS else _decode(raw.raw, cured_res)
+            if convert is not None:
+                value = convert(value)
+        if out is not None:  # ARG operators: the index, written by the array's library
+            _fill(fn, out, value, "int64")
+            return out
+        return value
+    finally:
+        if other is not None:
+            other.release()
+        arr.release()
+
+
+def _out_array(fn, out, dtype, src):
+    dst = _arrays.device_array(out)
+    try:
+        if dst.n != 1:
+            raise ValueError("cured.%s: out= must have one element, not %d" % (fn, dst.n))
+        if dst.dtype != dtype:
+            raise TypeError("cured.%s: out= must be %s, not %s" % (fn, dtype, dst.dtype))
+        if dst.readonly:
+            raise ValueError("cured.%s: out= is read-only" % fn)
+        if dst.device != src.device:
+            raise ValueError("cured.%s: out= is on device %d, the input on device %d" % (fn, dst.device,
+                                                                                       src.device))
+    except BaseException:
+        dst.release()
+        raise
+    return dst
+
+
+def _fill(fn, out, value, dtype):
+    dst = _out_array(fn, out, dtype, _arrays.device_array(out))
+    dst.release()
+    for method in ("fill_", "fill"):  # PyTorch, CuPy
+        f = getattr(out, method, None)
+        if callable(f):
+            f(value)
+            return
+    out[...] = value  # Numba and others
+
+
+def sum(a, axis=None, dtype=None, out=None, keepdims=False, stream=None):
+    """Sum of the elements (numpy.sum). Integers widen to int64/uint64 unless
+    dtype= says otherwise (then they wrap); floating types keep their type
+    (float16/bfloat16 accumulate in float32, rounded once)."""
+    _no_axis("sum", axis, keepdims)
+    return _run("sum", SUM, a, dtype, out, stream)
+
+
+def prod(a, axis=None, dtype=None, out=None, keepdims=False, stream=None):
+    """Product of the elements (numpy.prod), result types as sum()."""
+    _no_axis("prod", axis, keepdims)
+    return _run("prod", PRODUCT, a, dtype, out, stream)
+
+
+def min(a, axis=None, out=None, keepdims=False, stream=None):
+    """Smallest element (numpy.min); NaN if any element is NaN; ValueError when empty."""
+    _no_axis("min", axis, keepdims)
+    return _run("min", MIN, a, None, out, stream,
+                empty_error="zero-size array to reduction operation minimum which has no identity")
+
+
+def max(a, axis=None, out=None, keepdims=False, stream=None):
+    """Largest element (numpy.max); NaN if any element is NaN; ValueError when empty."""
+    _no_axis("max", axis, keepdims)
+    return _run("max", MAX, a, None, out, stream,
+                empty_error="zero-size array to reduction operation maximum which has no identity")
+
+
+amin, amax = min, max
+
+
+def nanmin(a, axis=None, out=None, keepdims=False, stream=None):
+    """Smallest element ignoring NaNs (numpy.nanmin): NaN with a RuntimeWarning
+    when every element is NaN; ValueError when empty."""
+    _no_axis("nanmin", axis, keepdims)
+    return _run("nanmin", NANMIN, a, None, out, stream,
+                empty_error="zero-size array to reduction operation fmin which has no identity")
+
+
+def nanmax(a, axis=None, out=None, keepdims=False, stream=None):
+    """Largest element ignoring NaNs (numpy.nanmax)."""
+    _no_axis("nanmax", axis, keepdims)
+    return _run("nanmax", NANMAX, a, None, out, stream,
+                empty_error="zero-size array to reduction operation fmax which has no identity")
+
+
+def argmin(a, axis=None, out=None, keepdims=False, stream=None):
+    """Index of the first smallest element (numpy.argmin; the first NaN if any)."""
+    _no_axis("argmin", axis, keepdims)
+    return _run("argmin", ARGMIN, a, None, out, stream, empty_error="attempt to get argmin of an empty sequence")
+
+
+def argmax(a, axis=None, out=None, keepdims=False, stream=None):
+    """Index of the first largest element (numpy.argmax; the first NaN if any)."""
+    _no_axis("argmax", axis, keepdims)
+    return _run("argmax", ARGMAX, a, None, out, stream, empty_error="attempt to get argmax of an empty sequence")
+
+
+def nanargmin(a, axis=None, out=None, keepdims=False, stream=None):
+    """Index of the first smallest element ignoring NaNs (numpy.nanargmin);
+    ValueError when every element is NaN or the array is empty."""
+    _no_axis("nanargmin", axis, keepdims)
+    return _run("nanargmin", NANARGMIN, a, None, out, stream,
+                empty_error="attempt to get argmin of an empty sequence")
+
+
+def nanargmax(a, axis=None, out=None, keepdims=False, stream=None):
+    """Index of the first largest element ignoring NaNs (numpy.nanargmax)."""
+    _no_axis("nanargmax", axis, keepdims)
+    return _run("nanargmax", NANARGMAX, a, None, out, stream,
+                empty_error="attempt to get argmax of an empty sequence")
+
+
+def bitwise_and(a, axis=None, out=None, keepdims=False, stream=None):
+    """numpy.bitwise_and.reduce over the whole array (all bits set when empty)."""
+    _no_axis("bitwise_and", axis, keepdims)
+    return _run("bitwise_and", AND, a, None, out, stream)
+
+
+def bitwise_or(a, axis=None, out=None, keepdims=False, stream=None):
+    """numpy.bitwise_or.reduce over the whole array (0 when empty)."""
+    _no_axis("bitwise_or", axis, keepdims)
+    return _run("bitwise_or", OR, a, None, out, stream)
+
+
+def bitwise_xor(a, axis=None, out=None, keepdims=False, stream=None):
+    """numpy.bitwise_xor.reduce over the whole array (0 when empty)."""
+    _no_axis("bitwise_xor", axis, keepdims)
+    return _run("bitwise_xor", XOR, a, None, out, stream)
+
+
+def dot(a, b, out=None, stream=None):
+    """Dot product of two 1-D arrays of one type (numpy.dot): the result has
+    their type (integers wrap, as in NumPy)."""
+    return _run("dot", DOT, a, None, out, stream, y=b)
+
+
+from ._custom import Custom, custom, all, any  # noqa: E402  (they use _run's helpers)

@@ -1,0 +1,89 @@
+"""Element types: cured's enum, NumPy-style names, and NumPy's result types."""
+
+# cured_type values (include/cured.h); stable.
+INT32, INT64, INT8, UINT8, INT16, UINT16, UINT32, UINT64 = 0, 1, 2, 3, 4, 5, 6, 7
+FLOAT16, BFLOAT16, FLOAT32, FLOAT64 = 8, 9, 10, 11
+
+# name -> (cured type, size in bytes, kind: 'i' signed, 'u' unsigned, 'f' float)
+TYPES = {
+    "int8": (INT8, 1, "i"), "int16": (INT16, 2, "i"), "int32": (INT32, 4, "i"), "int64": (INT64, 8, "i"),
+    "uint8": (UINT8, 1, "u"), "uint16": (UINT16, 2, "u"), "uint32": (UINT32, 4, "u"),
+    "uint64": (UINT64, 8, "u"),
+    "float16": (FLOAT16, 2, "f"), "bfloat16": (BFLOAT16, 2, "f"), "float32": (FLOAT32, 4, "f"),
+    "float64": (FLOAT64, 8, "f"),
+}
+CURED_NAME = {v[0]: k for k, v in TYPES.items()}
+
+# Array-interface type strings ("<i4") of the types above; bool is read as uint8.
+_TYPESTR = {
+    "i1": "int8", "i2": "int16", "i4": "int32", "i8": "int64",
+    "u1": "uint8", "u2": "uint16", "u4": "uint32", "u8": "uint64",
+    "f2": "float16", "f4": "float32", "f8": "float64", "b1": "bool",
+}
+
+
+def from_typestr(typestr):
+    """'<f4' -> 'float32' ('|b1' -> 'bool'); TypeError for what cured cannot read."""
+    if not isinstance(typestr, str) or len(typestr) < 3 or typestr[0] not in "<>|=":
+        raise TypeError("cured: unknown array type string %r" % (typestr,))
+    if typestr[0] == ">" and typestr[1:] not in ("i1", "u1", "b1"):
+        raise TypeError("cured: big-endian arrays (%r) are not supported" % typestr)
+    name = _TYPESTR.get(typestr[1:])
+    if name is None:
+        raise TypeError("cured: element type %r is not supported (cured reduces 8- to 64-bit integers, "
+                        "float16, bfloat16, float32 and float64)" % typestr)
+    return name
+
+
+# DLPack type codes: kDLInt 0, kDLUInt 1, kDLFloat 2, kDLBfloat 4, kDLBool 6.
+def from_dlpack(code, bits, lanes):
+    """A DLPack dtype -> 'int32', 'bfloat16', 'bool', ...; TypeError otherwise."""
+    if lanes != 1:
+        raise TypeError("cured: vector DLPack types (%d lanes) are not supported" % lanes)
+    names = {(0, 8): "int8", (0, 16): "int16", (0, 32): "int32", (0, 64): "int64",
+             (1, 8): "uint8", (1, 16): "uint16", (1, 32): "uint32", (1, 64): "uint64",
+             (2, 16): "float16", (2, 32): "float32", (2, 64): "float64", (4, 16): "bfloat16",
+             (6, 8): "bool", (1, 1): "bool"}
+    name = names.get((code, bits))
+    if name is None:
+        raise TypeError("cured: DLPack type (code %d, %d bits) is not supported" % (code, bits))
+    return name
+
+
+def dtype_name(dtype):
+    """A dtype given by the caller: 'float32', numpy.float32, numpy.dtype('f4'),
+    torch.float32, cupy's dtypes... -> cured's name ('float32'). None stays None."""
+    if dtype is None:
+        return None
+    if isinstance(dtype, str):
+        s = dtype
+    else:
+        s = getattr(dtype, "name", None)          # numpy.dtype('float32').name
+        if s is None and isinstance(dtype, type):
+            s = dtype.__name__                    # numpy.float32, float, int
+        if s is None:
+            s = str(dtype)                        # torch.float32 -> 'torch.float32'
+    s = s.rsplit(".", 1)[-1].lower()
+    s = {"half": "float16", "float": "float64", "double": "float64", "long": "int64", "int": "int64",
+         "short": "int16", "e": "float16", "f": "float32", "d": "float64", "f2": "float16",
+         "f4": "float32", "f8": "float64", "i4": "int32", "i8": "int64"}.get(s, s)
+    if s not in TYPES:
+        raise TypeError("cured: dtype %r is not one of %s" % (dtype, ", ".join(TYPES)))
+    return s
+
+
+def sum_result(name):
+    """NumPy's result type of sum and prod: integers smaller than 64 bits widen
+    to int64 / uint64 (bool to int64); floating types keep their type."""
+    if name == "bool":
+        return "int64"
+    kind = TYPES[name][2]
+    return {"i": "int64", "u": "uint64"}.get(kind, name)
+
+
+def is_float(name):
+    return name in TYPES and TYPES[name][2] == "f"
+
+
+def is_integer(name):
+    return name in TYPES and TYPES[name][2] in "iu"

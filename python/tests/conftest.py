@@ -1,0 +1,38 @@
+"""Shared fixtures: where libcured is, and whether a GPU can be used (asked
+in a child process, so that a broken driver cannot take pytest down)."""
+import os
+import subprocess
+import sys
+
+import pytest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def _probe():
+    code = ("import cured._lib as L\n"
+            "try:\n    L.handle(0)\nexcept L.CuredError as e:\n    print(e.status); raise SystemExit(3)\n")
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    return r.returncode == 0, (r.stdout + r.stderr).strip().splitlines()[-1:] or [""]
+
+
+_gpu = None
+
+
+def gpu_status():
+    global _gpu
+    if _gpu is None:
+        _gpu = _probe()
+    return _gpu
+
+
+@pytest.fixture
+def gpu():
+    ok, why = gpu_status()
+    if not ok:
+        pytest.skip("no usable GPU: %s" % why[0])
+
+
+def library_loads():
+    code = "import cured._lib as L\nL.lib()\n"
+    return subprocess.run([sys.executable, "-c", code], capture_output=True).returncode == 0

@@ -1,0 +1,195 @@
+"""Tests that need no GPU (CI runs them): type mapping, argument checks made
+before any CUDA call, and cured's clear errors without a driver or library."""
+import ctypes
+import os
+import subprocess
+import sys
+
+import pytest
+
+import cured
+from cured import _arrays, _dtypes, _lib
+
+from conftest import library_loads
+
+
+class Fake:
+    """An object with a __cuda_array_interface__ and no real memory."""
+
+    def __init__(self, n=10, typestr="<i4", strides=None, ptr=0x7F0000000000, readonly=False, shape=None):
+        self.__cuda_array_interface__ = {"shape": shape if shape is not None else (n,), "typestr": typestr,
+                                         "data": (ptr, readonly), "strides": strides, "version": 3,
+                                         "stream": None}
+
+
+def test_typestr_mapping():
+    assert _dtypes.from_typestr("<i4") == "int32"
+    assert _dtypes.from_typestr("|u1") == "uint8"
+    assert _dtypes.from_typestr("<f2") == "float16"
+    assert _dtypes.from_typestr("<f8") == "float64"
+    assert _dtypes.from_typestr("|b1") == "bool"
+    assert _dtypes.from_typestr(">i1") == "int8"       # one byte: no byte order
+    for bad in ("<c8", ">f4", "f4", "<V4", None):
+        with pytest.raises(TypeError):
+            _dtypes.from_typestr(bad)
+
+
+def test_dlpack_type_mapping():
+    assert _dtypes.from_dlpack(4, 16, 1) == "bfloat16"
+    assert _dtypes.from_dlpack(0, 64, 1) == "int64"
+    assert _dtypes.from_dlpack(1, 16, 1) == "uint16"
+    assert _dtypes.from_dlpack(2, 16, 1) == "float16"
+    assert _dtypes.from_dlpack(6, 8, 1) == "bool"
+    with pytest.raises(TypeError):
+        _dtypes.from_dlpack(2, 32, 4)   # vector lanes
+    with pytest.raises(TypeError):
+        _dtypes.from_dlpack(5, 64, 1)   # complex
+
+
+class TorchLikeDtype:
+    def __str__(self):
+        return "torch.bfloat16"
+
+
+def test_dtype_names():
+    assert _dtypes.dtype_name(None) is None
+    assert _dtypes.dtype_name("float32") == "float32"
+    assert _dtypes.dtype_name(float) == "float64"      # as numpy reads Python's float
+    assert _dtypes.dtype_name(int) == "int64"
+    assert _dtypes.dtype_name("f4") == "float32"
+    assert _dtypes.dtype_name(TorchLikeDtype()) == "bfloat16"
+    with pytest.raises(TypeError):
+        _dtypes.dtype_name("complex64")
+
+
+def test_numpy_result_types():
+    assert [_dtypes.sum_result(t) for t in ("int8", "int16", "int32", "int64")] == ["int64"] * 4
+    assert [_dtypes.sum_result(t) for t in ("uint8", "uint32", "uint64")] == ["uint64"] * 3
+    assert [_dtypes.sum_result(t) for t in ("float16", "bfloat16", "float32", "float64")] == \
+        ["float16", "bfloat16", "float32", "float64"]
+    assert _dtypes.sum_result("bool") == "int64"
+
+
+def test_plans():
+    # (op, cured input, cured result, NumPy result, conversion)
+    assert cured._plan("sum", cured.SUM, "int32", None)[1:4] == ("int32", "int64", "int64")
+    assert cured._plan("sum", cured.SUM, "int32", "int32")[2] == "int32"       # dtype=: wraps
+    assert cured._plan("sum", cured.SUM, "bool", None)[1:4] == ("uint8", "uint64", "int64")
+    assert cured._plan("nanmin", cured.NANMIN, "int16", None)[0] == cured.MIN  # as numpy.nanmin
+    assert cured._plan("nanargmax", cured.NANARGMAX, "uint8", None)[0] == cured.ARGMAX
+    assert cured._plan("nanmin", cured.NANMIN, "float32", None)[0] == cured.NANMIN
+    assert cured._plan("argmin", cured.ARGMIN, "float16", None)[3] == "int64"
+    assert cured._plan("max", cured.MAX, "bool", None)[4] is bool
+    assert cured._plan("dot", cured.DOT, "int8", None)[2:4] == ("int8", "int8")
+    with pytest.raises(TypeError):
+        cured._plan("bitwise_and", cured.AND, "float32", None)
+    with pytest.raises(TypeError):
+        cured._plan("min", cured.MIN, "int32", "int64")    # min takes no dtype=
+
+
+def test_axis_and_keepdims_not_implemented():
+    for f in (cured.sum, cured.prod, cured.min, cured.max, cured.argmin, cured.nanargmax, cured.all):
+        with pytest.raises(NotImplementedError, match="axis"):
+            f(Fake(), axis=0)
+        with pytest.raises(NotImplementedError, match="keepdims"):
+            f(Fake(), keepdims=True)
+
+
+def test_argument_checks_before_cuda():
+    with pytest.raises(ValueError, match="not contiguous"):
+        cured.sum(Fake(n=10, strides=(8,)))
+    with pytest.raises(ValueError, match="not contiguous"):
+        cured.sum(Fake(shape=(4, 4), strides=(4, 16)))  # a transposed view
+    cured._arrays.from_cai(Fake(shape=(4, 1), strides=(4, 99)), Fake(shape=(4, 1), strides=(4, 99))
+                           .__cuda_array_interface__)  # a size-1 dimension's stride does not matter
+    with pytest.raises(TypeError, match="neither"):
+        cured.sum([1, 2, 3])
+    with pytest.raises(TypeError, match="not supported"):
+        cured.sum(Fake(typestr="<c8"))
+    with pytest.raises(ValueError, match="zero-size array"):
+        cured.min(Fake(n=0))
+    with pytest.raises(ValueError, match="empty sequence"):
+        cured.argmax(Fake(n=0))
+    with pytest.raises(ValueError, match="differ"):
+        cured.dot(Fake(n=10), Fake(n=11))
+    with pytest.raises(ValueError, match="differ"):
+        cured.dot(Fake(n=10, typestr="<f4"), Fake(n=10, typestr="<f8"))
+    with pytest.raises(TypeError):
+        cured.custom("", "a+b", "0")
+    with pytest.raises(TypeError):
+        cured.sum(Fake(), stream="default")
+
+
+def test_stream_handles():
+    class CupyStream:
+        ptr = 1234
+
+    class TorchStream:
+        cuda_stream = 5678
+
+    class NumbaStream:
+        handle = ctypes.c_void_p(91011)
+
+    class NullCupyStream:
+        ptr = 0
+
+    assert _arrays.stream_handle(None) is None
+    assert _arrays.stream_handle(42) == 42
+    assert _arrays.stream_handle(CupyStream()) == 1234
+    assert _arrays.stream_handle(TorchStream()) == 5678
+    assert _arrays.stream_handle(NumbaStream()) == 91011
+    assert _arrays.stream_handle(NullCupyStream()) == _arrays.STREAM_LEGACY
+    # The interface's stream is used unless stream= is given.
+    f = Fake()
+    f.__cuda_array_interface__["stream"] = 777
+    assert _arrays.device_array(f).stream == 777
+    assert _arrays.device_array(f, stream=CupyStream()).stream == 1234
+    f.__cuda_array_interface__["stream"] = None    # nothing to wait for: the legacy default stream
+    assert _arrays.device_array(f).stream == _arrays.STREAM_LEGACY
+
+
+def test_status_names_match_the_header():
+    header = os.path.join(os.path.dirname(__file__), "..", "..", "include", "cured.h")
+    if not os.path.exists(header):
+        pytest.skip("include/cured.h is not beside python/")
+    text = open(header).read()
+    for code, name in enumerate(_lib.STATUS_NAMES):
+        assert "%s = %d" % (name, code) in text, name
+
+
+def _child(code, **env):
+    e = dict(os.environ)
+    e.update(env)
+    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=e, timeout=120)
+
+
+def test_library_not_found_names_what_was_tried():
+    r = _child("import cured\ntry:\n    cured.library_version()\nexcept cured.LibraryNotFound as e:\n"
+               "    print('caught', e)\n", CURED_LIBRARY="/nonexistent/libcured.so")
+    assert r.returncode == 0, r.stderr
+    assert "caught libcured could not be loaded; tried /nonexistent/libcured.so" in r.stdout
+    assert "CURED_LIBRARY" in r.stdout
+
+
+needs_library = pytest.mark.skipif(not library_loads(),
+                                   reason="libcured not found: set CURED_LIBRARY to build/.libs/libcured.so")
+
+
+@needs_library
+def test_version_matches_the_library():
+    assert cured.library_version() == cured.__version__
+
+
+@needs_library
+def test_no_driver_is_a_clear_exception():
+    code = ("import cured\n"
+            "class F:\n"
+            "    __cuda_array_interface__ = {'shape': (8,), 'typestr': '<f4', 'data': (4096, False), 'version': 2}\n"
+            "try:\n    cured.sum(F())\n"
+            "except cured.CuredError as e:\n    print(e.status); print(e.code); print(e)\n")
+    r = _child(code, CURED_CUDA_DRIVER_LIBRARY="/nonexistent/libcuda.so.1")
+    assert r.returncode == 0, r.stderr
+    status, code_, text = r.stdout.strip().splitlines()[:3]
+    assert status == "CURED_ERROR_NO_DRIVER"
+    assert code_ == "7"
+    assert "CURED_ERROR_NO_DRIVER" in text and "/nonexistent/libcuda.so.1" in text
