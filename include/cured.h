@@ -383,6 +383,8 @@ CURED_EXPORT cured_status cured_reduce_async(cured_handle h, cured_op op, cured_
  * \return CURED_SUCCESS, CURED_ERROR_NULL_HANDLE, CURED_ERROR_INVALID_ENUM,
  *         CURED_ERROR_TYPE_MISMATCH, CURED_ERROR_NOT_SUPPORTED, CURED_ERROR_NO_NVRTC,
  *         CURED_ERROR_COMPILE, CURED_ERROR_CUDA.
+ * \par Thread safety
+ * May be called from any thread; threads preparing one kernel at once compile it once.
  */
 CURED_EXPORT cured_status cured_prepare(cured_handle h, cured_op op, cured_algorithm algo, cured_type in_type,
                                         cured_type out_type);
@@ -520,6 +522,8 @@ typedef struct cured_layout {
  *         CURED_ERROR_MISALIGNED, CURED_ERROR_NOT_DEVICE_POINTER,
  *         CURED_ERROR_COMPILE, CURED_ERROR_CUDA. On error nothing was
  *         launched or written.
+ * \par Thread safety
+ * As cured_reduce_async(): any thread; calls on different streams run independently.
  */
 CURED_EXPORT cured_status cured_reduce_axes_async(cured_handle h, cured_op op, const void *in, cured_type in_type,
                                                   const cured_layout *in_layout, uint32_t axes, void *out,
@@ -538,13 +542,16 @@ CURED_EXPORT cured_status cured_reduce_axes_async(cured_handle h, cured_op op, c
  * \param in           device pointer to the elements the offsets index (not NULL when num_segments > 0).
  * \param in_type      element type.
  * \param num_segments number of segments (any size_t; more than 2^31 work).
- * \param begin, end   device arrays of num_segments offsets, in elements.
+ * \param begin        device array of num_segments first offsets, in elements.
+ * \param end          device array of num_segments end offsets (one past the last element).
  * \param offset_type  CURED_TYPE_INT32 or CURED_TYPE_INT64 (the offsets' type).
  * \param out          device pointer to num_segments results, dense.
  * \param out_type     result type.
  * \param stream       CUstream or cudaStream_t.
  * \return as cured_reduce_axes_async(); CURED_ERROR_INVALID_VALUE for
  *         another offset type; CURED_ERROR_NOT_DEVICE_POINTER for offsets in host memory.
+ * \par Thread safety
+ * As cured_reduce_async().
  */
 CURED_EXPORT cured_status cured_segmented_reduce_async(cured_handle h, cured_op op, const void *in,
                                                        cured_type in_type, size_t num_segments, const void *begin,
@@ -555,10 +562,18 @@ CURED_EXPORT cured_status cured_segmented_reduce_async(cured_handle h, cured_op 
  * \brief Segments of one size: segment s is in[s * segment_size .. (s+1) *
  * segment_size), its result goes to out[s] (the rows of a row-major
  * matrix). Otherwise as cured_segmented_reduce_async().
- * \param h, op, in, in_type, out, out_type, stream  as cured_segmented_reduce_async().
+ * \param h             handle.
+ * \param op            operator (not CURED_OP_DOT).
+ * \param in            device pointer to num_segments * segment_size elements.
+ * \param in_type       element type.
  * \param num_segments  number of segments.
  * \param segment_size  elements in each (0: every result is the empty value).
+ * \param out           device pointer to num_segments results, dense.
+ * \param out_type      result type.
+ * \param stream        CUstream or cudaStream_t.
  * \return as cured_reduce_axes_async().
+ * \par Thread safety
+ * As cured_reduce_async().
  */
 CURED_EXPORT cured_status cured_uniform_segmented_reduce_async(cured_handle h, cured_op op, const void *in,
                                                                cured_type in_type, size_t num_segments,
