@@ -95,16 +95,16 @@ static int open_root(const char *path)
 
 static int resolve_root(char *out, size_t cap)
 {
-    const char *disable = getenv("CURED_CACHE_DISABLE");
+    const char *disable = cr_getenv("CURED_CACHE_DISABLE");
     if (disable && *disable && strcmp(disable, "0") != 0)
         return 0;
-    const char *dir = getenv("CURED_CACHE_DIR");
+    const char *dir = cr_getenv("CURED_CACHE_DIR");
     if (dir != NULL)
         return *dir ? (snprintf(out, cap, "%s", dir), 1) : 0; /* set but empty: off */
-    const char *xdg = getenv("XDG_CACHE_HOME");
+    const char *xdg = cr_getenv("XDG_CACHE_HOME");
     if (xdg && *xdg == '/')
         return snprintf(out, cap, "%s/cured", xdg), 1;
-    const char *home = getenv("HOME");
+    const char *home = cr_getenv("HOME");
     if (home == NULL || *home != '/') {
         struct passwd pw, *res = NULL;
         char pwbuf[4096];
@@ -318,7 +318,7 @@ static int by_age(const void *a, const void *b)
 /* CURED_CACHE_MAX_BYTES: digits with an optional K, M or G (binary); anything else is the default. */
 static unsigned long long max_bytes(void)
 {
-    const char *env = getenv("CURED_CACHE_MAX_BYTES");
+    const char *env = cr_getenv("CURED_CACHE_MAX_BYTES");
     if (env == NULL || *env == '\0')
         return DEFAULT_MAX_BYTES;
     char *end;

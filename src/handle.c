@@ -112,7 +112,7 @@ cured_status cr_handle_arch(cured_handle h, int *arch, int *ptx)
         const struct cr_nvrtc_facts *nv;
         cured_status st = cr_nvrtc_facts(&nv);
         if (st == CURED_SUCCESS)
-            st = cr_select_arch(h->cc, nv->archs, nv->narchs, getenv("CURED_ARCH"), &h->arch, &h->ptx);
+            st = cr_select_arch(h->cc, nv->archs, nv->narchs, cr_getenv("CURED_ARCH"), &h->arch, &h->ptx);
         if (st != CURED_ERROR_NO_NVRTC) /* NVRTC may be installed later; anything else is final */
             h->arch_status = (int)st;
         if (st != CURED_SUCCESS) {

@@ -13,6 +13,7 @@
 
 #include "cured.h"
 #include "driver.h"
+#include "env.h"
 
 #define CR_API CURED_EXPORT
 

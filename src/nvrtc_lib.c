@@ -31,7 +31,7 @@ static void load(void)
 {
     char tried[1536] = "";
     void *lib = NULL;
-    const char *env = getenv("CURED_NVRTC_LIBRARY");
+    const char *env = cr_getenv("CURED_NVRTC_LIBRARY");
     if (env != NULL && *env != '\0') {
         lib = try_open(env, tried, sizeof tried); /* an explicit choice is not second-guessed */
     } else {
@@ -98,7 +98,7 @@ static pthread_mutex_t facts_lock = PTHREAD_MUTEX_INITIALIZER;
 static void facts_name(char *name, size_t cap)
 {
     char basis[4096], hex[65];
-    const char *lib = getenv("CURED_NVRTC_LIBRARY"), *ldp = getenv("LD_LIBRARY_PATH");
+    const char *lib = cr_getenv("CURED_NVRTC_LIBRARY"), *ldp = cr_getenv("LD_LIBRARY_PATH");
     snprintf(basis, sizeof basis, "%s\n%s\n%s", lib ? lib : "", ldp ? ldp : "", PACKAGE_VERSION);
     cr_sha256_hex(basis, strlen(basis), hex);
     snprintf(name, cap, "nvrtc-%.32s", hex);

@@ -23,7 +23,7 @@
 #include "bench.h"
 #include "benchkit.h"
 #include "cured.h"
-#include "driver.h"
+#include "driver_all.h"
 #include "tool.h"
 #ifdef CURED_HAVE_CUB_COMPARATOR
 #include "cub_compare.h"
@@ -42,7 +42,7 @@ struct buffer {
 };
 
 struct bench {
-    const struct cr_driver *d;
+    const struct cr_driver_all *d;
     cured_handle h;
     CUstream stream;
     size_t n, bytes, stride;
@@ -352,7 +352,7 @@ int cmd_bench(int argc, char **argv)
 
     const char *why = NULL;
     int count = 0;
-    const struct cr_driver *d = cr_driver_load(&why, NULL);
+    const struct cr_driver_all *d = cr_driver_all_load(&why, NULL);
     if (d == NULL)
         return bench_no_gpu(why, arch);
     CUresult e = d->DeviceGetCount(&count);
