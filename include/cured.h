@@ -422,15 +422,42 @@ CURED_EXPORT cured_status cured_set_log(cured_log_level max_level, cured_log_fn 
 /* ---- Disk cache ------------------------------------------------------------ */
 
 /**
- * \brief Directory of the persistent kernel cache in use: CURED_CACHE_DIR, else
- * $XDG_CACHE_HOME/cured, else $HOME/.cache/cured (else the passwd entry's
- * home), plus a versioned subdirectory. CURED_CACHE_DIR set but empty, or
- * CURED_CACHE_DISABLE=1, turns the disk cache off (the memory cache stays).
- * The directory is created 0700; one not owned by the user, or writable by
- * group or others, is refused. Any cache problem is a cache miss, never an error.
+ * \brief Directory of the persistent kernel cache in use: the one named by
+ * cured_set_cache_dir(), else CURED_CACHE_DIR, else $XDG_CACHE_HOME/cured,
+ * else $HOME/.cache/cured (else the passwd entry's home), plus a versioned
+ * subdirectory. CURED_CACHE_DIR set but empty, or CURED_CACHE_DISABLE=1,
+ * turns the disk cache off (the memory cache stays).
+ *
+ * The directory is created 0700. It is refused (a logged warning, no disk
+ * cache) when it is not owned by the effective user, is writable by group or
+ * others, is a symbolic link, or is the file-system root or a shared system
+ * directory (/etc, /home, /tmp, /usr, /var and the like). A missing directory
+ * on the way to it is created only inside a directory of the effective user
+ * (or a sticky one such as /tmp), so root running with another user's HOME
+ * gets no disk cache rather than root-owned directories in that home.
+ *
+ * Privileged processes (setuid, setgid or file capabilities: AT_SECURE) read
+ * no environment variable at all (not CURED_CACHE_DIR, HOME, CURED_NVRTC_LIBRARY,
+ * CURED_CUDA_DRIVER_LIBRARY, CURED_CUDA_HOME, CUDA_HOME, CURED_LOG, ...): they
+ * load the default libraries and have no disk cache unless cured_set_cache_dir()
+ * names one.
+ *
+ * Any cache problem is a cache miss, never an error.
  * \return the path, or NULL when the disk cache is off or unusable.
  */
 CURED_EXPORT const char *cured_cache_dir(void);
+
+/**
+ * \brief Choose the disk cache directory by program, before the first kernel
+ * is compiled or loaded: it then overrides the environment, and it is the
+ * only way a privileged process gets a disk cache. The directory must pass
+ * the checks of cured_cache_dir().
+ * \param dir  an absolute path; "" for no disk cache; NULL for the default rules.
+ * \return CURED_SUCCESS, CURED_ERROR_INVALID_VALUE (a relative or overlong path),
+ *         CURED_ERROR_NOT_SUPPORTED (the cache was already opened: nothing changed),
+ *         CURED_ERROR_OUT_OF_MEMORY.
+ */
+CURED_EXPORT cured_status cured_set_cache_dir(const char *dir);
 
 /** One entry of the disk cache, as reported by cured_cache_foreach(). */
 typedef struct cured_cache_entry {

@@ -162,9 +162,12 @@ cured_status cr_kernel_load(cured_handle h, const struct cr_program *p, struct c
             return st;
         st = load_kernel(h, p, img, k);
         /* An image from disk that the driver refuses is a cache miss: recompile once. */
-        if (st == CURED_SUCCESS || !img->from_disk || attempt > 0 || st == CURED_ERROR_OUT_OF_MEMORY)
+        if (st == CURED_SUCCESS || !img->from_disk || attempt > 0 || st == CURED_ERROR_OUT_OF_MEMORY) {
+            cr_kcache_put(img);
             return st;
+        }
         cr_kcache_reject(p, arch, ptx, img);
+        cr_kcache_put(img);
         st = CURED_SUCCESS;
     }
     return st;

@@ -163,13 +163,19 @@ void cr_image_free(struct cr_image *img);
 /*
  * The image for (program, arch, ptx), compiling it at most once per process
  * however many threads ask at once; NVRTC runs without the cache lock held.
- * The returned image lives until process exit.
+ * The image holds a reference until cr_kcache_put (built-in kernels' images
+ * stay cached after it; a user op's or a rejected one is freed).
  */
 cured_status cr_kcache_get(const struct cr_program *p, int arch, int ptx,
                            const struct cr_image **out);
+/* Return the reference of a get (NULL: nothing). */
+void cr_kcache_put(const struct cr_image *img);
+/* Entries held in memory, listed or not (tests). */
+size_t cr_kcache_entries(void);
 /* Counters (also behind cured_get_stats). */
 void cr_kcache_stats(cured_stats *s);
-/* The driver refused an image: forget it in memory and on disk, so the next get recompiles. */
+/* The driver refused an image: forget it in memory and on disk, so the next
+ * get recompiles (the caller still puts its reference). */
 void cr_kcache_reject(const struct cr_program *p, int arch, int ptx, const struct cr_image *img);
 
 /* ---- handle.c ------------------------------------------------------------ */

@@ -193,16 +193,17 @@ struct target {
     char name[24];
 };
 
-/* Entries the library could not store while warming ("cannot create", "cannot
- * store", an unusable directory); other warnings, such as a corrupt entry
- * that was replaced, are shown but do not fail the command. */
+/* Entries the library could not store while warming (its "store failed: ..."
+ * warnings) and an unusable directory; other warnings, such as a corrupt
+ * entry or a planted symlink that was replaced, are shown but do not fail
+ * the command. */
 static int warnings;
 
 static void warm_log(cured_log_level level, const char *message, void *user)
 {
     (void)user;
     if (level == CURED_LOG_WARN)
-        warnings += strstr(message, "cannot") != NULL || strstr(message, "unusable") != NULL;
+        warnings += strstr(message, "store failed") != NULL || strstr(message, "unusable") != NULL;
     fprintf(stderr, "cured: %s: %s\n", level == CURED_LOG_WARN ? "warning" : "debug", message);
 }
 
