@@ -63,7 +63,8 @@ typedef enum cured_status {
     CURED_ERROR_INTERNAL = 17,          /**< a bug in cured; please report it */
     CURED_ERROR_EMPTY_INPUT = 18,       /**< n == 0 for an operator with no identity (argmin, minmax...) */
     CURED_ERROR_ALL_NAN = 19,           /**< a NaN-ignoring operator saw only NaNs (synchronous calls) */
-    CURED_ERROR_INVALID_EXPRESSION = 20 /**< a user expression was rejected before compiling */
+    CURED_ERROR_INVALID_EXPRESSION = 20, /**< a user expression was rejected before compiling */
+    CURED_ERROR_OUT_OF_RANGE = 21       /**< an input or output runs past the end of its allocation */
 } cured_status;
 
 /** Element and result types. Values are stable. FLOAT16 is IEEE binary16 and
@@ -262,6 +263,14 @@ CURED_EXPORT cured_status cured_destroy(cured_handle h);
  * Pointers: a pointer CUDA does not know (plain host memory) is refused with
  * CURED_ERROR_NOT_DEVICE_POINTER (one cuPointerGetAttributes per pointer);
  * device memory of another device must be reachable through peer access.
+ * The input's n elements and the output's result bytes must lie in memory
+ * the driver has mapped: a range that runs past the end of its allocation
+ * (and of any allocations mapped right after it, as the chunks of a virtual
+ * memory reservation are) is refused with CURED_ERROR_OUT_OF_RANGE before
+ * anything is launched; the message gives both ranges. The same
+ * cuPointerGetAttributes call answers this. Memory the driver cannot size
+ * (it reports no allocation range for it, as for some imported or mapped
+ * memory) is not checked, and a range beyond it would fault the kernel.
  *
  * \param h       handle.
  * \param op      operator.
@@ -275,6 +284,7 @@ CURED_EXPORT cured_status cured_destroy(cured_handle h);
  * \param out_type result type.
  * \param stream  CUstream or cudaStream_t (NULL = the legacy default stream).
  * \return CURED_SUCCESS or an error; on error nothing was launched or written.
+ *         CURED_ERROR_OUT_OF_RANGE for an input or output past its allocation,
  *         CURED_ERROR_TYPE_MISMATCH for an (op, in_type, out_type) not offered,
  *         CURED_ERROR_NOT_SUPPORTED for an algorithm other than AUTO with
  *         anything but an int32 sum, CURED_ERROR_EMPTY_INPUT (see cured_op).
@@ -531,7 +541,11 @@ CURED_EXPORT cured_status cured_custom_create(cured_handle h, cured_type in_type
 /**
  * \brief Run a user-defined reduction asynchronously; as cured_reduce_async()
  * with algorithm AUTO. y is the second input for a two-input op, else NULL.
- * The result (one acc_type value) is written to out, device memory.
+ * The result (one acc_type value) is written to out, device memory. An op
+ * loads its kernels once per context, keyed by the context's id
+ * (cuCtxGetId), so it outlives a reset of the primary context
+ * (cuDevicePrimaryCtxReset, cudaDeviceReset): handles do not (destroy them
+ * before the reset and create new ones after), the op may be used with them.
  * \return as cured_reduce_async(); CURED_ERROR_NULL_POINTER if the op is NULL.
  */
 CURED_EXPORT cured_status cured_custom_reduce_async(cured_handle h, cured_custom op, const void *x,
@@ -545,7 +559,9 @@ CURED_EXPORT cured_status cured_custom_reduce(cured_handle h, cured_custom op, c
 
 /**
  * \brief Free a user-defined op and unload its modules. No work using it may
- * be pending; the contexts it was used in must still exist. NULL is accepted.
+ * be pending; the contexts it was used in must still exist (a primary
+ * context that was reset since counts as gone: its modules went with it).
+ * NULL is accepted.
  * \return CURED_SUCCESS.
  */
 CURED_EXPORT cured_status cured_custom_destroy(cured_custom op);

@@ -12,6 +12,7 @@
 
 struct loaded {
     CUcontext ctx;
+    unsigned long long ctx_id; /* the key: a context id is never reused, a CUcontext value may be */
     const struct cr_driver *d;
     struct cr_kernel k;
 };
@@ -164,7 +165,7 @@ static cured_status kernels_for(cured_handle h, void *arg, const struct cr_kerne
     cured_custom op = arg;
     pthread_mutex_lock(&op->lock);
     for (size_t i = 0; i < op->nloaded; i++)
-        if (op->loaded[i].ctx == h->ctx) {
+        if (op->loaded[i].ctx_id == h->ctx_id) {
             *k = &op->loaded[i].k;
             pthread_mutex_unlock(&op->lock);
             return CURED_SUCCESS;
@@ -180,6 +181,7 @@ static cured_status kernels_for(cured_handle h, void *arg, const struct cr_kerne
         memset(l, 0, sizeof *l);
         if ((st = cr_kernel_load(h, &op->prog, &l->k)) == CURED_SUCCESS) {
             l->ctx = h->ctx;
+            l->ctx_id = h->ctx_id;
             l->d = h->d;
             *k = &l->k;
             op->nloaded++;
@@ -230,7 +232,10 @@ CR_API cured_status cured_custom_destroy(cured_custom op)
         return CURED_SUCCESS;
     for (size_t i = 0; i < op->nloaded; i++) {
         struct loaded *l = &op->loaded[i];
-        if (l->d->CtxPushCurrent(l->ctx) == CUDA_SUCCESS) {
+        unsigned long long id = 0;
+        /* A module of a context since reset (its handle now names a new context) went with it. */
+        if (l->d->CtxGetId(l->ctx, &id) == CUDA_SUCCESS && id == l->ctx_id &&
+            l->d->CtxPushCurrent(l->ctx) == CUDA_SUCCESS) {
             CUcontext popped;
             l->d->ModuleUnload(l->k.module);
             l->d->CtxPopCurrent(&popped);

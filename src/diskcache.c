@@ -159,6 +159,9 @@ static int parse_meta(const char *meta, size_t len, struct cr_image *img, int nk
         size_t l = nl ? (size_t)(nl - p) : (size_t)(end - p);
         if (l == 0 || l >= sizeof img->lowered[k])
             return -1;
+        for (size_t i = 0; i < l; i++)
+            if (p[i] <= ' ' || p[i] > '~') /* mangled names are printable: no NUL, no blank */
+                return -1;
         memcpy(img->lowered[k], p, l);
         img->lowered[k][l] = '\0';
         k++;

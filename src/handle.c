@@ -212,7 +212,7 @@ static cured_status finish_create(cured_handle h, cured_handle *out)
     const struct cr_driver *d = h->d;
     int major = 0, minor = 0;
     CUresult r;
-    if ((r = d->CtxGetDevice(&h->dev)) != CUDA_SUCCESS ||
+    if ((r = d->CtxGetDevice(&h->dev)) != CUDA_SUCCESS || (r = d->CtxGetId(h->ctx, &h->ctx_id)) != CUDA_SUCCESS ||
         (r = d->DeviceGetAttribute(&h->sms, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, h->dev)) ||
         (r = d->DeviceGetAttribute(&major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, h->dev)) ||
         (r = d->DeviceGetAttribute(&minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, h->dev)) ||

@@ -148,15 +148,16 @@ cured_status cr_reduce_program(cured_handle h, const struct cr_program *p, const
         return st;
     CUdeviceptr ws = 0, dev_out = (CUdeviceptr)(uintptr_t)out;
     const struct cr_kernel *k;
-    if (n > 0 && (st = cr_check_device_pointer(h, in, "input")) != CURED_SUCCESS)
+    const size_t in_bytes = n * cr_type_size(p->in); /* the callers checked it for overflow */
+    if (n > 0 && (st = cr_check_device_range(h, in, in_bytes, "input")) != CURED_SUCCESS)
         goto done;
-    if (n > 0 && in2 && (st = cr_check_device_pointer(h, in2, "second input")) != CURED_SUCCESS)
+    if (n > 0 && in2 && (st = cr_check_device_range(h, in2, in_bytes, "second input (y)")) != CURED_SUCCESS)
         goto done;
     if (host_out) {
         if ((st = cr_slot_for(h, stream, &ws)) != CURED_SUCCESS)
             goto done;
         dev_out = ws + CR_WS_RESULT;
-    } else if ((st = cr_check_device_pointer(h, out, "output")) != CURED_SUCCESS) {
+    } else if ((st = cr_check_device_range(h, out, (size_t)p->result_size, "output")) != CURED_SUCCESS) {
         goto done;
     }
     if ((st = kernels(h, arg, &k)) != CURED_SUCCESS ||
@@ -218,7 +219,7 @@ static cured_status dot(cured_handle h, const void *x, const void *y, cured_type
     int spec;
     cured_status st = cr_check_args(CURED_OP_DOT, CURED_ALGO_AUTO, x, type, n, out, out_type, &spec);
     if (st == CURED_SUCCESS)
-        st = cr_check_args(CURED_OP_DOT, CURED_ALGO_AUTO, y, type, n, out, out_type, &spec);
+        st = cr_check_second_input(y, type, n);
     return st != CURED_SUCCESS ? st : reduce_common(h, spec, x, y, n, out, host_out, stream);
 }
 
