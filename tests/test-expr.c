@@ -10,6 +10,7 @@
 
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static const char *const xy[] = {"x", "y"};
@@ -213,6 +214,52 @@ START_TEST(test_attack_refused_before_nvrtc)
 }
 END_TEST
 
+/* include/cured.h lists the functions and their costs: the list is the grammar's. */
+START_TEST(test_header_lists_the_functions)
+{
+    const char *src = getenv("top_srcdir");
+    char path[1024];
+    snprintf(path, sizeof path, "%s/include/cured.h", src ? src : ".");
+    FILE *f = fopen(path, "r");
+    ck_assert_msg(f != NULL, "cannot read %s", path);
+    static char text[1 << 17];
+    size_t n = fread(text, 1, sizeof text - 1, f);
+    fclose(f);
+    text[n] = '\0';
+    const char *from = strstr(text, "(cost in brackets):"), *to = from ? strstr(from, "The floating functions") : NULL;
+    ck_assert_msg(from && to, "cured.h: the list of functions was not found");
+    from += strlen("(cost in brackets):");
+    char names[128][32];
+    int nnames = 0, listed = 0;
+    for (const char *c = from; c < to;) {
+        if (*c == '_' || (*c >= 'a' && *c <= 'z')) {
+            size_t l = strspn(c, "_abcdefghijklmnopqrstuvwxyz0123456789");
+            ck_assert(nnames < 128 && l < 32);
+            memcpy(names[nnames], c, l);
+            names[nnames++][l] = '\0';
+            c += l;
+        } else if (*c == '[') {
+            int cost = atoi(c + 1);
+            for (int k = 0; k < nnames; k++) {
+                size_t i = 0;
+                while (i < cr_expr_nfunctions && strcmp(cr_expr_functions[i].name, names[k]) != 0)
+                    i++;
+                ck_assert_msg(i < cr_expr_nfunctions, "cured.h lists %s, which the grammar does not", names[k]);
+                ck_assert_msg(cr_expr_functions[i].cost == cost, "cured.h gives %s cost %d, the grammar %d", names[k],
+                              cost, cr_expr_functions[i].cost);
+            }
+            listed += nnames;
+            nnames = 0;
+            c = strchr(c, ']') + 1;
+        } else {
+            c++; /* spaces, ';', '.', the comment's '*' */
+        }
+    }
+    ck_assert_msg(listed == (int)cr_expr_nfunctions, "cured.h lists %d functions, the grammar has %zu", listed,
+                  cr_expr_nfunctions);
+}
+END_TEST
+
 /* ---- with NVRTC --------------------------------------------------------------- */
 
 static int have_nvrtc(void)
@@ -286,6 +333,7 @@ int main(void)
     tcase_add_test(grammar, test_refuses);
     tcase_add_test(grammar, test_slots);
     tcase_add_test(grammar, test_attack_refused_before_nvrtc);
+    tcase_add_test(grammar, test_header_lists_the_functions);
     suite_add_tcase(s, grammar);
     TCase *nvrtc = tcase_create("nvrtc");
     tcase_set_timeout(nvrtc, 600);
