@@ -13,6 +13,11 @@
  * primary context's id changes at cuDevicePrimaryCtxReset, its handle does
  * not, as with the real driver (tests/test-fakedev).
  *
+ * Copies, memsets, stream capture and graph launches are accepted (a graph
+ * does nothing), so that the tools' plumbing can run here too (cured-soak
+ * with FAKECUDA_ARENA_MB=256: every result mismatches, no bad input may be
+ * mishandled).
+ *
  * FAKECUDA_MISSING=cuA,cuB: cuGetProcAddress does not find those symbols.
  * fake_* functions are for the tests (dlsym).
  */
@@ -23,12 +28,12 @@
 
 #define FAKE_VERSION 12345
 #define EXPORT __attribute__((visibility("default")))
-#define ARENA (16u << 20)
+#define ARENA_DEFAULT_MB 16 /* FAKECUDA_ARENA_MB overrides */
 #define MAX_ALLOCS 512
 #define MAX_MODULES 256
 
-static _Alignas(4096) unsigned char arena[ARENA];
-static size_t arena_used;
+static unsigned char *arena;
+static size_t arena_size, arena_used;
 static struct alloc {
     uintptr_t base;
     size_t size;
@@ -57,7 +62,12 @@ int fake_loads(void) { return loads; }
 void *fake_alloc(size_t bytes, int sized, size_t gap_after)
 {
     size_t size = (bytes + 255) & ~(size_t)255;
-    if (nallocs == MAX_ALLOCS || size == 0 || size + gap_after > ARENA - arena_used)
+    if (arena == NULL) {
+        const char *mb = getenv("FAKECUDA_ARENA_MB");
+        arena_size = (size_t)(mb ? atol(mb) : ARENA_DEFAULT_MB) << 20;
+        arena = aligned_alloc(4096, arena_size);
+    }
+    if (arena == NULL || nallocs == MAX_ALLOCS || size == 0 || size + gap_after > arena_size - arena_used)
         return NULL;
     struct alloc *a = &allocs[nallocs++];
     a->base = (uintptr_t)arena + arena_used;
@@ -142,6 +152,28 @@ static CUresult f_memset_d32_async(CUdeviceptr p, unsigned int v, size_t n, CUst
         memcpy((unsigned char *)(uintptr_t)p + 4 * i, &v, 4);
     return CUDA_SUCCESS;
 }
+static CUresult f_htod(CUdeviceptr dst, const void *src, size_t n)
+{
+    memcpy((void *)(uintptr_t)dst, src, n);
+    return CUDA_SUCCESS;
+}
+static CUresult f_memset_d8_async(CUdeviceptr p, unsigned char v, size_t n, CUstream s)
+{
+    (void)s;
+    memset((void *)(uintptr_t)p, v, n);
+    return CUDA_SUCCESS;
+}
+static CUresult f_begin_capture(CUstream s, CUstreamCaptureMode m) { (void)s, (void)m; return CUDA_SUCCESS; }
+static CUresult f_end_capture(CUstream s, CUgraph *g) { (void)s; *g = (CUgraph)(uintptr_t)0x6; return CUDA_SUCCESS; }
+static CUresult f_instantiate(CUgraphExec *e, CUgraph g, unsigned long long f)
+{
+    (void)g, (void)f;
+    *e = (CUgraphExec)(uintptr_t)0x7;
+    return CUDA_SUCCESS;
+}
+static CUresult f_graph_launch(CUgraphExec e, CUstream s) { (void)e, (void)s; return CUDA_SUCCESS; }
+static CUresult f_graph_void(void *g) { (void)g; return CUDA_SUCCESS; }
+static CUresult f_void(void) { return CUDA_SUCCESS; }
 static CUresult f_dtoh_async(void *dst, CUdeviceptr src, size_t n, CUstream s)
 {
     (void)s;
@@ -248,6 +280,15 @@ static const struct {
     {"cuStreamDestroy", (any_fn)f_stream_void},
     {"cuStreamSynchronize", (any_fn)f_stream_void},
     {"cuStreamIsCapturing", (any_fn)f_is_capturing},
+    {"cuMemcpyHtoD", (any_fn)f_htod},
+    {"cuMemsetD8Async", (any_fn)f_memset_d8_async},
+    {"cuStreamBeginCapture", (any_fn)f_begin_capture},
+    {"cuStreamEndCapture", (any_fn)f_end_capture},
+    {"cuGraphInstantiateWithFlags", (any_fn)f_instantiate},
+    {"cuGraphLaunch", (any_fn)f_graph_launch},
+    {"cuGraphExecDestroy", (any_fn)f_graph_void},
+    {"cuGraphDestroy", (any_fn)f_graph_void},
+    {"cuCtxSynchronize", (any_fn)f_void},
 };
 
 static int missing(const char *symbol)
