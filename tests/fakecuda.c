@@ -30,7 +30,7 @@
 #define EXPORT __attribute__((visibility("default")))
 #define ARENA_DEFAULT_MB 16 /* FAKECUDA_ARENA_MB overrides */
 #define MAX_ALLOCS 512
-#define MAX_MODULES 256
+#define MAX_MODULES 8192
 
 static unsigned char *arena;
 static size_t arena_size, arena_used;

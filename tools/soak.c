@@ -126,8 +126,13 @@ static void good_request(struct worker *w)
     const void *y = two ? (const void *)(uintptr_t)(s->base + fam + yo * esize) : NULL;
     int mode = (int)below(w, 10);
     mode = mode < 3 ? 0 : mode < 8 ? 1 : 2;
-    int stream = (int)below(w, 2);
-    cured_handle h = below(w, 2) ? s->h : w->own;
+    int stream = (int)below(w, 2), which = (int)below(w, 2);
+    cured_handle h = which ? w->own : s->h;
+    unsigned char *warm = &w->warm[which][user >= 0 ? CURED_OP_COUNT * CURED_TYPE_COUNT + user
+                                                     : (int)op * CURED_TYPE_COUNT + (int)in];
+    if (mode == 2 && !*warm)
+        mode = 1;
+    *warm = 1;
     memset(got, 0xa5, sizeof got);
     cured_status r = soak_call(w, user, op, in, out, x, y, n, mode, stream, h, got);
     if (r != CURED_SUCCESS) {
@@ -172,8 +177,10 @@ static void bad_request(struct worker *w)
     case 4: op = (cured_op)(CURED_OP_COUNT + 3), want = CURED_ERROR_INVALID_ENUM, what = "unknown operator"; break;
     case 5: op = CURED_OP_AND, in = CURED_TYPE_FLOAT32, out = CURED_TYPE_FLOAT32, want = CURED_ERROR_TYPE_MISMATCH,
             what = "AND of floats"; break;
-    case 6: op = CURED_OP_DOT, y = base + total - 64, want = CURED_ERROR_OUT_OF_RANGE, what = "dot's y past its end";
-            break;
+    case 6: /* 128 MiB of int8: x fits in the buffer, y starts 64 bytes before its end */
+        op = CURED_OP_DOT, in = CURED_TYPE_INT8, x = base, y = base + total - 64, n = (size_t)1 << 27;
+        want = CURED_ERROR_OUT_OF_RANGE, what = "dot's y past its end";
+        break;
     case 7: op = CURED_OP_ARGMAX, out = CURED_TYPE_INT32, n = 0, want = CURED_ERROR_EMPTY_INPUT,
             what = "ARGMAX of nothing"; break;
     default: {

@@ -73,6 +73,9 @@ struct worker {
     cured_handle own;
     CUstream stream[2];
     CUdeviceptr slot; /* 64 bytes per stream */
+    /* Requests already made outside capture, per handle (0 shared, 1 own): a
+     * capture never needs a module loaded (cured.h: compile before capturing). */
+    unsigned char warm[2][CURED_OP_COUNT * CURED_TYPE_COUNT + USER_COUNT];
 };
 
 double soak_now(void);
