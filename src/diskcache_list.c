@@ -1,18 +1,109 @@
 /*
- * Listing and clearing the disk cache (cured_cache_foreach, cured_cache_clear).
- * Entries are opened as the loader opens them (cr_diskcache_open_entry), so a
- * FIFO swapped in after the directory was read blocks nothing.
+ * Listing, clearing and evicting: cured_cache_foreach, cured_cache_clear and
+ * the sweep of stale temp files and least recently used entries after each
+ * store. Entries are opened as the loader opens them (cr_diskcache_open_entry),
+ * so a FIFO swapped in after the directory was read blocks nothing.
  */
 #include "internal.h"
 #include "diskcache.h"
 
 #include <dirent.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
+
+#define DEFAULT_MAX_BYTES (512ull << 20)
+#define STALE_TMP_SECONDS 3600
+
+struct victim {
+    char name[80];
+    time_t used;
+    off_t size;
+};
+
+static int by_age(const void *a, const void *b)
+{
+    const struct victim *x = a, *y = b;
+    return (x->used > y->used) - (x->used < y->used);
+}
+
+/* CURED_CACHE_MAX_BYTES: digits with an optional K, M or G (binary); anything else is the default. */
+static unsigned long long max_bytes(void)
+{
+    const char *env = cr_getenv("CURED_CACHE_MAX_BYTES");
+    if (env == NULL || *env == '\0')
+        return DEFAULT_MAX_BYTES;
+    char *end;
+    errno = 0;
+    unsigned long long v = strtoull(env, &end, 10);
+    int shift = *end == 'K' || *end == 'k' ? 10 : *end == 'M' || *end == 'm' ? 20 : *end == 'G' || *end == 'g' ? 30 : 0;
+    if (shift)
+        end++;
+    if (errno || end == env || *end != '\0' || env[0] == '-' || v > (~0ull >> shift)) {
+        cr_log(CURED_LOG_WARN, "CURED_CACHE_MAX_BYTES=\"%s\" is not a size; using %llu", env, DEFAULT_MAX_BYTES);
+        return DEFAULT_MAX_BYTES;
+    }
+    return v << shift;
+}
+
+/* Sweep stale temp files, then evict least recently used entries above the limit. */
+void cr_diskcache_tidy(int dir, int tmp)
+{
+    time_t now = time(NULL);
+    int dup_fd = openat(tmp, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC); /* own offset, unlike dup */
+    DIR *d = dup_fd >= 0 ? fdopendir(dup_fd) : NULL;
+    struct dirent *e;
+    struct stat st;
+    if (d) {
+        while ((e = readdir(d)) != NULL)
+            if (e->d_name[0] != '.' && fstatat(tmp, e->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+                now - st.st_mtime > STALE_TMP_SECONDS)
+                unlinkat(tmp, e->d_name, 0);
+        closedir(d);
+    } else if (dup_fd >= 0)
+        close(dup_fd);
+
+    unsigned long long max = max_bytes();
+    dup_fd = openat(dir, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    d = dup_fd >= 0 ? fdopendir(dup_fd) : NULL;
+    if (d == NULL) {
+        if (dup_fd >= 0)
+            close(dup_fd);
+        return;
+    }
+    struct victim *v = NULL;
+    size_t n = 0, cap = 0;
+    unsigned long long total = 0;
+    while ((e = readdir(d)) != NULL) {
+        if (strlen(e->d_name) != 64 || fstatat(dir, e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 ||
+            !S_ISREG(st.st_mode))
+            continue;
+        if (n == cap) {
+            struct victim *nv = realloc(v, (cap = cap ? 2 * cap : 64) * sizeof *v);
+            if (nv == NULL)
+                break;
+            v = nv;
+        }
+        snprintf(v[n].name, sizeof v[n].name, "%s", e->d_name);
+        v[n].used = st.st_mtime;
+        v[n].size = st.st_size;
+        total += (unsigned long long)st.st_size;
+        n++;
+    }
+    closedir(d);
+    if (total > max) {
+        qsort(v, n, sizeof *v, by_age);
+        for (size_t i = 0; i < n && total > max; i++)
+            if (unlinkat(dir, v[i].name, 0) == 0)
+                total -= (unsigned long long)v[i].size;
+    }
+    free(v);
+}
 
 /* The value of the first line starting with prefix, copied into out. */
 static void key_line(const char *key, const char *prefix, char *out, size_t cap)

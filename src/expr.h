@@ -44,4 +44,10 @@ struct cr_expr_function {
 extern const struct cr_expr_function cr_expr_functions[];
 extern const size_t cr_expr_nfunctions;
 
+/* Length of the pp-number at e (a digit, or '.' and a digit): as C++'s lexer
+ * reads it, digits, letters, '_', '.' and a sign after e, E, p or P. */
+size_t cr_expr_pp_number(const char *e);
+/* Is s[0..n) an integer (u, l, ll suffixes) or floating (f suffix) literal of C++? */
+int cr_expr_valid_number(const char *s, size_t n);
+
 #endif
