@@ -97,7 +97,8 @@ typedef enum cured_status {
     CURED_ERROR_INTERNAL = 17,          /**< a bug in cured; please report it */
     CURED_ERROR_EMPTY_INPUT = 18,       /**< n == 0 for an operator with no identity (argmin, minmax...) */
     CURED_ERROR_ALL_NAN = 19,           /**< a NaN-ignoring operator saw only NaNs (synchronous calls) */
-    CURED_ERROR_INVALID_EXPRESSION = 20 /**< a user expression was rejected before compiling */
+    CURED_ERROR_INVALID_EXPRESSION = 20, /**< a user expression was rejected before compiling */
+    CURED_ERROR_OUT_OF_RANGE = 21       /**< an input or output runs past the end of its allocation */
 } cured_status;
 
 /** Element and result types. Values are stable. FLOAT16 is IEEE binary16 and
@@ -334,6 +335,14 @@ CURED_EXPORT cured_status cured_get_arch(cured_handle h, int *sm, int *is_ptx);
  * Pointers: a pointer CUDA does not know (plain host memory) is refused with
  * CURED_ERROR_NOT_DEVICE_POINTER (one cuPointerGetAttributes per pointer);
  * device memory of another device must be reachable through peer access.
+ * The input's n elements and the output's result bytes must lie in memory
+ * the driver has mapped: a range that runs past the end of its allocation
+ * (and of any allocations mapped right after it, as the chunks of a virtual
+ * memory reservation are) is refused with CURED_ERROR_OUT_OF_RANGE before
+ * anything is launched; the message gives both ranges. The same
+ * cuPointerGetAttributes call answers this. Memory the driver cannot size
+ * (it reports no allocation range for it, as for some imported or mapped
+ * memory) is not checked, and a range beyond it would fault the kernel.
  *
  * \param h        handle.
  * \param op       operator (not CURED_OP_DOT: see cured_dot_async()).
@@ -357,7 +366,8 @@ CURED_EXPORT cured_status cured_get_arch(cured_handle h, int *sm, int *is_ptx);
  *         headers);
  *         CURED_ERROR_EMPTY_INPUT (n == 0 for MINMAX and the ARG operators);
  *         CURED_ERROR_SIZE_OVERFLOW; CURED_ERROR_MISALIGNED;
- *         CURED_ERROR_NOT_DEVICE_POINTER;
+ *         CURED_ERROR_NOT_DEVICE_POINTER; CURED_ERROR_OUT_OF_RANGE (an input or
+ *         output that runs past its allocation);
  *         CURED_ERROR_NO_NVRTC, CURED_ERROR_COMPILE (first use of a kernel);
  *         CURED_ERROR_OUT_OF_MEMORY; CURED_ERROR_CUDA (a driver call failed,
  *         e.g. the launch).
@@ -776,21 +786,45 @@ CURED_EXPORT const char *cured_kernel_name(size_t index);
 CURED_EXPORT cured_status cured_compile_kernel(size_t index, int sm, int ptx, size_t *bytes);
 
 /**
- * \brief Directory of the persistent kernel cache in use.
+ * \brief Directory of the persistent kernel cache in use: the one named by
+ * cured_set_cache_dir(), else CURED_CACHE_DIR, else $XDG_CACHE_HOME/cured,
+ * else $HOME/.cache/cured (else the passwd entry's home), plus a versioned
+ * subdirectory. CURED_CACHE_DIR set but empty, or CURED_CACHE_DISABLE=1,
+ * turns the disk cache off (the memory cache stays).
  *
- * CURED_CACHE_DIR, else $XDG_CACHE_HOME/cured, else $HOME/.cache/cured (else
- * the passwd entry's home), plus a versioned subdirectory. CURED_CACHE_DIR
- * set but empty, or CURED_CACHE_DISABLE=1, turns the disk cache off (the
- * memory cache stays). The directory is created 0700; one not owned by the
- * user, or writable by group or others, is refused. Any cache problem is a
- * cache miss, never an error.
+ * The directory is created 0700. It is refused (a logged warning, no disk
+ * cache) when it is not owned by the effective user, is writable by group or
+ * others, is a symbolic link, or is the file-system root or a shared system
+ * directory (/etc, /home, /tmp, /usr, /var and the like). A missing directory
+ * on the way to it is created only inside a directory of the effective user
+ * (or a sticky one such as /tmp), so root running with another user's HOME
+ * gets no disk cache rather than root-owned directories in that home.
  *
+ * Privileged processes (setuid, setgid or file capabilities: AT_SECURE) read
+ * no environment variable at all (not CURED_CACHE_DIR, HOME, CURED_NVRTC_LIBRARY,
+ * CURED_CUDA_DRIVER_LIBRARY, CURED_CUDA_HOME, CUDA_HOME, CURED_LOG, ...): they
+ * load the default libraries and have no disk cache unless cured_set_cache_dir()
+ * names one.
+ *
+ * Any cache problem is a cache miss, never an error.
  * \return the path (valid for the life of the process), or NULL when the disk
  *         cache is off or unusable.
  * \par Thread safety
  * May be called from any thread.
  */
 CURED_EXPORT const char *cured_cache_dir(void);
+
+/**
+ * \brief Choose the disk cache directory by program, before the first kernel
+ * is compiled or loaded: it then overrides the environment, and it is the
+ * only way a privileged process gets a disk cache. The directory must pass
+ * the checks of cured_cache_dir().
+ * \param dir  an absolute path; "" for no disk cache; NULL for the default rules.
+ * \return CURED_SUCCESS, CURED_ERROR_INVALID_VALUE (a relative or overlong path),
+ *         CURED_ERROR_NOT_SUPPORTED (the cache was already opened: nothing changed),
+ *         CURED_ERROR_OUT_OF_MEMORY.
+ */
+CURED_EXPORT cured_status cured_set_cache_dir(const char *dir);
 
 /** One entry of the disk cache, as reported by cured_cache_foreach(). */
 typedef struct cured_cache_entry {
@@ -876,19 +910,50 @@ typedef struct cured_custom_st *cured_custom;
  * - combine_expr: combines two partial results `a` and `b` (of acc_type);
  *   it must be associative (and is applied in a fixed order, so results are
  *   deterministic run to run).
- * - identity_expr: the identity of combine.
+ * - identity_expr: the identity of combine (it names no variable).
  *
  * The result has acc_type. Examples: sum of squares `x*x` / `a+b` / `0`;
  * max-abs `fabs(x)` / `fmax(a,b)` / `0`; count of nonzeros `x != 0` / `a+b` / `0`
  * (acc INT64); dot product (ninputs 2) `x*y` / `a+b` / `0`.
- * CUDA's device math functions (fabs, fmax, sqrt, ...) are available.
+ *
+ * Grammar. Before anything is compiled, each expression is checked against
+ * a whitelist, and anything else is refused with
+ * CURED_ERROR_INVALID_EXPRESSION and a message naming the slot, the
+ * offending token, its position and, for an unknown name, what is allowed:
+ * - the slot's variables (above), `true`, `false`;
+ * - numbers: decimal, octal, hexadecimal and binary integers with u, l, ll
+ *   suffixes; decimal and hexadecimal floats with an optional f suffix;
+ * - the operators + - * / % & | ^ ~ ! < > <= >= == != && || << >> ?: and
+ *   parentheses (no assignment, ++, --, comma, member access, indexing,
+ *   braces, ';', '#', quotes, backslashes, comments or digraphs; `<::` is
+ *   read as C++11 reads it, '<' then '::');
+ * - casts to the arithmetic types: `(float)`, `(double)`, `(bool)`, `(char)`,
+ *   `(int)`, `(unsigned)`, `(long long)`, `(unsigned long long)` and the
+ *   other spellings of signed and unsigned char, short, int, long and long
+ *   long (not long double), and the one-keyword functional form `float(x)`;
+ * - calls, optionally written `::f(...)`, with the right number of
+ *   arguments, of these device functions (cost in brackets):
+ *   abs labs llabs fabs fabsf min max fmin fminf fmax fmaxf fdim copysign
+ *   fma fmaf sqrt sqrtf rsqrt rsqrtf floor floorf ceil ceilf round roundf
+ *   trunc truncf rint rintf isnan isinf isfinite signbit __popc __popcll
+ *   __clz __clzll __ffs __ffsll __brev __brevll __int_as_float __float_as_int
+ *   __uint_as_float __float_as_uint __longlong_as_double __double_as_longlong
+ *   [1]; cbrt cbrtf hypot hypotf pow powf exp expf exp2 exp2f exp10 exp10f
+ *   expm1 expm1f log logf log2 log2f log10 log10f log1p log1pf sin sinf cos
+ *   cosf tan tanf asin acos atan atan2 atan2f sinh cosh tanh tanhf asinh
+ *   acosh atanh erf erfc [4]; lgamma [8]; fmod remainder tgamma [16].
+ *   The floating functions take floating arguments: cast an integer `x`
+ *   first (`sqrt((double)x)`).
+ * Bounds, which keep NVRTC's work (and so the call's time) small: at most
+ * 1024 characters and 64 levels of nesting per expression; a compile-time
+ * budget of 32 per expression (16 for combine_expr, which is inlined at
+ * every step of the reduction), where each call costs as listed and each
+ * '/' or '%' costs 2. The slowest op found within these bounds compiles in
+ * about 6 s on 2 cores (without them, a 1 KiB expression took minutes).
  *
  * The expressions run as device code of the caller's process with the
- * caller's privileges; cured only makes sure that each stays inside its
- * slot: an expression longer than 1024 characters, with unbalanced
- * parentheses or brackets, or containing ; { } # quotes, backslashes or
- * comments is rejected with CURED_ERROR_INVALID_EXPRESSION before any
- * compilation. A compile error returns CURED_ERROR_COMPILE, and
+ * caller's privileges. A compile error (a type error the grammar lets
+ * through, such as `%` of a float) returns CURED_ERROR_COMPILE, and
  * cured_last_error() holds NVRTC's log, whose lines point into the
  * offending expression (e.g. "map_expr(1): error: ...").
  *
@@ -926,6 +991,11 @@ CURED_EXPORT cured_status cured_custom_create(cured_handle h, cured_type in_type
  * \param n       element count; n == 0 gives the identity.
  * \param out     device pointer receiving one acc_type value, aligned to its size.
  * \param stream  CUstream or cudaStream_t (NULL = the legacy default stream).
+ * An op loads its kernels once per context, keyed by the context's id
+ * (cuCtxGetId), so it outlives a reset of the primary context
+ * (cuDevicePrimaryCtxReset, cudaDeviceReset): handles do not (destroy them
+ * before the reset and create new ones after), the op may be used with them.
+ *
  * \return as cured_reduce_async(); CURED_ERROR_NULL_POINTER if op or out is
  *         NULL, or an input is NULL with n > 0.
  * \par Thread safety
@@ -955,9 +1025,11 @@ CURED_EXPORT cured_status cured_custom_reduce(cured_handle h, cured_custom op, c
                                               struct CUstream_st *stream);
 
 /**
- * \brief Free a user-defined op and unload its modules.
- *
- * No work using it may be pending; the contexts it was used in must still exist.
+ * \brief Free a user-defined op, unload its modules and release its compiled
+ * image from the memory cache (freed once no other op of the same
+ * expressions and types holds it; the disk cache keeps its copy, within
+ * CURED_CACHE_MAX_BYTES). No work using it may be pending; the contexts it was used in must still exist (a primary
+ * context that was reset since counts as gone: its modules went with it).
  *
  * \param op  the op; NULL is accepted.
  * \return CURED_SUCCESS.

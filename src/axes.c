@@ -250,9 +250,9 @@ cured_status cr_axes_request(cured_handle h, cured_op op, const void *in, cured_
     if (outputs_overlap(d, lay->rank))
         return cr_fail(CURED_ERROR_INVALID_VALUE, "the output layout places two results at one address");
     uint64_t last_out = last_offset(d, lay->rank, 1, &overflow);
-    mul(last_out + 1, r->acc.result_size, &overflow);
+    g->out_bytes = (size_t)mul(last_out + 1, r->acc.result_size, &overflow);
     uint64_t last_in = empty ? 0 : last_offset(d, lay->rank, 0, &overflow);
-    mul(last_in + 1, cr_type_size(in_type), &overflow);
+    g->in_bytes = empty ? 0 : (size_t)mul(last_in + 1, cr_type_size(in_type), &overflow);
     if (overflow)
         return cr_fail(CURED_ERROR_SIZE_OVERFLOW, "the layout's byte range overflows");
     if (in == NULL && total > 0)
@@ -360,6 +360,9 @@ CR_API cured_status cured_segmented_reduce_async(cured_handle h, cured_op op, co
     g.nout = num_segments;
     g.begin = begin;
     g.end = end;
+    g.in_bytes = cr_type_size(in_type); /* the offsets are on the device: the first element only */
+    g.out_bytes = num_segments * r.acc.result_size;
+    g.offset_bytes = num_segments * osize;
     r.shape = CR_SHAPE_SEGMENTS;
     r.group = 8;
     r.offsets = offset_type;

@@ -86,6 +86,8 @@ CR_API cured_status cured_compile_kernel(size_t index, int sm, int ptx, size_t *
     cured_status st = cr_kcache_get(&s->unit, sm, ptx != 0, &img);
     if (st == CURED_SUCCESS && bytes != NULL)
         *bytes = img->size;
+    if (st == CURED_SUCCESS)
+        cr_kcache_put(img);
     return st;
 }
 

@@ -3,16 +3,16 @@
  * operator struct and compiled with the AUTO kernels of kernels-src/fast.cu.
  */
 #include "internal.h"
+#include "expr.h"
 
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#define MAX_EXPR 1024
-
 struct loaded {
     CUcontext ctx;
+    unsigned long long ctx_id; /* the key: a context id is never reused, a CUcontext value may be */
     const struct cr_driver *d;
     struct cr_kernel k;
 };
@@ -25,44 +25,11 @@ struct cured_custom_st {
     struct cr_user user;
     struct cr_request req;
     struct cr_unit unit;
+    const struct cr_image *compiled; /* compiled at creation: a kcache reference until destroy */
     pthread_mutex_t lock;
     struct loaded *loaded;
     size_t nloaded;
 };
-
-/* Keep an expression inside its slot of the generated source. */
-static cured_status check_expr(const char *what, const char *e)
-{
-    if (e == NULL)
-        return cr_fail(CURED_ERROR_NULL_POINTER, "%s is NULL", what);
-    size_t len = strlen(e);
-    if (len == 0 || len > MAX_EXPR)
-        return cr_fail(CURED_ERROR_INVALID_EXPRESSION, "%s must have 1 to %d characters (has %zu)", what,
-                       MAX_EXPR, len);
-    int paren = 0, bracket = 0;
-    for (size_t i = 0; i < len; i++) {
-        unsigned char c = (unsigned char)e[i];
-        if (c < 32 || c > 126)
-            return cr_fail(CURED_ERROR_INVALID_EXPRESSION, "%s: character %zu is not printable ASCII", what, i + 1);
-        if (strchr(";{}#\"'\\`", c) != NULL)
-            return cr_fail(CURED_ERROR_INVALID_EXPRESSION, "%s: '%c' (character %zu) is not allowed in an expression",
-                           what, c, i + 1);
-        /* Digraphs: %: is #, <% %> are braces, <: :> brackets (not counted below). */
-        if ((c == '%' && (e[i + 1] == ':' || e[i + 1] == '>')) || (c == '<' && (e[i + 1] == '%' || e[i + 1] == ':')) ||
-            (c == ':' && e[i + 1] == '>'))
-            return cr_fail(CURED_ERROR_INVALID_EXPRESSION, "%s: digraph '%c%c' (character %zu) is not allowed", what, c,
-                           e[i + 1], i + 1);
-        if (c == '/' && (e[i + 1] == '/' || e[i + 1] == '*'))
-            return cr_fail(CURED_ERROR_INVALID_EXPRESSION, "%s: comments are not allowed (character %zu)", what, i + 1);
-        paren += c == '(' ? 1 : c == ')' ? -1 : 0;
-        bracket += c == '[' ? 1 : c == ']' ? -1 : 0;
-        if (paren < 0 || bracket < 0)
-            return cr_fail(CURED_ERROR_INVALID_EXPRESSION, "%s: unbalanced '%c' at character %zu", what, c, i + 1);
-    }
-    if (paren || bracket)
-        return cr_fail(CURED_ERROR_INVALID_EXPRESSION, "%s: unbalanced %s", what, paren ? "parentheses" : "brackets");
-    return CURED_SUCCESS;
-}
 
 /* Type of x and y as the expressions see them: half types as float. */
 static const char *expr_type(cured_type t)
@@ -131,10 +98,11 @@ cured_status cr_custom_build(cured_type in_type, cured_type acc_type, int ninput
         return cr_fail(CURED_ERROR_TYPE_MISMATCH, "the accumulator of a user-defined op must not be a half type");
     if (ninputs != 1 && ninputs != 2)
         return cr_fail(CURED_ERROR_INVALID_VALUE, "ninputs must be 1 or 2, not %d", ninputs);
+    static const char *const map_vars[] = {"x", "y"}, *const combine_vars[] = {"a", "b"};
     cured_status st;
-    if ((st = check_expr("map_expr", map_expr)) != CURED_SUCCESS ||
-        (st = check_expr("combine_expr", combine_expr)) != CURED_SUCCESS ||
-        (st = check_expr("identity_expr", identity_expr)) != CURED_SUCCESS)
+    if ((st = cr_expr_check("map_expr", map_expr, map_vars, (size_t)ninputs, CR_MAX_EXPR_COST)) != CURED_SUCCESS ||
+        (st = cr_expr_check("combine_expr", combine_expr, combine_vars, 2, CR_MAX_COMBINE_COST)) != CURED_SUCCESS ||
+        (st = cr_expr_check("identity_expr", identity_expr, NULL, 0, CR_MAX_EXPR_COST)) != CURED_SUCCESS)
         return st;
     cured_custom op = calloc(1, sizeof *op);
     char *src = generate(in_type, acc_type, ninputs, map_expr, combine_expr, identity_expr);
@@ -196,6 +164,7 @@ CR_API cured_status cured_custom_create(cured_handle h, cured_type in_type, cure
         cured_custom_destroy(op);
         return st;
     }
+    op->compiled = img; /* kept for the op's first use in each context (cr_kernel_load) */
     *out = op;
     return CURED_SUCCESS;
 }
@@ -210,7 +179,7 @@ static cured_status target_for(cured_handle h, const void *arg, struct cr_target
     const struct cr_kernel **k = &t->k;
     pthread_mutex_lock(&op->lock);
     for (size_t i = 0; i < op->nloaded; i++)
-        if (op->loaded[i].ctx == h->ctx) {
+        if (op->loaded[i].ctx_id == h->ctx_id) {
             *k = &op->loaded[i].k;
             pthread_mutex_unlock(&op->lock);
             return CURED_SUCCESS;
@@ -226,6 +195,7 @@ static cured_status target_for(cured_handle h, const void *arg, struct cr_target
         memset(l, 0, sizeof *l);
         if ((st = cr_kernel_load(h, &op->unit, &l->k)) == CURED_SUCCESS) {
             l->ctx = h->ctx;
+            l->ctx_id = h->ctx_id;
             l->d = h->d;
             *k = &l->k;
             op->nloaded++;
@@ -276,12 +246,16 @@ CR_API cured_status cured_custom_destroy(cured_custom op)
         return CURED_SUCCESS;
     for (size_t i = 0; i < op->nloaded; i++) {
         struct loaded *l = &op->loaded[i];
-        if (l->d->CtxPushCurrent(l->ctx) == CUDA_SUCCESS) {
+        unsigned long long id = 0;
+        /* A module of a context since reset (its handle now names a new context) went with it. */
+        if (l->d->CtxGetId(l->ctx, &id) == CUDA_SUCCESS && id == l->ctx_id &&
+            l->d->CtxPushCurrent(l->ctx) == CUDA_SUCCESS) {
             CUcontext popped;
             l->d->ModuleUnload(l->k.module);
             l->d->CtxPopCurrent(&popped);
         }
     }
+    cr_kcache_put(op->compiled);
     pthread_mutex_destroy(&op->lock);
     free(op->loaded);
     free(op->user.source);

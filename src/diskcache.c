@@ -5,21 +5,20 @@
  * Layout: <root>/v<SCHEMA>/<sha256 of key>  entries
  *         <root>/v<SCHEMA>/tmp/              entries being written
  * Entry:  header | key text | meta (lowered names) | payload (cubin or PTX).
- * A reader checks magic, format, the full key text and the payload's SHA-256.
+ * A reader checks magic, format, payload kind, sizes, the full key text and
+ * the SHA-256 of kind, names and payload; an empty payload is refused.
  * Writers fill a temp file (O_EXCL|O_NOFOLLOW), fsync it and rename it into
  * place, so readers see whole entries or none. Files are reached through
- * directory descriptors opened with O_NOFOLLOW, so a planted symlink is
- * never followed, and a directory not owned by us or writable by others is
- * refused.
+ * directory descriptors (cachedir.c chooses and checks the directory) and
+ * opened with O_NOFOLLOW|O_NONBLOCK, their type checked on the descriptor, so
+ * a planted symlink is never followed and a planted FIFO never blocks.
  */
 #include "internal.h"
 #include "diskcache.h"
 #include "sha256.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,9 +27,8 @@
 #include <unistd.h>
 
 #define MAGIC "CUREDKC\0"
-#define FORMAT 1u
-#define DEFAULT_MAX_BYTES (512ull << 20)
-#define STALE_TMP_SECONDS 3600
+#define SCHEMA 1u /* the directory v1 */
+#define FORMAT 2u /* the entry layout; 2: the payload kind is checksummed */
 
 struct header {
     char magic[8];
@@ -39,7 +37,7 @@ struct header {
     uint32_t key_len;
     uint32_t meta_len;
     uint64_t payload_len;
-    unsigned char checksum[32]; /* SHA-256 of meta + payload */
+    unsigned char checksum[32]; /* SHA-256 of payload_kind (4 bytes, little-endian), meta, payload */
 };
 
 int (*cr_diskcache_write_hook)(int fd, const void *buf, size_t n);
@@ -49,111 +47,44 @@ static int state = -1; /* -1 unopened, 0 disabled/broken, 1 usable */
 static int root_fd = -1, tmp_fd = -1;
 static char root_path[1024];
 
-/* A directory we may trust: ours, not group/world writable, not a symlink. */
-static int open_private_dir(int at, const char *name, int create)
-{
-    if (create && mkdirat(at, name, 0700) != 0 && errno != EEXIST)
-        return -1;
-    int fd = openat(at, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-    if (fd < 0)
-        return -1;
-    struct stat st;
-    if (fstat(fd, &st) != 0 || st.st_uid != geteuid() || (st.st_mode & (S_IWGRP | S_IWOTH))) {
-        close(fd);
-        errno = EPERM;
-        return -1;
-    }
-    return fd;
-}
-
-/* mkdir -p of the parents of path (0700), each component opened without following symlinks past the first. */
-static int open_root(const char *path)
-{
-    char buf[1024];
-    snprintf(buf, sizeof buf, "%s", path);
-    int fd = open(buf[0] == '/' ? "/" : ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    char *save = NULL;
-    for (char *part = strtok_r(buf, "/", &save); part && fd >= 0; part = strtok_r(NULL, "/", &save)) {
-        const char *rest = save;
-        while (rest && *rest == '/')
-            rest++; /* "a//" or "a/": a is still the last component */
-        int next;
-        if (rest == NULL || *rest == '\0') { /* the cache root itself must be private */
-            next = open_private_dir(fd, part, 1);
-        } else {
-            /* Parents (e.g. ~/.cache) may be anything the user has, symlinks included. */
-            if (mkdirat(fd, part, 0700) != 0 && errno != EEXIST)
-                next = -1;
-            else
-                next = openat(fd, part, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-        }
-        close(fd);
-        fd = next;
-    }
-    return fd;
-}
-
-static int resolve_root(char *out, size_t cap)
-{
-    const char *disable = getenv("CURED_CACHE_DISABLE");
-    if (disable && *disable && strcmp(disable, "0") != 0)
-        return 0;
-    const char *dir = getenv("CURED_CACHE_DIR");
-    if (dir != NULL)
-        return *dir ? (snprintf(out, cap, "%s", dir), 1) : 0; /* set but empty: off */
-    const char *xdg = getenv("XDG_CACHE_HOME");
-    if (xdg && *xdg == '/')
-        return snprintf(out, cap, "%s/cured", xdg), 1;
-    const char *home = getenv("HOME");
-    if (home == NULL || *home != '/') {
-        struct passwd pw, *res = NULL;
-        char pwbuf[4096];
-        if (getpwuid_r(geteuid(), &pw, pwbuf, sizeof pwbuf, &res) == 0 && res && res->pw_dir)
-            return snprintf(out, cap, "%s/.cache/cured", res->pw_dir), 1;
-        return 0;
-    }
-    return snprintf(out, cap, "%s/.cache/cured", home), 1;
-}
+static char *explicit_dir; /* cured_set_cache_dir(): NULL = the default rules */
 
 /* Open the cache on first use; caller holds lock. */
 static int ensure_open(void)
 {
     if (state >= 0)
         return state;
-    state = 0;
-    char root[900];
-    int have_root = resolve_root(root, sizeof root);
-    if (have_root && strlen(root) >= sizeof root - 1) {
-        cr_log(CURED_LOG_WARN, "disk cache path is too long; compiling without the disk cache");
-        return 0;
-    }
-    if (!have_root) {
-        cr_log(CURED_LOG_DEBUG, "disk cache disabled by the environment");
-        return 0;
-    }
-    int top = open_root(root);
     char schema[16];
-    snprintf(schema, sizeof schema, "v%u", FORMAT);
-    root_fd = top >= 0 ? open_private_dir(top, schema, 1) : -1;
-    tmp_fd = root_fd >= 0 ? open_private_dir(root_fd, "tmp", 1) : -1;
-    int err = errno;
-    if (top >= 0)
-        close(top);
-    if (root_fd < 0 || tmp_fd < 0) {
-        cr_log(CURED_LOG_WARN, "disk cache %s unusable (%s); compiling without it", root,
-               err == EPERM ? "not owned by this user, or writable by others" : strerror(err));
-        if (root_fd >= 0)
-            close(root_fd);
-        root_fd = tmp_fd = -1;
-        return 0;
+    snprintf(schema, sizeof schema, "v%u", SCHEMA);
+    state = cr_cachedir_open(explicit_dir, schema, &root_fd, &tmp_fd, root_path, sizeof root_path);
+    return state;
+}
+
+CR_API cured_status cured_set_cache_dir(const char *dir)
+{
+    if (dir != NULL && *dir != '\0' && *dir != '/')
+        return cr_fail(CURED_ERROR_INVALID_VALUE, "cured_set_cache_dir: \"%s\" is not an absolute path", dir);
+    if (dir != NULL && strlen(dir) >= 900)
+        return cr_fail(CURED_ERROR_INVALID_VALUE, "cured_set_cache_dir: the path is too long (%zu bytes)",
+                       strlen(dir));
+    char *copy = dir != NULL ? strdup(dir) : NULL;
+    if (dir != NULL && copy == NULL)
+        return cr_fail(CURED_ERROR_OUT_OF_MEMORY, "out of host memory");
+    pthread_mutex_lock(&lock);
+    if (state >= 0) {
+        pthread_mutex_unlock(&lock);
+        free(copy);
+        return cr_fail(CURED_ERROR_NOT_SUPPORTED, "cured_set_cache_dir: the disk cache was already opened (%s); "
+                       "call it before the first kernel is compiled or loaded", state ? root_path : "off");
     }
-    snprintf(root_path, sizeof root_path, "%s/%s", root, schema);
-    state = 1;
-    return 1;
+    free(explicit_dir);
+    explicit_dir = copy;
+    pthread_mutex_unlock(&lock);
+    return CURED_SUCCESS;
 }
 
 /* Both fds (or -1) under the lock; the cache stays open for the process. */
-static int cache_fds(int *rfd, int *tfd)
+int cr_diskcache_fds(int *rfd, int *tfd)
 {
     pthread_mutex_lock(&lock);
     int ok = ensure_open();
@@ -166,7 +97,7 @@ static int cache_fds(int *rfd, int *tfd)
 const char *cr_diskcache_dir(void)
 {
     int r, t;
-    return cache_fds(&r, &t) ? root_path : NULL;
+    return cr_diskcache_fds(&r, &t) ? root_path : NULL;
 }
 
 static void name_of(const char *key, char name[65])
@@ -174,11 +105,14 @@ static void name_of(const char *key, char name[65])
     cr_sha256_hex(key, strlen(key), name);
 }
 
-static void checksum(const char *meta, size_t meta_len, const void *payload, size_t n,
+static void checksum(uint32_t kind, const char *meta, size_t meta_len, const void *payload, size_t n,
                      unsigned char out[32])
 {
     struct cr_sha256 s;
+    unsigned char k[4] = {(unsigned char)kind, (unsigned char)(kind >> 8), (unsigned char)(kind >> 16),
+                          (unsigned char)(kind >> 24)};
     cr_sha256_init(&s);
+    cr_sha256_update(&s, k, sizeof k);
     cr_sha256_update(&s, meta, meta_len);
     cr_sha256_update(&s, payload, n);
     cr_sha256_final(&s, out);
@@ -222,6 +156,9 @@ static int parse_meta(const char *meta, size_t len, struct cr_image *img, int nk
         size_t l = nl ? (size_t)(nl - p) : (size_t)(end - p);
         if (l == 0 || l >= sizeof img->lowered[k])
             return -1;
+        for (size_t i = 0; i < l; i++)
+            if (p[i] <= ' ' || p[i] > '~') /* mangled names are printable: no NUL, no blank */
+                return -1;
         memcpy(img->lowered[k], p, l);
         img->lowered[k][l] = '\0';
         k++;
@@ -230,63 +167,92 @@ static int parse_meta(const char *meta, size_t len, struct cr_image *img, int nk
     return k == nkernels ? 0 : -1;
 }
 
-int cr_diskcache_load(const char *key, int nkernels, struct cr_image *img)
+int cr_diskcache_open_entry(int dir, const char *name, struct stat *st, const char **why)
+{
+    /* O_NONBLOCK: opening a FIFO planted at the name must not wait for a writer. */
+    int fd = openat(dir, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+    if (fd < 0) {
+        *why = errno == ENOENT ? NULL : errno == ELOOP ? "a symbolic link (not followed)" : strerror(errno);
+        return -1;
+    }
+    int flags = fcntl(fd, F_GETFL);
+    if (fstat(fd, st) != 0 || !S_ISREG(st->st_mode) || st->st_uid != geteuid())
+        *why = "not a regular file of ours";
+    else if (flags < 0 || fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) != 0)
+        *why = strerror(errno);
+    else
+        return fd;
+    close(fd);
+    return -1;
+}
+
+const char *cr_diskcache_check_entry(unsigned char *buf, size_t size, const char *key, int nkernels, int ptx,
+                                     struct cr_image *img)
+{
+    struct header h;
+    size_t key_len = strlen(key);
+    if (size < sizeof h)
+        return "truncated header";
+    memcpy(&h, buf, sizeof h);
+    if (memcmp(h.magic, MAGIC, 8) != 0 || h.format != FORMAT)
+        return "wrong magic or format";
+    if (h.payload_kind > 1)
+        return "unknown payload kind";
+    if (h.key_len != key_len || h.meta_len > 4096 || h.payload_len > (1ull << 30) ||
+        (uint64_t)size != sizeof h + (uint64_t)h.key_len + h.meta_len + h.payload_len)
+        return "sizes do not match";
+    if (h.payload_len == 0)
+        return "empty payload";
+    const unsigned char *k = buf + sizeof h, *meta = k + h.key_len, *payload = meta + h.meta_len;
+    if (memcmp(k, key, key_len) != 0)
+        return "key differs (hash collision)";
+    unsigned char sum[32];
+    checksum(h.payload_kind, (const char *)meta, h.meta_len, payload, (size_t)h.payload_len, sum);
+    if (memcmp(sum, h.checksum, 32) != 0)
+        return "checksum mismatch";
+    if (h.payload_kind != (uint32_t)(ptx != 0))
+        return h.payload_kind ? "PTX where a cubin was expected" : "a cubin where PTX was expected";
+    if (parse_meta((const char *)meta, h.meta_len, img, nkernels) != 0)
+        return "bad kernel names";
+    memmove(buf, payload, (size_t)h.payload_len);
+    buf[h.payload_len] = '\0';
+    img->data = buf;
+    img->size = (size_t)h.payload_len;
+    img->ptx = (int)h.payload_kind;
+    return NULL;
+}
+
+int cr_diskcache_load(const char *key, int nkernels, int ptx, struct cr_image *img)
 {
     int dir, tmp;
-    if (!cache_fds(&dir, &tmp))
+    if (!cr_diskcache_fds(&dir, &tmp))
         return 0;
     char name[65];
     name_of(key, name);
-    int fd = openat(dir, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-    if (fd < 0) {
-        if (errno != ENOENT)
-            cr_log(CURED_LOG_WARN, "disk cache: cannot open %s/%s: %s", root_path, name, strerror(errno));
-        return 0;
-    }
     struct stat st;
-    struct header h;
-    char *key_text = NULL, *meta = NULL;
-    void *payload = NULL;
     const char *why = NULL;
-    size_t key_len = strlen(key);
-    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_uid != geteuid())
-        why = "not a regular file of ours";
-    else if (read_all(fd, &h, sizeof h) != 0)
-        why = "truncated header";
-    else if (memcmp(h.magic, MAGIC, 8) != 0 || h.format != FORMAT)
-        why = "wrong magic or format";
-    else if (h.key_len != key_len || h.meta_len > 4096 || h.payload_len > (1ull << 30) ||
-             (uint64_t)st.st_size != sizeof h + h.key_len + h.meta_len + h.payload_len)
-        why = "sizes do not match";
-    else if (!(key_text = malloc(key_len)) || !(meta = malloc(h.meta_len + 1)) ||
-             !(payload = malloc(h.payload_len + 1)))
-        why = "out of memory";
-    else if (read_all(fd, key_text, key_len) != 0 || read_all(fd, meta, h.meta_len) != 0 ||
-             read_all(fd, payload, h.payload_len) != 0)
-        why = "truncated";
-    else if (memcmp(key_text, key, key_len) != 0)
-        why = "key differs (hash collision)";
-    else {
-        unsigned char sum[32];
-        checksum(meta, h.meta_len, payload, h.payload_len, sum);
-        if (memcmp(sum, h.checksum, 32) != 0)
-            why = "checksum mismatch";
-        else if (parse_meta(meta, h.meta_len, img, nkernels) != 0)
-            why = "bad kernel names";
+    unsigned char *buf = NULL;
+    int fd = cr_diskcache_open_entry(dir, name, &st, &why);
+    if (fd < 0 && why == NULL) /* no entry */
+        return 0;
+    if (fd >= 0) {
+        size_t size = (size_t)st.st_size;
+        if (st.st_size < 0 || (uint64_t)st.st_size > (1ull << 30) + 65536)
+            why = "sizes do not match";
+        else if ((buf = malloc(size + 1)) == NULL)
+            why = "out of memory";
+        else if (read_all(fd, buf, size) != 0)
+            why = "truncated";
+        else
+            why = cr_diskcache_check_entry(buf, size, key, nkernels, ptx, img);
+        close(fd);
     }
-    close(fd);
-    free(key_text);
-    free(meta);
     if (why != NULL) {
-        free(payload);
+        free(buf);
         cr_log(CURED_LOG_WARN, "disk cache: discarding %s/%s: %s", root_path, name, why);
         unlinkat(dir, name, 0);
         return 0;
     }
-    ((char *)payload)[h.payload_len] = '\0';
-    img->data = payload;
-    img->size = (size_t)h.payload_len;
-    img->ptx = (int)h.payload_kind;
     /* The last-use stamp for eviction is the entry's mtime, set explicitly. */
     utimensat(dir, name, NULL, AT_SYMLINK_NOFOLLOW);
     cr_log(CURED_LOG_DEBUG, "disk cache hit: %s/%s", root_path, name);
@@ -296,102 +262,17 @@ int cr_diskcache_load(const char *key, int nkernels, struct cr_image *img)
 void cr_diskcache_drop(const char *key)
 {
     int dir, tmp;
-    if (!cache_fds(&dir, &tmp))
+    if (!cr_diskcache_fds(&dir, &tmp))
         return;
     char name[65];
     name_of(key, name);
     unlinkat(dir, name, 0);
 }
 
-struct victim {
-    char name[80];
-    time_t used;
-    off_t size;
-};
-
-static int by_age(const void *a, const void *b)
-{
-    const struct victim *x = a, *y = b;
-    return (x->used > y->used) - (x->used < y->used);
-}
-
-/* CURED_CACHE_MAX_BYTES: digits with an optional K, M or G (binary); anything else is the default. */
-static unsigned long long max_bytes(void)
-{
-    const char *env = getenv("CURED_CACHE_MAX_BYTES");
-    if (env == NULL || *env == '\0')
-        return DEFAULT_MAX_BYTES;
-    char *end;
-    errno = 0;
-    unsigned long long v = strtoull(env, &end, 10);
-    int shift = *end == 'K' || *end == 'k' ? 10 : *end == 'M' || *end == 'm' ? 20 : *end == 'G' || *end == 'g' ? 30 : 0;
-    if (shift)
-        end++;
-    if (errno || end == env || *end != '\0' || env[0] == '-' || v > (~0ull >> shift)) {
-        cr_log(CURED_LOG_WARN, "CURED_CACHE_MAX_BYTES=\"%s\" is not a size; using %llu", env, DEFAULT_MAX_BYTES);
-        return DEFAULT_MAX_BYTES;
-    }
-    return v << shift;
-}
-
-/* Sweep stale temp files, then evict least recently used entries above the limit. */
-static void tidy(int dir, int tmp)
-{
-    time_t now = time(NULL);
-    int dup_fd = openat(tmp, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC); /* own offset, unlike dup */
-    DIR *d = dup_fd >= 0 ? fdopendir(dup_fd) : NULL;
-    struct dirent *e;
-    struct stat st;
-    if (d) {
-        while ((e = readdir(d)) != NULL)
-            if (e->d_name[0] != '.' && fstatat(tmp, e->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
-                now - st.st_mtime > STALE_TMP_SECONDS)
-                unlinkat(tmp, e->d_name, 0);
-        closedir(d);
-    } else if (dup_fd >= 0)
-        close(dup_fd);
-
-    unsigned long long max = max_bytes();
-    dup_fd = openat(dir, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    d = dup_fd >= 0 ? fdopendir(dup_fd) : NULL;
-    if (d == NULL) {
-        if (dup_fd >= 0)
-            close(dup_fd);
-        return;
-    }
-    struct victim *v = NULL;
-    size_t n = 0, cap = 0;
-    unsigned long long total = 0;
-    while ((e = readdir(d)) != NULL) {
-        if (strlen(e->d_name) != 64 || fstatat(dir, e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 ||
-            !S_ISREG(st.st_mode))
-            continue;
-        if (n == cap) {
-            struct victim *nv = realloc(v, (cap = cap ? 2 * cap : 64) * sizeof *v);
-            if (nv == NULL)
-                break;
-            v = nv;
-        }
-        snprintf(v[n].name, sizeof v[n].name, "%s", e->d_name);
-        v[n].used = st.st_mtime;
-        v[n].size = st.st_size;
-        total += (unsigned long long)st.st_size;
-        n++;
-    }
-    closedir(d);
-    if (total > max) {
-        qsort(v, n, sizeof *v, by_age);
-        for (size_t i = 0; i < n && total > max; i++)
-            if (unlinkat(dir, v[i].name, 0) == 0)
-                total -= (unsigned long long)v[i].size;
-    }
-    free(v);
-}
-
 void cr_diskcache_store(const char *key, const struct cr_image *img, int nkernels)
 {
     int dir, tmp;
-    if (!cache_fds(&dir, &tmp))
+    if (!cr_diskcache_fds(&dir, &tmp))
         return;
     char name[65], meta[CR_MAX_KERNELS * 257] = "", tmp_name[128];
     name_of(key, name);
@@ -407,7 +288,7 @@ void cr_diskcache_store(const char *key, const struct cr_image *img, int nkernel
     h.key_len = (uint32_t)strlen(key);
     h.meta_len = (uint32_t)meta_len;
     h.payload_len = img->size;
-    checksum(meta, meta_len, img->data, img->size, h.checksum);
+    checksum(h.payload_kind, meta, meta_len, img->data, img->size, h.checksum);
 
     struct timespec ts;
     clock_gettime(CLOCK_REALTIME, &ts);
@@ -415,8 +296,8 @@ void cr_diskcache_store(const char *key, const struct cr_image *img, int nkernel
              (unsigned long)pthread_self());
     int fd = openat(tmp, tmp_name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
     if (fd < 0) {
-        cr_log(CURED_LOG_WARN, "disk cache: cannot create a temporary file in %s/tmp: %s", root_path,
-               strerror(errno));
+        cr_log(CURED_LOG_WARN, "disk cache: store failed: cannot create a temporary file in %s/tmp: %s",
+               root_path, strerror(errno));
         return;
     }
     int ok = write_all(fd, &h, sizeof h) == 0 && write_all(fd, key, h.key_len) == 0 &&
@@ -426,26 +307,27 @@ void cr_diskcache_store(const char *key, const struct cr_image *img, int nkernel
     ok = close(fd) == 0 && ok;
     /* Losing a rename race to another process is fine: both entries are equal. */
     if (!ok || renameat(tmp, tmp_name, dir, name) != 0) {
-        cr_log(CURED_LOG_WARN, "disk cache: cannot store entries in %s: %s", root_path,
+        cr_log(CURED_LOG_WARN, "disk cache: store failed: cannot store entries in %s: %s", root_path,
                strerror(ok ? errno : err));
         unlinkat(tmp, tmp_name, 0);
         return;
     }
     cr_log(CURED_LOG_DEBUG, "disk cache store: %s/%s (%zu bytes)", root_path, name, img->size);
-    tidy(dir, tmp);
+    cr_diskcache_tidy(dir, tmp);
 }
 
 int cr_diskcache_read_small(const char *name, char *buf, size_t cap)
 {
     int dir, tmp;
-    if (!cache_fds(&dir, &tmp))
-        return 0;
-    int fd = openat(dir, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-    if (fd < 0)
+    if (!cr_diskcache_fds(&dir, &tmp))
         return 0;
     struct stat st;
+    const char *why;
+    int fd = cr_diskcache_open_entry(dir, name, &st, &why);
+    if (fd < 0)
+        return 0;
     ssize_t n = -1;
-    if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_uid == geteuid() && (size_t)st.st_size < cap)
+    if ((size_t)st.st_size < cap)
         n = read(fd, buf, cap - 1);
     close(fd);
     if (n < 0 || n != (ssize_t)st.st_size)
@@ -457,7 +339,7 @@ int cr_diskcache_read_small(const char *name, char *buf, size_t cap)
 void cr_diskcache_write_small(const char *name, const char *text)
 {
     int dir, tmp;
-    if (!cache_fds(&dir, &tmp))
+    if (!cr_diskcache_fds(&dir, &tmp))
         return;
     char tmp_name[160];
     snprintf(tmp_name, sizeof tmp_name, "%.40s.%ld.%lx", name, (long)getpid(), (unsigned long)pthread_self());
@@ -470,22 +352,10 @@ void cr_diskcache_write_small(const char *name, const char *text)
         unlinkat(tmp, tmp_name, 0);
 }
 
-void cr_diskcache_reset_for_tests(void)
+int cr_diskcache_read_key(int dir, const char *name, char **key, struct stat *st)
 {
-    pthread_mutex_lock(&lock);
-    if (root_fd >= 0)
-        close(root_fd);
-    if (tmp_fd >= 0)
-        close(tmp_fd);
-    root_fd = tmp_fd = -1;
-    state = -1;
-    pthread_mutex_unlock(&lock);
-}
-
-/* Read an entry's header and key text (for listing); 0 on success. */
-static int read_key(int dir, const char *name, char **key)
-{
-    int fd = openat(dir, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+    const char *why;
+    int fd = cr_diskcache_open_entry(dir, name, st, &why); /* the type is checked on the descriptor */
     if (fd < 0)
         return -1;
     struct header h;
@@ -503,97 +373,17 @@ static int read_key(int dir, const char *name, char **key)
     return rc;
 }
 
-/* The value of the first line starting with prefix, copied into out. */
-static void key_line(const char *key, const char *prefix, char *out, size_t cap)
+void cr_diskcache_reset_for_tests(void)
 {
-    size_t pl = strlen(prefix);
-    out[0] = '\0';
-    for (const char *line = key; line && *line; line = strchr(line, '\n') ? strchr(line, '\n') + 1 : NULL)
-        if (strncmp(line, prefix, pl) == 0) {
-            const char *end = strchr(line, '\n');
-            size_t l = end ? (size_t)(end - line - pl) : strlen(line + pl);
-            snprintf(out, cap, "%.*s", (int)l, line + pl);
-            return;
-        }
+    pthread_mutex_lock(&lock);
+    if (root_fd >= 0)
+        close(root_fd);
+    if (tmp_fd >= 0)
+        close(tmp_fd);
+    root_fd = tmp_fd = -1;
+    state = -1;
+    free(explicit_dir);
+    explicit_dir = NULL;
+    pthread_mutex_unlock(&lock);
 }
 
-static void for_each_entry(int dir, void (*fn)(int dir, const char *name, const struct stat *st, void *u),
-                           void *u)
-{
-    int dup_fd = openat(dir, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    DIR *d = dup_fd >= 0 ? fdopendir(dup_fd) : NULL;
-    if (d == NULL) {
-        if (dup_fd >= 0)
-            close(dup_fd);
-        return;
-    }
-    struct dirent *e;
-    struct stat st;
-    while ((e = readdir(d)) != NULL)
-        if (strlen(e->d_name) == 64 && fstatat(dir, e->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
-            S_ISREG(st.st_mode))
-            fn(dir, e->d_name, &st, u);
-    closedir(d);
-}
-
-struct list_ctx {
-    void (*fn)(const cured_cache_entry *, void *);
-    void *user;
-};
-
-static void list_one(int dir, const char *name, const struct stat *st, void *u)
-{
-    struct list_ctx *c = u;
-    char *key = NULL, summary[1024], kernel[512], source[256], target[64];
-    if (read_key(dir, name, &key) != 0)
-        return;
-    key_line(key, "source ", source, sizeof source);
-    key_line(key, "kernel ", kernel, sizeof kernel);
-    char *sp = strchr(source, ' ');
-    if (sp)
-        *sp = '\0'; /* drop the digest */
-    snprintf(summary, sizeof summary, "%s %s", source, kernel);
-    key_line(key, "output ", target, sizeof target);
-    char *t = strchr(target, ' ');
-    cured_cache_entry e = {name, summary, t ? t + 1 : target, (uint64_t)st->st_size,
-                           (int64_t)st->st_mtime};
-    c->fn(&e, c->user);
-    free(key);
-}
-
-static void remove_one(int dir, const char *name, const struct stat *st, void *u)
-{
-    (void)st;
-    if (unlinkat(dir, name, 0) == 0)
-        ++*(size_t *)u;
-}
-
-CR_API const char *cured_cache_dir(void)
-{
-    return cr_diskcache_dir();
-}
-
-CR_API cured_status cured_cache_foreach(void (*fn)(const cured_cache_entry *, void *), void *user)
-{
-    if (fn == NULL)
-        return cr_fail(CURED_ERROR_NULL_POINTER, "cured_cache_foreach: fn is NULL");
-    int dir, tmp;
-    if (cache_fds(&dir, &tmp)) {
-        struct list_ctx c = {fn, user};
-        for_each_entry(dir, list_one, &c);
-    }
-    return CURED_SUCCESS;
-}
-
-CR_API cured_status cured_cache_clear(size_t *removed)
-{
-    size_t n = 0;
-    int dir, tmp;
-    if (cache_fds(&dir, &tmp)) {
-        for_each_entry(dir, remove_one, &n);
-        tidy(dir, tmp);
-    }
-    if (removed)
-        *removed = n;
-    return CURED_SUCCESS;
-}

@@ -126,6 +126,7 @@ struct cr_geometry {
     struct cr_cols cols;
     unsigned per;            /* ROWS_SPLIT: blocks per row */
     const void *begin, *end; /* SEGMENTS: device offset arrays */
+    size_t in_bytes, out_bytes, offset_bytes; /* the ranges the call reads and writes */
 };
 
 /* What a plan launches with. */

@@ -112,7 +112,7 @@ cured_status cr_handle_arch(cured_handle h, int *arch, int *ptx)
         const struct cr_nvrtc_facts *nv;
         cured_status st = cr_nvrtc_facts(&nv);
         if (st == CURED_SUCCESS)
-            st = cr_select_arch(h->cc, nv->archs, nv->narchs, getenv("CURED_ARCH"), &h->arch, &h->ptx);
+            st = cr_select_arch(h->cc, nv->archs, nv->narchs, cr_getenv("CURED_ARCH"), &h->arch, &h->ptx);
         if (st != CURED_ERROR_NO_NVRTC) /* NVRTC may be installed later; anything else is final */
             h->arch_status = (int)st;
         if (st != CURED_SUCCESS) {
@@ -162,9 +162,12 @@ cured_status cr_kernel_load(cured_handle h, const struct cr_unit *u, struct cr_k
             return st;
         st = load_kernel(h, u, img, k);
         /* An image from disk that the driver refuses is a cache miss: recompile once. */
-        if (st == CURED_SUCCESS || !img->from_disk || attempt > 0 || st == CURED_ERROR_OUT_OF_MEMORY)
+        if (st == CURED_SUCCESS || !img->from_disk || attempt > 0 || st == CURED_ERROR_OUT_OF_MEMORY) {
+            cr_kcache_put(img);
             return st;
+        }
         cr_kcache_reject(u, arch, ptx, img);
+        cr_kcache_put(img);
         st = CURED_SUCCESS;
     }
     return st;
@@ -265,7 +268,7 @@ static cured_status finish_create(cured_handle h, cured_handle *out)
     const struct cr_driver *d = h->d;
     int major = 0, minor = 0;
     CUresult r;
-    if ((r = d->CtxGetDevice(&h->dev)) != CUDA_SUCCESS ||
+    if ((r = d->CtxGetDevice(&h->dev)) != CUDA_SUCCESS || (r = d->CtxGetId(h->ctx, &h->ctx_id)) != CUDA_SUCCESS ||
         (r = d->DeviceGetAttribute(&h->facts.sms, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, h->dev)) ||
         (r = d->DeviceGetAttribute(&major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, h->dev)) ||
         (r = d->DeviceGetAttribute(&minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, h->dev)) ||

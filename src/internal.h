@@ -14,6 +14,7 @@
 #include "cured.h"
 #include "driver.h"
 #include "family.h"
+#include "env.h"
 
 #define CR_API CURED_EXPORT
 
@@ -67,6 +68,9 @@ struct cr_nvrtc_facts {
     int narchs;
 };
 cured_status cr_nvrtc_facts(const struct cr_nvrtc_facts **out);
+/* Parse the text of a facts file: "<library> <size> <mtime> <inode>\n<major> <minor>\n<archs...>".
+ * 1 with *lib_line (the first line, in text) and f filled; 0 if malformed. Pure (the fuzzers call it). */
+int cr_nvrtc_parse_facts(char *text, char **lib_line, struct cr_nvrtc_facts *f);
 
 /* ---- arch.c: which target to compile for -------------------------------- */
 /*
@@ -122,13 +126,19 @@ void cr_image_free(struct cr_image *img);
 /*
  * The image for (program, arch, ptx), compiling it at most once per process
  * however many threads ask at once; NVRTC runs without the cache lock held.
- * The returned image lives until process exit.
+ * The image holds a reference until cr_kcache_put (built-in kernels' images
+ * stay cached after it; a user op's or a rejected one is freed).
  */
 cured_status cr_kcache_get(const struct cr_unit *p, int arch, int ptx,
                            const struct cr_image **out);
+/* Return the reference of a get (NULL: nothing). */
+void cr_kcache_put(const struct cr_image *img);
+/* Entries held in memory, listed or not (tests). */
+size_t cr_kcache_entries(void);
 /* Counters (also behind cured_get_stats). */
 void cr_kcache_stats(cured_stats *s);
-/* The driver refused an image: forget it in memory and on disk, so the next get recompiles. */
+/* The driver refused an image: forget it in memory and on disk, so the next
+ * get recompiles (the caller still puts its reference). */
 void cr_kcache_reject(const struct cr_unit *p, int arch, int ptx, const struct cr_image *img);
 
 /* ---- handle.c ------------------------------------------------------------ */
@@ -165,6 +175,7 @@ struct cr_loaded {
 struct cured_handle_st {
     const struct cr_driver *d;
     CUcontext ctx;
+    unsigned long long ctx_id; /* cuCtxGetId: unlike ctx, never reused by another context */
     CUdevice dev;
     int own_primary;          /* retained the primary context */
     int cc, max_blocks_per_sm;
@@ -183,9 +194,13 @@ struct cured_handle_st {
 
 /* Make h's context current for the duration of a call. */
 cured_status cr_enter(cured_handle h, CUcontext *saved);
-/* CURED_ERROR_NOT_DEVICE_POINTER unless the device can read p (devptr.c).
- * Caller holds the context. */
+/* CURED_ERROR_NOT_DEVICE_POINTER unless the device can read p (devptr.c);
+ * CURED_ERROR_OUT_OF_RANGE when [p, p + bytes) runs past mapped memory
+ * (memory the driver cannot size passes). Caller holds the context. */
+cured_status cr_check_device_range(cured_handle h, const void *p, size_t bytes, const char *what);
 cured_status cr_check_device_pointer(cured_handle h, const void *p, const char *what);
+/* The host-side checks of cured_dot's y (NULL, alignment), named as y; after cr_check_args of x. */
+cured_status cr_check_second_input(const void *y, cured_type type, size_t n);
 void cr_leave(cured_handle h, CUcontext saved);
 /* The workspace slot of a stream (assigning one on first use). */
 cured_status cr_slot_for(cured_handle h, CUstream s, CUdeviceptr *base);

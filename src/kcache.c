@@ -7,12 +7,20 @@
  *
  * Below the memory cache sits the persistent disk cache (diskcache.c): a
  * memory miss looks there before compiling, and stores what it compiled.
+ *
+ * Images are reference counted: each get takes a reference, cr_kcache_put
+ * returns it. The built-in kernels' entries stay for the process; the entry
+ * of a user-defined op (a program with its own source) is freed with its
+ * last reference (cured_custom_destroy), and so is an entry the driver
+ * rejected, so neither accumulates in a long-running process.
  */
 #include "internal.h"
 #include "sha256.h"
 #include "diskcache.h"
 
 #include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,6 +34,8 @@ struct entry {
     int state;
     int waiters;          /* threads blocked on a PENDING entry */
     int linked;           /* still in the list */
+    int transient;        /* a user op's: freed with its last reference */
+    int refs;             /* gets not yet put */
     cured_status status;  /* FAILED: the status and message to hand on */
     char *message;
     struct cr_image img;
@@ -34,6 +44,7 @@ struct entry {
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t done = PTHREAD_COND_INITIALIZER;
 static struct entry *entries;
+static size_t live; /* entries allocated, listed or not */
 static cured_stats stats;
 
 static double now(void)
@@ -51,6 +62,14 @@ static void make_key(char *key, size_t cap, const struct cr_unit *p, int arch, i
     int len = snprintf(key, cap, "kernels-src/%s|%s|%s_%d", p->file, digest, ptx ? "compute" : "sm", arch);
     for (int k = 0; k < p->nkernels && len > 0 && (size_t)len < cap; k++)
         len += snprintf(key + len, cap - (size_t)len, "|%s", p->kernels[k]);
+}
+
+static void free_entry(struct entry *e)
+{
+    cr_image_free(&e->img);
+    free(e->message);
+    free(e);
+    live--;
 }
 
 static void unlink_entry(struct entry *e)
@@ -203,7 +222,7 @@ static cured_status cache_fill(const struct cr_unit *p, int arch, int ptx, struc
     double t0 = now();
     char *key = full_key(p, arch, ptx);
     *disk_hit = 0;
-    if (key != NULL && cr_diskcache_load(key, p->nkernels, img)) {
+    if (key != NULL && cr_diskcache_load(key, p->nkernels, ptx, img)) {
         img->from_disk = 1;
         *disk_hit = 1;
         *seconds = now() - t0;
@@ -240,13 +259,12 @@ cured_status cr_kcache_get(const struct cr_unit *p, int arch, int ptx, const str
         cured_status st = CURED_SUCCESS;
         if (e->state == READY) {
             stats.memory_hits++;
+            e->refs++;
             *out = &e->img;
         } else {
             st = cr_fail(e->status, "%s", e->message ? e->message : "compilation failed");
-            if (e->waiters == 0 && !e->linked) {
-                free(e->message);
-                free(e);
-            }
+            if (e->waiters == 0 && !e->linked)
+                free_entry(e);
         }
         pthread_mutex_unlock(&lock);
         return st;
@@ -256,9 +274,11 @@ cured_status cr_kcache_get(const struct cr_unit *p, int arch, int ptx, const str
         pthread_mutex_unlock(&lock);
         return cr_fail(CURED_ERROR_OUT_OF_MEMORY, "out of host memory for a cache entry");
     }
+    live++;
     memcpy(e->key, key, sizeof key);
     e->state = PENDING;
     e->linked = 1;
+    e->transient = p->source != NULL;
     e->next = entries;
     entries = e;
     pthread_mutex_unlock(&lock);
@@ -275,6 +295,7 @@ cured_status cr_kcache_get(const struct cr_unit *p, int arch, int ptx, const str
     if (st == CURED_SUCCESS) {
         stats.compiles += !disk_hit;
         e->state = READY;
+        e->refs = 1;
         *out = &e->img;
     } else {
         stats.compile_failures++;
@@ -282,10 +303,8 @@ cured_status cr_kcache_get(const struct cr_unit *p, int arch, int ptx, const str
         e->status = st;
         e->message = strdup(cured_last_error());
         unlink_entry(e);
-        if (e->waiters == 0) {
-            free(e->message);
-            free(e);
-        }
+        if (e->waiters == 0)
+            free_entry(e);
     }
     pthread_cond_broadcast(&done);
     pthread_mutex_unlock(&lock);
@@ -299,7 +318,7 @@ void cr_kcache_reject(const struct cr_unit *p, int arch, int ptx, const struct c
     pthread_mutex_lock(&lock);
     for (struct entry *e = entries; e; e = e->next)
         if (&e->img == img) {
-            /* Other threads may still hold the image: the entry is unlinked, not freed. */
+            /* Other threads may hold the image: unlinked now, freed with the last reference. */
             unlink_entry(e);
             break;
         }
@@ -310,6 +329,28 @@ void cr_kcache_reject(const struct cr_unit *p, int arch, int ptx, const struct c
         cr_diskcache_drop(full);
         free(full);
     }
+}
+
+void cr_kcache_put(const struct cr_image *img)
+{
+    if (img == NULL)
+        return;
+    struct entry *e = (struct entry *)(void *)((char *)(uintptr_t)img - offsetof(struct entry, img));
+    pthread_mutex_lock(&lock);
+    if (--e->refs == 0 && (e->transient || !e->linked)) {
+        if (e->linked)
+            unlink_entry(e);
+        free_entry(e);
+    }
+    pthread_mutex_unlock(&lock);
+}
+
+size_t cr_kcache_entries(void)
+{
+    pthread_mutex_lock(&lock);
+    size_t n = live;
+    pthread_mutex_unlock(&lock);
+    return n;
 }
 
 void cr_kcache_stats(cured_stats *s)

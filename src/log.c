@@ -16,7 +16,7 @@ static size_t nwarned;
 
 static void configure_from_env(void)
 {
-    const char *env = getenv("CURED_LOG");
+    const char *env = cr_getenv("CURED_LOG");
     max_level = CURED_LOG_OFF;
     if (env && strcmp(env, "warn") == 0)
         max_level = CURED_LOG_WARN;

@@ -31,7 +31,7 @@ static void load(void)
 {
     char tried[1536] = "";
     void *lib = NULL;
-    const char *env = getenv("CURED_NVRTC_LIBRARY");
+    const char *env = cr_getenv("CURED_NVRTC_LIBRARY");
     if (env != NULL && *env != '\0') {
         lib = try_open(env, tried, sizeof tried); /* an explicit choice is not second-guessed */
     } else {
@@ -98,7 +98,7 @@ static pthread_mutex_t facts_lock = PTHREAD_MUTEX_INITIALIZER;
 static void facts_name(char *name, size_t cap)
 {
     char basis[4096], hex[65];
-    const char *lib = getenv("CURED_NVRTC_LIBRARY"), *ldp = getenv("LD_LIBRARY_PATH");
+    const char *lib = cr_getenv("CURED_NVRTC_LIBRARY"), *ldp = cr_getenv("LD_LIBRARY_PATH");
     snprintf(basis, sizeof basis, "%s\n%s\n%s", lib ? lib : "", ldp ? ldp : "", PACKAGE_VERSION);
     cr_sha256_hex(basis, strlen(basis), hex);
     snprintf(name, cap, "nvrtc-%.32s", hex);
@@ -145,37 +145,52 @@ static void fill_real_facts(void)
     save_facts();
 }
 
-static int load_facts(struct cr_nvrtc_facts *f)
+int cr_nvrtc_parse_facts(char *text, char **lib_line, struct cr_nvrtc_facts *f)
 {
-    char name[64], text[PATH_MAX + 1024], now[PATH_MAX + 1200];
-    facts_name(name, sizeof name);
-    if (!cr_diskcache_read_small(name, text, sizeof text))
-        return 0;
     char *nl = strchr(text, '\n');
-    if (nl == NULL)
+    if (nl == NULL || strchr(text, ' ') == NULL || strchr(text, ' ') > nl)
         return 0;
     *nl = '\0';
-    char *path_end = strchr(text, ' ');
-    if (path_end == NULL)
-        return 0;
-    *path_end = '\0';
-    if (!stat_line(text, now, sizeof now))
-        return 0;
-    *path_end = ' ';
-    if (strcmp(now, text) != 0) /* the library changed since */
-        return 0;
+    *lib_line = text;
     char *p = nl + 1, *end;
-    f->major = (int)strtol(p, &end, 10);
-    f->minor = (int)strtol(end, &end, 10);
+    long major = strtol(p, &end, 10), minor = strtol(end, &p, 10);
+    if (end == nl + 1 || p == end || major < 1 || major > 1000 || minor < 0 || minor > 1000)
+        return 0;
+    f->major = (int)major;
+    f->minor = (int)minor;
     f->narchs = 0;
-    for (;;) {
+    for (end = p;;) {
         long a = strtol(end, &p, 10);
-        if (p == end || f->narchs == (int)(sizeof f->archs / sizeof *f->archs))
+        if (p == end)
             break;
+        /* Architectures as NVRTC lists them: ascending, 2 to 4 digits. */
+        if (f->narchs == (int)(sizeof f->archs / sizeof *f->archs) || a < 10 || a > 9999 ||
+            (f->narchs > 0 && a <= f->archs[f->narchs - 1]))
+            return 0;
         f->archs[f->narchs++] = (int)a;
         end = p;
     }
-    return f->major > 0 && f->narchs > 0;
+    while (*end == ' ' || *end == '\n')
+        end++;
+    return *end == '\0' && f->narchs > 0;
+}
+
+static int load_facts(struct cr_nvrtc_facts *f)
+{
+    char name[64], text[PATH_MAX + 1024], now[PATH_MAX + 1200], *lib_line;
+    facts_name(name, sizeof name);
+    struct cr_nvrtc_facts parsed;
+    if (!cr_diskcache_read_small(name, text, sizeof text) || !cr_nvrtc_parse_facts(text, &lib_line, &parsed))
+        return 0;
+    char *path_end = strchr(lib_line, ' ');
+    *path_end = '\0';
+    if (!stat_line(lib_line, now, sizeof now))
+        return 0;
+    *path_end = ' ';
+    if (strcmp(now, lib_line) != 0) /* the library changed since */
+        return 0;
+    *f = parsed;
+    return 1;
 }
 
 cured_status cr_nvrtc_facts(const struct cr_nvrtc_facts **out)

@@ -47,11 +47,12 @@ cured_status cr_reduce_run(cured_handle h, const struct cr_request *r, const voi
     struct cr_args a = {in, in2, n, (CUdeviceptr)(uintptr_t)out, 0, NULL};
     struct cr_target t;
     struct cr_plan plan = {0};
-    if (n > 0 && (st = cr_check_device_pointer(h, in, "input")) != CURED_SUCCESS)
+    const size_t in_bytes = n * cr_type_size(r->in); /* the callers checked it for overflow */
+    if (n > 0 && (st = cr_check_device_range(h, in, in_bytes, "input")) != CURED_SUCCESS)
         goto done;
-    if (n > 0 && in2 && (st = cr_check_device_pointer(h, in2, "second input")) != CURED_SUCCESS)
+    if (n > 0 && in2 && (st = cr_check_device_range(h, in2, in_bytes, "second input (y)")) != CURED_SUCCESS)
         goto done;
-    if (!host_out && (st = cr_check_device_pointer(h, out, "output")) != CURED_SUCCESS)
+    if (!host_out && (st = cr_check_device_range(h, out, r->acc.result_size, "output")) != CURED_SUCCESS)
         goto done;
     if ((st = cr_slot_for(h, stream, &a.ws)) != CURED_SUCCESS || (st = target(h, arg, &t)) != CURED_SUCCESS)
         goto done;
@@ -87,10 +88,10 @@ cured_status cr_reduce_run_many(cured_handle h, const struct cr_request *r, stru
     struct cr_target t;
     struct cr_plan plan = {0};
     const struct cr_geometry *g = a->geo;
-    if ((a->in && (st = cr_check_device_pointer(h, a->in, "input")) != CURED_SUCCESS) ||
-        (st = cr_check_device_pointer(h, (const void *)(uintptr_t)a->out, "output")) != CURED_SUCCESS ||
-        (g->begin && (st = cr_check_device_pointer(h, g->begin, "begin offsets")) != CURED_SUCCESS) ||
-        (g->end && (st = cr_check_device_pointer(h, g->end, "end offsets")) != CURED_SUCCESS) ||
+    if ((a->in && (st = cr_check_device_range(h, a->in, g->in_bytes, "input")) != CURED_SUCCESS) ||
+        (st = cr_check_device_range(h, (const void *)(uintptr_t)a->out, g->out_bytes, "output")) != CURED_SUCCESS ||
+        (g->begin && (st = cr_check_device_range(h, g->begin, g->offset_bytes, "begin offsets")) != CURED_SUCCESS) ||
+        (g->end && (st = cr_check_device_range(h, g->end, g->offset_bytes, "end offsets")) != CURED_SUCCESS) ||
         (st = cr_slot_for(h, stream, &a->ws)) != CURED_SUCCESS || (st = builtin_target(h, r, &t)) != CURED_SUCCESS)
         goto done;
     t.fam->plan(t.req, t.unit, t.k, &h->facts, a, &plan);
@@ -149,7 +150,7 @@ static cured_status dot(cured_handle h, const void *x, const void *y, cured_type
     struct cr_request r;
     cured_status st = cr_check_args(CURED_OP_DOT, CURED_ALGO_AUTO, x, type, n, out, out_type, &r);
     if (st == CURED_SUCCESS)
-        st = cr_check_args(CURED_OP_DOT, CURED_ALGO_AUTO, y, type, n, out, out_type, &r);
+        st = cr_check_second_input(y, type, n);
     return st != CURED_SUCCESS ? st : cr_reduce_run(h, &r, x, y, n, out, host_out, stream, builtin_target, &r);
 }
 

@@ -38,7 +38,7 @@ int cr_toolkit_search(const char *const *candidates, size_t n, char *out, size_t
 
 static void search(void)
 {
-    const char *candidates[] = {getenv("CURED_CUDA_HOME"), getenv("CUDA_HOME"), getenv("CUDA_PATH"),
+    const char *candidates[] = {cr_getenv("CURED_CUDA_HOME"), cr_getenv("CUDA_HOME"), cr_getenv("CUDA_PATH"),
                                 CURED_CONFIGURE_CUDA_HOME, "/usr/local/cuda"};
     have = cr_toolkit_search(candidates, sizeof candidates / sizeof *candidates, found, sizeof found,
                              searched, sizeof searched);

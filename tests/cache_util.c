@@ -178,8 +178,28 @@ int file_equals(const char *path, const void *data, size_t size)
 }
 
 /* src/diskcache.c: magic[8], format, kind, key_len, meta_len (uint32),
- * payload_len (uint64), SHA-256 of meta + payload; then key, meta, payload. */
-enum { H_KEY_LEN = 16, H_META_LEN = 20, H_PAYLOAD_LEN = 24, H_SUM = 32, H_SIZE = 64 };
+ * payload_len (uint64), SHA-256 of kind (4 bytes, little-endian) + meta +
+ * payload; then key, meta, payload. */
+enum { H_KIND = 12, H_KEY_LEN = 16, H_META_LEN = 20, H_PAYLOAD_LEN = 24, H_SUM = 32, H_SIZE = 64 };
+
+int seal_entry(unsigned char *e, size_t size)
+{
+    uint32_t key_len, meta_len;
+    uint64_t payload_len;
+    memcpy(&key_len, e + H_KEY_LEN, 4);
+    memcpy(&meta_len, e + H_META_LEN, 4);
+    memcpy(&payload_len, e + H_PAYLOAD_LEN, 8);
+    if (size < H_SIZE || size != H_SIZE + (uint64_t)key_len + meta_len + payload_len)
+        return -1;
+    unsigned char *meta = e + H_SIZE + key_len, *payload = meta + meta_len;
+    struct cr_sha256 s;
+    cr_sha256_init(&s);
+    cr_sha256_update(&s, e + H_KIND, 4); /* stored little-endian on the machines cured runs on */
+    cr_sha256_update(&s, meta, meta_len);
+    cr_sha256_update(&s, payload, (size_t)payload_len);
+    cr_sha256_final(&s, e + H_SUM);
+    return 0;
+}
 
 int forge_entry_payload(const char *path, unsigned char fill)
 {
@@ -194,14 +214,9 @@ int forge_entry_payload(const char *path, unsigned char fill)
     memcpy(&payload_len, e + H_PAYLOAD_LEN, 8);
     int rc = -1;
     if (size >= H_SIZE && size == H_SIZE + (uint64_t)key_len + meta_len + payload_len) {
-        unsigned char *meta = e + H_SIZE + key_len, *payload = meta + meta_len;
-        memset(payload, fill, (size_t)payload_len);
-        struct cr_sha256 s;
-        cr_sha256_init(&s);
-        cr_sha256_update(&s, meta, meta_len);
-        cr_sha256_update(&s, payload, (size_t)payload_len);
-        cr_sha256_final(&s, e + H_SUM);
-        rc = write_file(path, e, size, 0600);
+        memset(e + H_SIZE + key_len + meta_len, fill, (size_t)payload_len);
+        if (seal_entry(e, size) == 0)
+            rc = write_file(path, e, size, 0600);
     }
     free(e);
     return rc;

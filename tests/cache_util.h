@@ -37,5 +37,7 @@ int file_equals(const char *path, const void *data, size_t size);
  * is served as a disk hit, so a format change is caught there). 0 or -1.
  */
 int forge_entry_payload(const char *path, unsigned char fill);
+/* Recompute the checksum of a whole entry e[size] after editing it; 0 or -1. */
+int seal_entry(unsigned char *e, size_t size);
 
 #endif

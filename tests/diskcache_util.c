@@ -230,11 +230,11 @@ int dc_main(Suite *s)
         _exit(1);
     }
     int status = 0;
-    if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) || WEXITSTATUS(status) > 1)
-        return 99;
-    if (WEXITSTATUS(status) == 1)
-        return 77;
-    SRunner *sr = srunner_create(s);
+    SRunner *sr = srunner_create(s); /* owns the suite, freed on every path (LeakSanitizer) */
+    if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+        srunner_free(sr);
+        return WIFEXITED(status) && WEXITSTATUS(status) == 1 ? 77 : 99;
+    }
     srunner_set_fork_status(sr, CK_FORK); /* every test needs its own process */
     srunner_run_all(sr, CK_NORMAL);
     int failed = srunner_ntests_failed(sr);

@@ -7,6 +7,7 @@
 #define CURED_TESTS_GPU_UTIL_H
 
 #include "internal.h"
+#include "driver_all.h"
 
 #include <check.h>
 #include <stdint.h>
@@ -16,7 +17,7 @@
 #define POISON64 0xa5a5a5a5a5a5a5a5ull
 
 /* Set up by gpu_setup() (a checked fixture: it runs inside the runner). */
-extern const struct cr_driver *D; /* the driver table, from cr_driver_load */
+extern const struct cr_driver_all *D; /* the tests' driver table (tools/driver_all.h) */
 extern CUdevice DEV;              /* device 0 */
 extern CUcontext CTX;             /* its primary context, current on the test thread */
 extern cured_handle H;            /* cured_create(0) */
@@ -51,12 +52,6 @@ void gpu_teardown(void);
 /* Fail the test unless got == want; what describes the call. */
 void expect_status(cured_status got, cured_status want, const char *what);
 
-/*
- * cuGraphInstantiateWithFlags. Not D->GraphInstantiate: src/driver.h asks
- * cuGetProcAddress for "cuGraphInstantiate", which is the five-argument
- * (CUgraphNode *, char *log, size_t) entry point; the three-argument one that
- * cuda.h's macro maps cuGraphInstantiate to is named cuGraphInstantiateWithFlags.
- */
 
 /* Device memory and streams, released by gpu_teardown() even if a test fails. */
 CUdeviceptr dev_alloc(size_t bytes);

@@ -273,14 +273,15 @@ static void expect_create_error(cured_status want, const char *map, const char *
 
 START_TEST(test_custom_errors)
 {
-    /* Compile errors: NVRTC's log points into the offending expression. */
-    expect_create_error(CURED_ERROR_COMPILE, "x * undefined_thing", "a+b", "0", "map_expr(1)");
-    ck_assert_msg(strstr(cured_last_error(), "undefined_thing") != NULL, "%s", cured_last_error());
-    expect_create_error(CURED_ERROR_COMPILE, "x", "a + no_such_b", "0", "combine_expr(1)");
-    expect_create_error(CURED_ERROR_COMPILE, "x", "a+b", "no_zero", "identity_expr(1)");
+    /* Compile errors (type errors the grammar lets through): NVRTC's log points into the expression. */
+    expect_create_error(CURED_ERROR_COMPILE, "x % 2.5", "a+b", "0", "map_expr(1)");
+    ck_assert_msg(strstr(cured_last_error(), "integral") != NULL, "%s", cured_last_error());
+    expect_create_error(CURED_ERROR_COMPILE, "x", "a % b", "0", "combine_expr(1)");
+    expect_create_error(CURED_ERROR_COMPILE, "x", "a+b", "0.5 % 2", "identity_expr(1)");
     /* Rejected before compiling. */
     expect_create_error(CURED_ERROR_INVALID_EXPRESSION, "x; x", "a+b", "0", "map_expr");
     expect_create_error(CURED_ERROR_INVALID_EXPRESSION, "x", "a+b)", "0", "combine_expr");
+    expect_create_error(CURED_ERROR_INVALID_EXPRESSION, "x * undefined_thing", "a+b", "0", "'undefined_thing'");
 
     cured_custom op = create_example(EX_DOT);
     CUdeviceptr x = dev_alloc(64 * 4);

@@ -29,8 +29,8 @@ START_TEST(test_status_strings)
         names[count] = cured_status_string((cured_status)count);
         count++;
     }
-    ck_assert_msg(count == CURED_ERROR_INVALID_EXPRESSION + 1,
-                  "statuses 0..%d should be named, the names stop at %d", CURED_ERROR_INVALID_EXPRESSION, count);
+    ck_assert_msg(count == CURED_ERROR_OUT_OF_RANGE + 1,
+                  "statuses 0..%d should be named, the names stop at %d", CURED_ERROR_OUT_OF_RANGE, count);
     for (int i = 0; i < count; i++) {
         ck_assert_msg(names[i] != NULL && strncmp(names[i], "CURED_", 6) == 0,
                       "status %d is named \"%s\"", i, names[i] ? names[i] : "(null)");
@@ -45,10 +45,12 @@ START_TEST(test_status_strings)
     ck_assert_int_eq(CURED_ERROR_EMPTY_INPUT, 18); /* values are stable */
     ck_assert_int_eq(CURED_ERROR_ALL_NAN, 19);
     ck_assert_int_eq(CURED_ERROR_INVALID_EXPRESSION, 20);
+    ck_assert_int_eq(CURED_ERROR_OUT_OF_RANGE, 21);
     ck_assert_str_eq(cured_status_string(CURED_ERROR_EMPTY_INPUT), "CURED_ERROR_EMPTY_INPUT");
     ck_assert_str_eq(cured_status_string(CURED_ERROR_ALL_NAN), "CURED_ERROR_ALL_NAN");
     ck_assert_str_eq(cured_status_string(CURED_ERROR_INVALID_EXPRESSION), "CURED_ERROR_INVALID_EXPRESSION");
-    static const int unknown[] = {CURED_ERROR_INVALID_EXPRESSION + 1, -1, 1000, INT_MAX, INT_MIN};
+    ck_assert_str_eq(cured_status_string(CURED_ERROR_OUT_OF_RANGE), "CURED_ERROR_OUT_OF_RANGE");
+    static const int unknown[] = {CURED_ERROR_OUT_OF_RANGE + 1, -1, 1000, INT_MAX, INT_MIN};
     for (size_t i = 0; i < sizeof unknown / sizeof *unknown; i++)
         ck_assert_str_eq(cured_status_string((cured_status)unknown[i]), "CURED_STATUS_UNKNOWN");
 }

@@ -55,7 +55,7 @@ static int child_main(const char *seed)
     int64_t result[2] = {0, 0};
     const char *why = "?";
     uint32_t *h = make_data();
-    const struct cr_driver *d = cr_driver_load(&why, NULL);
+    const struct cr_driver_all *d = cr_driver_all_load(&why, NULL);
     if (h == NULL || d == NULL) {
         printf("error: %s\n", h == NULL ? "out of host memory" : why);
         return 1;

@@ -1,7 +1,9 @@
 /*
  * The kernel cache under concurrency: threads asking at once for the same
  * program share one compilation (and its image, or its failure); failures
- * are not cached. Needs NVRTC (exit 77 without it), no GPU.
+ * are not cached. Lifetime: a user op's entry is freed with its last
+ * reference, a rejected entry too, a built-in one stays. Needs NVRTC (exit
+ * 77 without it), no GPU.
  *
  * Counters are process-wide, so every test compares before/after values and
  * uses an (architecture, program) key that no other test in this file uses,
@@ -195,6 +197,88 @@ START_TEST(test_mixed_keys)
 }
 END_TEST
 
+/* ---- lifetime: user ops and rejected images do not stay in memory ---- */
+
+static const struct cr_image *get_ok(const struct cr_unit *p, int arch)
+{
+    const struct cr_image *img = NULL;
+    cured_status st = cr_kcache_get(p, arch, 0, &img);
+    ck_assert_msg(st == CURED_SUCCESS, "%s: %s", p->label, cured_last_error());
+    return img;
+}
+
+/* A user op's entry lives while someone holds it, and is freed with the last reference. */
+START_TEST(test_user_op_freed)
+{
+    const int arch = archs[narchs - 1];
+    size_t base = cr_kcache_entries();
+    cured_stats s0, s1;
+    ck_assert_int_eq(cured_get_stats(&s0), CURED_SUCCESS);
+    for (int round = 0; round < 2; round++) {
+        cured_custom a = NULL, b = NULL;
+        ck_assert_int_eq(cr_custom_build(CURED_TYPE_INT32, CURED_TYPE_INT64, 1, "x * 3 + 1", "a+b", "0", &a), 0);
+        ck_assert_int_eq(cr_custom_build(CURED_TYPE_INT32, CURED_TYPE_INT64, 1, "x * 3 + 1", "a+b", "0", &b), 0);
+        const struct cr_image *ia = get_ok(cr_custom_unit(a), arch);
+        const struct cr_image *ib = get_ok(cr_custom_unit(b), arch); /* the same source: a memory hit */
+        ck_assert_ptr_eq(ia, ib);
+        ck_assert_uint_eq(cr_kcache_entries(), base + 1);
+        cr_kcache_put(ia);
+        ck_assert_uint_eq(cr_kcache_entries(), base + 1); /* b still holds it */
+        cr_kcache_put(ib);
+        ck_assert_uint_eq(cr_kcache_entries(), base);
+        cured_custom_destroy(a);
+        cured_custom_destroy(b);
+    }
+    /* Freed, so the second round compiled again. */
+    ck_assert_int_eq(cured_get_stats(&s1), CURED_SUCCESS);
+    ck_assert_uint_eq(s1.compiles, s0.compiles + 2);
+    ck_assert_uint_eq(s1.memory_hits, s0.memory_hits + 2);
+}
+END_TEST
+
+/* Many distinct user ops, one after another: memory stays bounded. */
+START_TEST(test_many_user_ops)
+{
+    const int arch = archs[narchs - 2];
+    size_t base = cr_kcache_entries();
+    for (int i = 0; i < 12; i++) {
+        char map[32];
+        snprintf(map, sizeof map, "x * %d", i + 100);
+        cured_custom op = NULL;
+        ck_assert_int_eq(cr_custom_build(CURED_TYPE_INT32, CURED_TYPE_INT64, 1, map, "a+b", "0", &op), 0);
+        cr_kcache_put(get_ok(cr_custom_unit(op), arch));
+        cured_custom_destroy(op);
+        ck_assert_uint_eq(cr_kcache_entries(), base);
+    }
+}
+END_TEST
+
+/* A built-in kernel stays after its put; a rejected one is freed with its last reference (it leaked). */
+START_TEST(test_reject_frees)
+{
+    const int arch = archs[narchs - 3];
+    const struct cr_unit *p = cr_catalog_unit(0);
+    size_t base = cr_kcache_entries();
+    const struct cr_image *img = get_ok(p, arch);
+    ck_assert_uint_eq(cr_kcache_entries(), base + 1);
+    cr_kcache_put(img);
+    ck_assert_uint_eq(cr_kcache_entries(), base + 1); /* built-in: kept */
+    const struct cr_image *again = get_ok(p, arch);
+    ck_assert_ptr_eq(again, img);
+    const struct cr_image *other = get_ok(p, arch); /* a second holder */
+    cr_kcache_reject(p, arch, 0, again);
+    ck_assert_uint_eq(cr_kcache_entries(), base + 1); /* unlinked, still held twice */
+    const struct cr_image *fresh = get_ok(p, arch); /* a new entry, compiled again */
+    ck_assert_ptr_ne(fresh, again);
+    ck_assert_uint_eq(cr_kcache_entries(), base + 2);
+    cr_kcache_put(again);
+    cr_kcache_put(other);
+    ck_assert_uint_eq(cr_kcache_entries(), base + 1); /* the rejected one is gone */
+    cr_kcache_put(fresh);
+    ck_assert_uint_eq(cr_kcache_entries(), base + 1);
+}
+END_TEST
+
 static Suite *kcache_suite(void)
 {
     Suite *s = suite_create("kcache");
@@ -205,6 +289,12 @@ static Suite *kcache_suite(void)
     tcase_add_test(tc, test_shared_failure_not_cached);
     tcase_add_test(tc, test_mixed_keys);
     suite_add_tcase(s, tc);
+    TCase *life = tcase_create("lifetime");
+    tcase_set_timeout(life, 300);
+    tcase_add_test(life, test_user_op_freed);
+    tcase_add_test(life, test_many_user_ops);
+    tcase_add_test(life, test_reject_frees);
+    suite_add_tcase(s, life);
     return s;
 }
 

@@ -212,7 +212,7 @@ int cmd_bench_axes(int argc, char **argv)
         bk_close(&gpu);
         return 1;
     }
-    const struct cr_driver *d = gpu.d;
+    const struct cr_driver_all *d = gpu.d;
     CUdeviceptr in = 0, out = 0, offs = 0;
     void *host = malloc(BYTES);
     char why[600] = "";

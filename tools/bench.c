@@ -20,7 +20,7 @@
 #include "bench.h"
 #include "benchkit.h"
 #include "cured.h"
-#include "driver.h"
+#include "driver_all.h"
 #include "tool.h"
 
 #define PROG "cured bench"
@@ -215,7 +215,7 @@ static int without_gpu(int arch)
 {
     const char *why = NULL;
     int count = 0;
-    const struct cr_driver *d = cr_driver_load(&why, NULL);
+    const struct cr_driver_all *d = cr_driver_all_load(&why, NULL);
     if (d == NULL)
         return bench_no_gpu(why, arch);
     CUresult e = d->DeviceGetCount(&count);

@@ -41,7 +41,7 @@ int bk_open(struct bk_gpu *g, const char *prog, int device)
     g->device = device;
     const char *why = NULL;
     int count = 0;
-    if ((g->d = cr_driver_load(&why, NULL)) == NULL)
+    if ((g->d = cr_driver_all_load(&why, NULL)) == NULL)
         return no_gpu(g, why);
     CUresult e = g->d->DeviceGetCount(&count);
     if (e != CUDA_SUCCESS || count == 0)

@@ -13,7 +13,7 @@
 #include <stdint.h>
 
 #include "cured.h"
-#include "driver.h"
+#include "driver_all.h"
 #ifdef CURED_HAVE_CUB_COMPARATOR
 #include "cub_compare.h"
 #define HAVE_COMPARATOR 1 /* for plain if () tests */
@@ -26,7 +26,7 @@
 
 struct bk_gpu {
     const char *prog; /* "cured bench sweep": the prefix of messages */
-    const struct cr_driver *d;
+    const struct cr_driver_all *d;
     int device, pushed;
     CUdevice dev;
     CUcontext ctx; /* the primary context: cured's handle and the CUDA runtime use it */

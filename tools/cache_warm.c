@@ -54,9 +54,9 @@ struct warm {
     } *jobs;
 };
 
-/* Entries the library could not store ("cannot create", "cannot store", an
- * unusable directory); other warnings, such as a corrupt entry that was
- * replaced, are shown but do not fail the command. The library may log from
+/* Entries the library could not store (its "store failed: ..." warnings) and
+ * an unusable directory; other warnings, such as a corrupt entry or a planted
+ * symlink that was replaced, are shown but do not fail the command. The library may log from
  * any of the threads. */
 static pthread_mutex_t log_lock = PTHREAD_MUTEX_INITIALIZER;
 static int warnings, log_tty;
@@ -66,7 +66,7 @@ static void warm_log(cured_log_level level, const char *message, void *user)
     (void)user;
     pthread_mutex_lock(&log_lock);
     if (level == CURED_LOG_WARN)
-        warnings += strstr(message, "cannot") != NULL || strstr(message, "unusable") != NULL;
+        warnings += strstr(message, "store failed") != NULL || strstr(message, "unusable") != NULL;
     fprintf(stderr, "%scured: %s: %s\n", log_tty ? "\r\033[K" : "", level == CURED_LOG_WARN ? "warning" : "debug",
             message);
     pthread_mutex_unlock(&log_lock);

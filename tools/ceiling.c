@@ -45,7 +45,7 @@ typedef nvrtcResult (*name_fn)(nvrtcProgram, const char *const);
 typedef nvrtcResult (*lowered_fn)(nvrtcProgram, const char *const, const char **);
 typedef nvrtcResult (*destroy_fn)(nvrtcProgram *);
 
-int ceiling_prepare(struct ceiling *c, const struct cr_driver *d, int ccmaj, int ccmin, char *why, size_t len)
+int ceiling_prepare(struct ceiling *c, const struct cr_driver_all *d, int ccmaj, int ccmin, char *why, size_t len)
 {
     memset(c, 0, sizeof c[0]);
     c->d = d;

@@ -21,7 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "driver.h"
+#include "driver_all.h"
 #include "tool.h"
 #ifdef CURED_HAVE_CUB_COMPARATOR
 #include "cub_compare.h"
@@ -56,7 +56,7 @@ static const char *const env_names[] = {
     "CURED_CACHE_DIR",  "CURED_CACHE_DISABLE", "CURED_CACHE_MAX_BYTES",     "CURED_LOG"};
 
 /* One device: facts from the driver, then the target from a cured handle. */
-static int info_device(const struct cr_driver *d, int i)
+static int info_device(const struct cr_driver_all *d, int i)
 {
     CUdevice dev = 0;
     char name[256] = "?";
@@ -139,7 +139,7 @@ int cmd_info(int argc, char **argv)
 
     const char *why = NULL;
     int no_device = 0;
-    const struct cr_driver *d = cr_driver_load(&why, &no_device);
+    const struct cr_driver_all *d = cr_driver_all_load(&why, &no_device);
     if (d == NULL) {
         printf("devices: none (%s)\n", have_driver ? why : "no driver");
     } else {

@@ -21,7 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "driver.h"
+#include "driver_all.h"
 #include "tool.h"
 
 #define SENTINEL 0xA5A5A5A5u
@@ -44,7 +44,7 @@ static int child_say(int rc, const char *tag, const char *fmt, ...)
 static int child_launch(int device, size_t n)
 {
     const char *why = NULL;
-    const struct cr_driver *d = cr_driver_load(&why, NULL); /* cuInit: not timed */
+    const struct cr_driver_all *d = cr_driver_all_load(&why, NULL); /* cuInit: not timed */
     if (d == NULL)
         return child_say(3, "nogpu", "%s", why);
     int count = 0;
