@@ -823,6 +823,8 @@ CURED_EXPORT const char *cured_cache_dir(void);
  * \return CURED_SUCCESS, CURED_ERROR_INVALID_VALUE (a relative or overlong path),
  *         CURED_ERROR_NOT_SUPPORTED (the cache was already opened: nothing changed),
  *         CURED_ERROR_OUT_OF_MEMORY.
+ * \par Thread safety
+ * May be called from any thread; the first call that opens the cache fixes it.
  */
 CURED_EXPORT cured_status cured_set_cache_dir(const char *dir);
 
@@ -931,7 +933,7 @@ typedef struct cured_custom_st *cured_custom;
  *   `(int)`, `(unsigned)`, `(long long)`, `(unsigned long long)` and the
  *   other spellings of signed and unsigned char, short, int, long and long
  *   long (not long double), and the one-keyword functional form `float(x)`;
- * - calls, optionally written `::f(...)`, with the right number of
+ * - calls, optionally written with a leading `::`, with the right number of
  *   arguments, of these device functions (cost in brackets):
  *   abs labs llabs fabs fabsf min max fmin fminf fmax fmaxf fdim copysign
  *   fma fmaf sqrt sqrtf rsqrt rsqrtf floor floorf ceil ceilf round roundf
