@@ -28,7 +28,7 @@
 
 #define FAKE_VERSION 12345
 #define EXPORT __attribute__((visibility("default")))
-#define ARENA_DEFAULT_MB 16 /* FAKECUDA_ARENA_MB overrides */
+#define ARENA_DEFAULT_MB 64 /* FAKECUDA_ARENA_MB overrides; a handle takes ~20 MiB */
 #define MAX_ALLOCS 512
 #define MAX_MODULES 8192
 
