@@ -63,7 +63,8 @@ typedef enum cured_status {
     CURED_ERROR_INTERNAL = 17,          /**< a bug in cured; please report it */
     CURED_ERROR_EMPTY_INPUT = 18,       /**< n == 0 for an operator with no identity (argmin, minmax...) */
     CURED_ERROR_ALL_NAN = 19,           /**< a NaN-ignoring operator saw only NaNs (synchronous calls) */
-    CURED_ERROR_INVALID_EXPRESSION = 20 /**< a user expression was rejected before compiling */
+    CURED_ERROR_INVALID_EXPRESSION = 20, /**< a user expression was rejected before compiling */
+    CURED_ERROR_TOO_FEW_ELEMENTS = 22   /**< MEAN of n == 0, VAR/STD/MEAN_VAR of n <= ddof (synchronous calls) */
 } cured_status;
 
 /** Element and result types. Values are stable. FLOAT16 is IEEE binary16 and
@@ -104,9 +105,12 @@ typedef enum cured_type {
  * - COUNT_NONZERO: INT64 for every element type (numpy.count_nonzero: an
  *   element counts when it compares unequal to zero, so NaN counts and -0
  *   does not).
+ * - MEAN, VAR, STD, MEAN_VAR, LOGSUMEXP (statistics, below): FLOAT32 (the
+ *   default) or FLOAT64 for FLOAT16, BFLOAT16 and FLOAT32; FLOAT64 for FLOAT64
+ *   and every integer type (as NumPy).
  *
  * Output layouts: one value of out_type, except MINMAX (two values: min then
- * max) and the ARG operators (a cured_arg_result: int64 index, then the value
+ * max), MEAN_VAR (two values: mean then variance) and the ARG operators (a cured_arg_result: int64 index, then the value
  * in the first bytes of an 8-byte field; 16 bytes, 8-byte aligned).
  *
  * NaN: MIN, MAX, MINMAX, ARGMIN and ARGMAX propagate NaN (ARG*: the index of
@@ -124,6 +128,32 @@ typedef enum cured_type {
  * largest value of the type (+inf for floats) and MAX and NANMAX the smallest,
  * as CUB does;
  * MINMAX and the ARG operators return CURED_ERROR_EMPTY_INPUT.
+ *
+ * Statistics. MEAN, VAR (the variance: the sum of squared deviations from
+ * the mean divided by n - ddof), STD (its square root) and MEAN_VAR read the
+ * data once: each thread sums x - k and (x - k)^2 in float64 for a shift k
+ * taken from its own data, and the threads' (count, mean, sum of squared
+ * deviations) are merged pairwise (Chan et al.) with the mean kept to twice
+ * float64's precision. The result is as accurate as a float64 two-pass
+ * computation rounded to the result type, also when |mean| / std is 1e8 or
+ * more; inputs with values near float64's largest (|x| > 8e307) may overflow
+ * on the way. cured_reduce() uses ddof = 0 (the population variance, NumPy's
+ * default); cured_reduce_stats() takes any ddof. n == 0 gives NaN for MEAN,
+ * and n <= ddof gives NaN for VAR, STD and MEAN_VAR's variance (NumPy gives
+ * inf there when the values differ); the synchronous calls return
+ * CURED_ERROR_TOO_FEW_ELEMENTS instead, writing nothing. NaN or inf in the
+ * input: MEAN is the sum's value (NaN, +inf, -inf, or NaN for +inf and -inf
+ * together) and the variance is NaN, as NumPy's.
+ * LOGSUMEXP is log(sum(exp(x))) computed as max + log(sum(exp(x - max))),
+ * with a running maximum: NaN propagates, +inf in the input gives +inf, and
+ * all -inf (or n == 0) gives -inf, as scipy.special.logsumexp. With a
+ * FLOAT64 result the exponentials are float64 (slower: the GPU's float64
+ * rate bounds it); with a FLOAT32 result they are float32 (expf), and the
+ * absolute error is then below 2^-21 + 2^-24 * w, w being the
+ * softmax-weighted mean of (max - x) (about 4 for normally distributed
+ * data): within about one float32 ulp for results of magnitude 8 or more,
+ * while a result close to 0 (the logsumexp of log-probabilities, say) has
+ * that absolute, not relative, error. Sums are float64 in both.
  *
  * Determinism: the AUTO kernels use no atomics on data: per-block partials
  * are combined in a fixed order, so a float result is bitwise identical from
@@ -148,9 +178,14 @@ typedef enum cured_op {
     CURED_OP_NANMAX = 15,
     CURED_OP_NANARGMIN = 16,
     CURED_OP_NANARGMAX = 17,
-    CURED_OP_COUNT_NONZERO = 18 /**< number of nonzero elements (NaN counts, -0 does not) */
+    CURED_OP_COUNT_NONZERO = 18, /**< number of nonzero elements (NaN counts, -0 does not) */
+    CURED_OP_MEAN = 19,
+    CURED_OP_VAR = 20,       /**< variance; ddof through cured_reduce_stats() (0 otherwise) */
+    CURED_OP_STD = 21,       /**< standard deviation, sqrt(VAR) */
+    CURED_OP_MEAN_VAR = 22,  /**< two values: mean, then variance */
+    CURED_OP_LOGSUMEXP = 23  /**< log(sum(exp(x))), stably */
 } cured_op;
-#define CURED_OP_COUNT 19
+#define CURED_OP_COUNT 24
 
 /** Result of the ARG operators: the index, then the value (of the element type). */
 typedef struct cured_arg_result {
@@ -309,15 +344,55 @@ CURED_EXPORT cured_status cured_prepare(cured_handle h, cured_op op, cured_algor
 /**
  * \brief Synchronous reduction: as cured_reduce_async(), but the result is
  * written to host memory and the call waits for the stream.
- * \param host_out  host pointer receiving one value of out_type.
+ * \param host_out  host pointer receiving the result (see cured_op for its layout).
  * \return as cured_reduce_async(); CURED_ERROR_CUDA if the stream reports an
  *         error; CURED_ERROR_ALL_NAN (host_out not written) for a NAN* operator
- *         on an all-NaN input.
+ *         on an all-NaN input; CURED_ERROR_TOO_FEW_ELEMENTS (nothing launched or
+ *         written) for MEAN, VAR, STD or MEAN_VAR with n == 0.
  */
 CURED_EXPORT cured_status cured_reduce(cured_handle h, cured_op op, cured_algorithm algo,
                                        const void *in, cured_type in_type, size_t n,
                                        void *host_out, cured_type out_type,
                                        struct CUstream_st *stream);
+
+/**
+ * \brief Asynchronous statistic with a delta degrees of freedom: as
+ * cured_reduce_async() with algorithm AUTO, for the operators MEAN, VAR, STD,
+ * MEAN_VAR and LOGSUMEXP (see cured_op, "Statistics").
+ * \param h        handle.
+ * \param op       CURED_OP_MEAN, VAR, STD, MEAN_VAR or LOGSUMEXP.
+ * \param in       device pointer to n elements (may be NULL when n == 0).
+ * \param in_type  element type.
+ * \param n        element count.
+ * \param ddof     delta degrees of freedom: VAR = m2 / (n - ddof), with m2 the sum
+ *                 of squared deviations (0: population variance, 1: the unbiased
+ *                 sample variance). Finite and >= 0; fractions are allowed. MEAN
+ *                 and LOGSUMEXP ignore it. n <= ddof gives a NaN variance.
+ * \param out      device pointer to the result (MEAN_VAR: two values, mean then
+ *                 variance), aligned to the result type's size.
+ * \param out_type FLOAT32 or FLOAT64 (see cured_op).
+ * \param stream   CUstream or cudaStream_t (NULL = the legacy default stream).
+ * \return CURED_SUCCESS or an error (nothing launched or written): as
+ *         cured_reduce_async(); CURED_ERROR_INVALID_VALUE for another operator or
+ *         a negative or non-finite ddof.
+ */
+CURED_EXPORT cured_status cured_reduce_stats_async(cured_handle h, cured_op op, const void *in, cured_type in_type,
+                                                   size_t n, double ddof, void *out, cured_type out_type,
+                                                   struct CUstream_st *stream);
+
+/**
+ * \brief Synchronous cured_reduce_stats_async(): the result is written to host
+ * memory and the call waits for the stream.
+ * \param h, op, in, in_type, n, ddof, out_type, stream  as cured_reduce_stats_async().
+ * \param host_out host pointer receiving the result (MEAN_VAR: two values).
+ * \return as cured_reduce_stats_async(); CURED_ERROR_TOO_FEW_ELEMENTS (nothing
+ *         launched, host_out not written) for MEAN with n == 0 and for VAR, STD
+ *         and MEAN_VAR with n <= ddof; CURED_ERROR_CUDA if the stream reports an
+ *         error.
+ */
+CURED_EXPORT cured_status cured_reduce_stats(cured_handle h, cured_op op, const void *in, cured_type in_type,
+                                             size_t n, double ddof, void *host_out, cured_type out_type,
+                                             struct CUstream_st *stream);
 
 /**
  * \brief Dot product sum(x[i] * y[i]) of two arrays of one type, with the

@@ -96,7 +96,7 @@ const char *cr_source_text(const char *name);
 
 /* ---- the request, family and plan types (family.h) ---------------------- */
 #define CR_MAX_ACC 32    /* largest accumulator: bytes per partial in a workspace */
-#define CR_MAX_RESULT 16 /* largest result (cured_arg_result) */
+#define CR_MAX_RESULT 32 /* largest result: four 8-byte values of a user-defined op (CR_WS_RESULT holds 32) */
 
 /* ---- jit.c: one NVRTC compilation --------------------------------------- */
 struct cr_image {
@@ -201,6 +201,11 @@ const struct cr_request *cr_custom_request(cured_custom op);
 const struct cr_unit *cr_custom_unit(cured_custom op);
 const char *cr_user_source(const struct cr_user *u);
 
+/* ---- stats.c --------------------------------------------------------------- */
+/* A synchronous call's rule for the operators with no value for n <= ddof:
+ * CURED_ERROR_TOO_FEW_ELEMENTS (recorded) for them, else CURED_SUCCESS. */
+cured_status cr_stats_check_sync(const struct cr_request *r, size_t n);
+
 /* ---- reduce.c, plan.c ------------------------------------------------------ */
 /* Argument checks that need no GPU; exposed for the tests. On success *r is the request. */
 cured_status cr_check_args(cured_op op, cured_algorithm algo, const void *in, cured_type in_type,
@@ -216,6 +221,8 @@ struct cr_target {
 typedef cured_status (*cr_target_fn)(cured_handle h, const void *arg, struct cr_target *t);
 cured_status cr_reduce_run(cured_handle h, const struct cr_request *r, const void *in, const void *in2, size_t n,
                            void *out, int host_out, CUstream stream, cr_target_fn target, const void *arg);
+/* The target of a built-in request (arg: the request): its loaded family, unit and kernels. */
+cured_status cr_builtin_target(cured_handle h, const void *arg, struct cr_target *t);
 /* Launch a plan's kernels on a stream. */
 cured_status cr_launch_plan(cured_handle h, const struct cr_kernel *k, const struct cr_plan *p, CUstream s);
 

@@ -19,6 +19,7 @@ const char *cr_algo_name(cured_algorithm a)
 const struct cr_family *const cr_families[] = {
     &cr_family_auto,
     &cr_family_auto2,
+    &cr_family_stats,
     &cr_family_two_pass_shared,
     &cr_family_two_pass_shuffle,
     &cr_family_two_pass_cg,

@@ -44,7 +44,7 @@ cured_status cr_reduce_run(cured_handle h, const struct cr_request *r, const voi
     cured_status st = cr_enter(h, &saved);
     if (st != CURED_SUCCESS)
         return st;
-    struct cr_args a = {in, in2, n, (CUdeviceptr)(uintptr_t)out, 0};
+    struct cr_args a = {in, in2, n, (CUdeviceptr)(uintptr_t)out, 0, r->ddof};
     struct cr_target t;
     struct cr_plan plan = {0};
     if (n > 0 && (st = cr_check_device_pointer(h, in, "input")) != CURED_SUCCESS)
@@ -76,7 +76,7 @@ done:
 }
 
 /* A built-in request's family, unit and kernels. */
-static cured_status builtin_target(cured_handle h, const void *arg, struct cr_target *t)
+cured_status cr_builtin_target(cured_handle h, const void *arg, struct cr_target *t)
 {
     const struct cr_loaded *l;
     cured_status st = cr_loaded_get(h, arg, &l);
@@ -100,7 +100,9 @@ static cured_status reduce(cured_handle h, const char *call, cured_op op, cured_
     if (st == CURED_SUCCESS && r.ninputs != 1)
         st = cr_fail(CURED_ERROR_INVALID_VALUE, "CURED_OP_%s takes two inputs: use %s()", cr_op(op)->name,
                      host_out ? "cured_dot" : "cured_dot_async");
-    return st != CURED_SUCCESS ? st : cr_reduce_run(h, &r, in, NULL, n, out, host_out, stream, builtin_target, &r);
+    if (st == CURED_SUCCESS && host_out)
+        st = cr_stats_check_sync(&r, n);
+    return st != CURED_SUCCESS ? st : cr_reduce_run(h, &r, in, NULL, n, out, host_out, stream, cr_builtin_target, &r);
 }
 
 CR_API cured_status cured_reduce_async(cured_handle h, cured_op op, cured_algorithm algo,
@@ -126,7 +128,7 @@ static cured_status dot(cured_handle h, const void *x, const void *y, cured_type
     cured_status st = cr_check_args(CURED_OP_DOT, CURED_ALGO_AUTO, x, type, n, out, out_type, &r);
     if (st == CURED_SUCCESS)
         st = cr_check_args(CURED_OP_DOT, CURED_ALGO_AUTO, y, type, n, out, out_type, &r);
-    return st != CURED_SUCCESS ? st : cr_reduce_run(h, &r, x, y, n, out, host_out, stream, builtin_target, &r);
+    return st != CURED_SUCCESS ? st : cr_reduce_run(h, &r, x, y, n, out, host_out, stream, cr_builtin_target, &r);
 }
 
 CR_API cured_status cured_dot_async(cured_handle h, const void *x, const void *y, cured_type type,
