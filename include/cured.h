@@ -598,17 +598,85 @@ CURED_EXPORT cured_status cured_custom_create(cured_handle h, cured_type in_type
                                               const char *combine_expr, const char *identity_expr,
                                               cured_custom *out);
 
+/** One field of a multi-field user-defined reduction (cured_custom_create_multi()). */
+typedef struct cured_custom_field {
+    cured_type type;      /**< the field's type (not FLOAT16 or BFLOAT16) */
+    const char *map;      /**< what one element contributes to the field, over `x` (and `y`) */
+    const char *combine;  /**< the field of combine(a, b), over `a0`..`a3` and `b0`..`b3` */
+    const char *identity; /**< the field of the identity of combine */
+} cured_custom_field;
+
+/**
+ * \brief Define a reduction whose state has one to four fields, each of its
+ * own type, by C++ expressions (compiled and cached as cured_custom_create()'s,
+ * with the same checks on each expression).
+ *
+ * Field k of a state is named `a<k>` (and `b<k>` in combine, for the second
+ * state). Each field's map sees `x` (and `y` when ninputs is 2; FLOAT16 and
+ * BFLOAT16 elements as float); its combine gives field k of combine(a, b)
+ * from all the fields of a and b (all fields are updated at once, from the
+ * old values); combine must be associative and is applied in a fixed order.
+ * Each finalize expression gives one result, of out_type, from the fields of
+ * the final state and `n`, the element count as a double; the results are
+ * written one after the other (nresults * size of out_type bytes, at most 32).
+ * Compile errors name the expression, e.g. "fields[1].combine(1): error: ..."
+ * or "finalize[0](1): ...".
+ *
+ * Example 1, mean and variance (two results) from the sums of x and x*x in
+ * float64, for data whose mean is not much larger than its spread (the
+ * difference loses about log10(mean^2 / variance) digits; CURED_OP_MEAN_VAR
+ * has no such loss):
+ * \code
+ *   cured_custom_field f[2] = {{CURED_TYPE_FLOAT64, "x", "a0 + b0", "0"},
+ *                              {CURED_TYPE_FLOAT64, "(double)x * x", "a1 + b1", "0"}};
+ *   const char *fin[2] = {"a0 / n", "(a1 - a0 * a0 / n) / n"};
+ *   cured_custom_create_multi(h, CURED_TYPE_FLOAT32, 1, f, 2, CURED_TYPE_FLOAT64, fin, 2, &op);
+ *   double mv[2];
+ *   cured_custom_reduce(h, op, x, NULL, n, mv, stream);  // mv[0]: mean, mv[1]: variance
+ * \endcode
+ * Example 2, a count-weighted average: x holds values, y the counts they
+ * stand for (two inputs of one type):
+ * \code
+ *   cured_custom_field f[2] = {{CURED_TYPE_FLOAT64, "(double)x * y", "a0 + b0", "0"},
+ *                              {CURED_TYPE_FLOAT64, "y", "a1 + b1", "0"}};
+ *   const char *fin[1] = {"a0 / a1"};
+ *   cured_custom_create_multi(h, CURED_TYPE_FLOAT32, 2, f, 2, CURED_TYPE_FLOAT64, fin, 1, &op);
+ * \endcode
+ *
+ * \param h         handle: the op is compiled for its device now (it may be used with any handle).
+ * \param in_type   element type of the input(s).
+ * \param ninputs   1, or 2 for maps over x and y.
+ * \param fields    nfields field descriptions.
+ * \param nfields   1 to 4.
+ * \param out_type  type of the results (not FLOAT16 or BFLOAT16).
+ * \param finalize  nresults expressions, one per result.
+ * \param nresults  1 to 4, with nresults * cured_type_size(out_type) <= 32.
+ * \param out       receives the op, for cured_custom_reduce(_async) and
+ *                  cured_custom_destroy(); NULL on failure.
+ * \return CURED_SUCCESS, CURED_ERROR_NULL_HANDLE, CURED_ERROR_NULL_POINTER,
+ *         CURED_ERROR_INVALID_ENUM, CURED_ERROR_TYPE_MISMATCH (a half type),
+ *         CURED_ERROR_INVALID_VALUE (ninputs, nfields, nresults, or results over
+ *         32 bytes), CURED_ERROR_INVALID_EXPRESSION (naming the expression, e.g.
+ *         "fields[0].map"), CURED_ERROR_COMPILE, CURED_ERROR_NO_NVRTC, ...
+ */
+CURED_EXPORT cured_status cured_custom_create_multi(cured_handle h, cured_type in_type, int ninputs,
+                                                    const cured_custom_field *fields, int nfields,
+                                                    cured_type out_type, const char *const *finalize,
+                                                    int nresults, cured_custom *out);
+
 /**
  * \brief Run a user-defined reduction asynchronously; as cured_reduce_async()
  * with algorithm AUTO. y is the second input for a two-input op, else NULL.
- * The result (one acc_type value) is written to out, device memory.
+ * The result (one acc_type value, or a multi-field op's nresults values of
+ * out_type) is written to out, device memory, aligned to the result type.
  * \return as cured_reduce_async(); CURED_ERROR_NULL_POINTER if the op is NULL.
  */
 CURED_EXPORT cured_status cured_custom_reduce_async(cured_handle h, cured_custom op, const void *x,
                                                     const void *y, size_t n, void *out,
                                                     struct CUstream_st *stream);
 
-/** \brief Synchronous cured_custom_reduce_async() into host memory. */
+/** \brief Synchronous cured_custom_reduce_async() into host memory.
+ *  \return as cured_custom_reduce_async(); CURED_ERROR_CUDA if the stream reports an error. */
 CURED_EXPORT cured_status cured_custom_reduce(cured_handle h, cured_custom op, const void *x,
                                               const void *y, size_t n, void *host_out,
                                               struct CUstream_st *stream);

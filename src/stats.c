@@ -23,13 +23,10 @@ cured_status cr_stats_check_sync(const struct cr_request *r, size_t n)
                    r->op == CURED_OP_STD ? "standard deviation" : "variance", n, ddof);
 }
 
-static cured_status stats(cured_handle h, const char *call, cured_op op, const void *in, cured_type in_type,
-                          size_t n, double ddof, void *out, cured_type out_type, int host_out, CUstream stream)
+cured_status cr_stats_check_args(const char *call, cured_op op, const void *in, cured_type in_type, size_t n,
+                                 double ddof, const void *out, cured_type out_type, int host_out, struct cr_request *r)
 {
-    if (h == NULL)
-        return cr_fail(CURED_ERROR_NULL_HANDLE, "%s: the handle is NULL", call);
-    struct cr_request r;
-    cured_status st = cr_check_args(op, CURED_ALGO_AUTO, in, in_type, n, out, out_type, &r);
+    cured_status st = cr_check_args(op, CURED_ALGO_AUTO, in, in_type, n, out, out_type, r);
     if (st != CURED_SUCCESS)
         return st;
     if (!(cr_op(op)->flags & CR_OP_STATS))
@@ -38,10 +35,18 @@ static cured_status stats(cured_handle h, const char *call, cured_op op, const v
                        cr_op(op)->name, host_out ? "" : "_async");
     if (!(ddof >= 0.0) || isinf(ddof))
         return cr_fail(CURED_ERROR_INVALID_VALUE, "%s: ddof must be finite and >= 0, not %g", call, ddof);
-    r.ddof = ddof;
-    if (host_out && (st = cr_stats_check_sync(&r, n)) != CURED_SUCCESS)
-        return st;
-    return cr_reduce_run(h, &r, in, NULL, n, out, host_out, stream, cr_builtin_target, &r);
+    r->ddof = ddof;
+    return host_out ? cr_stats_check_sync(r, n) : CURED_SUCCESS;
+}
+
+static cured_status stats(cured_handle h, const char *call, cured_op op, const void *in, cured_type in_type,
+                          size_t n, double ddof, void *out, cured_type out_type, int host_out, CUstream stream)
+{
+    if (h == NULL)
+        return cr_fail(CURED_ERROR_NULL_HANDLE, "%s: the handle is NULL", call);
+    struct cr_request r;
+    cured_status st = cr_stats_check_args(call, op, in, in_type, n, ddof, out, out_type, host_out, &r);
+    return st != CURED_SUCCESS ? st : cr_reduce_run(h, &r, in, NULL, n, out, host_out, stream, cr_builtin_target, &r);
 }
 
 CR_API cured_status cured_reduce_stats_async(cured_handle h, cured_op op, const void *in, cured_type in_type,
