@@ -132,18 +132,26 @@ typedef enum cured_type {
  * Statistics. MEAN, VAR (the variance: the sum of squared deviations from
  * the mean divided by n - ddof), STD (its square root) and MEAN_VAR read the
  * data once: each thread sums x - k and (x - k)^2 in float64 for a shift k
- * taken from its own data, and the threads' (count, mean, sum of squared
- * deviations) are merged pairwise (Chan et al.) with the mean kept to twice
- * float64's precision. The result is as accurate as a float64 two-pass
- * computation rounded to the result type, also when |mean| / std is 1e8 or
- * more; inputs with values near float64's largest (|x| > 8e307) may overflow
- * on the way. cured_reduce() uses ddof = 0 (the population variance, NumPy's
- * default); cured_reduce_stats() takes any ddof. n == 0 gives NaN for MEAN,
- * and n <= ddof gives NaN for VAR, STD and MEAN_VAR's variance (NumPy gives
- * inf there when the values differ); the synchronous calls return
- * CURED_ERROR_TOO_FEW_ELEMENTS instead, writing nothing. NaN or inf in the
- * input: MEAN is the sum's value (NaN, +inf, -inf, or NaN for +inf and -inf
- * together) and the variance is NaN, as NumPy's.
+ * taken from its own data, and the threads' (count, sum, sum of squared
+ * deviations) are merged pairwise (Chan et al.), the sum in double-double.
+ * Accuracy, against the exact value and a float64 two-pass computation
+ * (mean, then the sum of squared deviations) over the same data: a FLOAT32
+ * result is within twice the two-pass's error plus one float32 ulp (in
+ * effect the exact value correctly rounded or its neighbour), also for
+ * |mean| / std of 1e8 or more, magnitudes of 1e-30 or 1e30 and float16 or
+ * bfloat16 inputs with large means; a FLOAT64 result is within twice the
+ * two-pass's error plus five float64 ulps (its per-thread sums are then
+ * compensated, which costs about eight times the float64 work per element:
+ * float64 results of float32 data read below the ceiling). A constant input
+ * has variance exactly 0 and its mean exactly. MEAN is the sum over n and
+ * overflows where the sum does; squared deviations beyond float64's range
+ * give inf (both as NumPy). cured_reduce() uses ddof = 0 (the population
+ * variance, NumPy's default); cured_reduce_stats() takes any ddof. n == 0
+ * gives NaN for MEAN, and n <= ddof gives NaN for VAR, STD and MEAN_VAR's
+ * variance (NumPy gives inf there when the values differ); the synchronous
+ * calls return CURED_ERROR_TOO_FEW_ELEMENTS instead, writing nothing. NaN or
+ * inf in the input: MEAN is the sum's value (NaN, +inf, -inf, or NaN for
+ * +inf and -inf together) and the variance is NaN, as NumPy's.
  * LOGSUMEXP is log(sum(exp(x))) computed as max + log(sum(exp(x - max))),
  * with a running maximum: NaN propagates, +inf in the input gives +inf, and
  * all -inf (or n == 0) gives -inf, as scipy.special.logsumexp. With a

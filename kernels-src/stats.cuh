@@ -73,16 +73,42 @@ __device__ __forceinline__ double mv_mean(MeanVarState s)
 // most a factor n_thread (~250) of float64's precision; one conversion, one
 // subtraction, one add and one fma per element, within the H200's float64
 // rate at the read ceiling. M2 = false (MEAN) keeps only the sum.
-template <class T, bool M2> struct ShiftedSums {
+// COMP (float64 results of elements whose differences or sums may round in
+// float64): s1 is the sum of x itself and s2 the sum of the squares of the
+// exact differences x - k (TwoSum, fma), both in double-double (c1, c2
+// their errors), so that s2 - d1^2/n cancels without loss even where k lies
+// far from the thread's other elements: float64 results are then within a
+// few ulps of the exact value for any data (about eight times the float64
+// work per element: a float64 input still reads at close to the ceiling).
+template <class T, bool M2, bool COMP> struct ShiftedSums {
     static const bool HEAD_LAST = false;
-    double k, s1, s2;
+    double k, s1, s2, c1, c2;
     unsigned c;
+    // t + e = a + b exactly (TwoSum).
+    __device__ static __forceinline__ double two_sum(double a, double b, double &e)
+    {
+        const double t = a + b, bb = t - a;
+        e = (a - (t - bb)) + (b - bb);
+        return t;
+    }
     __device__ __forceinline__ void add(double x)
     {
-        const double d = x - k;
-        s1 += d;
-        if (M2)
-            s2 = fma(d, d, s2);
+        if (!COMP) {
+            const double d = x - k;
+            s1 += d;
+            if (M2)
+                s2 = fma(d, d, s2);
+            return;
+        }
+        double e;
+        s1 = two_sum(s1, x, e);
+        c1 += e;
+        if (M2) { // (dh + dl)^2 = q + the rest, dh + dl = x - k exactly
+            double dl;
+            const double dh = two_sum(x, -k, dl), q = dh * dh;
+            s2 = two_sum(s2, q, e);
+            c2 += e + fma(dh + dh, dl, fma(dh, dh, -q));
+        }
     }
     __device__ __forceinline__ void vec(uint4 v, u64, unsigned)
     {
@@ -97,25 +123,56 @@ template <class T, bool M2> struct ShiftedSums {
         add(widen<double>(x));
         c++;
     }
-    // The sum is n k + s1 (n k exact by fma), m2 = s2 - s1^2 / n.
+    // The sum (n k + s1, n k exact by fma; COMP: s1 + c1) and m2 = s2 - d1^2 / n,
+    // d1 the sum of x - k (COMP: all in double-double).
     __device__ __forceinline__ MeanVarState state() const
     {
         MeanVarState r = {0.0, 0.0, 0.0, 0.0};
         if (c == 0)
             return r;
         r.n = (double)c;
-        r.hi = r.n * k;
-        r.lo = fma(r.n, k, -r.hi) + s1;
+        const double p = r.n * k, pe = fma(r.n, k, -p);
+        if (!COMP) {
+            r.hi = p;
+            r.lo = pe + s1;
+            if (M2)
+                r.m2 = fma(-s1, s1 / r.n, s2);
+        } else if (stats_finite(s1)) {
+            r.hi = s1;
+            r.lo = c1;
+            double dl, dh = two_sum(s1, -p, dl);
+            dl += c1 - pe;
+            dh = two_sum(dh, dl, dl);
+            const double sq = dh * dh, sqe = fma(dh, dh, -sq) + 2 * dh * dl;
+            const double qh = sq / r.n, ql = (fma(-qh, r.n, sq) + sqe) / r.n;
+            if (M2)
+                r.m2 = (s2 - qh) + (c2 - ql);
+        } else { // an infinite or NaN element (c1 is NaN then)
+            r.hi = s1;
+        }
         mv_renorm(r.hi, r.lo);
         if (M2) {
-            r.m2 = fma(-s1, s1 / r.n, s2);
             r.m2 = r.m2 < 0.0 ? 0.0 : r.m2; // rounding; NaN stays
+            if (s2 == limits<double>::highest()) // squares beyond float64 (inf - inf above): inf, as NumPy
+                r.m2 = s2;
         }
-        if (!stats_finite(r.hi)) // an infinite or NaN element: as mv_merge
+        if (!stats_finite(r.hi)) // as mv_merge
             r.m2 = stats_nan();
         return r;
     }
 };
+
+// Elements whose differences and per-thread sums are exact in float64 (no COMP needed).
+template <class T> struct mv_exact { enum { value = 0 }; };
+#define CURED_MV_EXACT(T) template <> struct mv_exact<T> { enum { value = 1 }; };
+CURED_MV_EXACT(signed char)
+CURED_MV_EXACT(unsigned char)
+CURED_MV_EXACT(short)
+CURED_MV_EXACT(unsigned short)
+CURED_MV_EXACT(int)
+CURED_MV_EXACT(unsigned)
+CURED_MV_EXACT(half_t)
+#undef CURED_MV_EXACT
 
 // What write() gives: MEAN, VAR (m2 / (n - ddof)), STD, or mean then variance.
 enum { MV_MEAN, MV_VAR, MV_STD, MV_BOTH };
@@ -159,7 +216,8 @@ template <class T, class R, int KIND> struct ThreadLoop<MeanVarOf<T, R, KIND> > 
         const size_t head = vec_head(in, n), nvec = (n - head) / VEC, tail = head + nvec * VEC;
         const size_t i = rank < head ? rank : rank < nvec ? head + rank * VEC : tail + rank;
         const double k = i < n ? widen<double>(in[i]) : 0.0;
-        ShiftedSums<T, KIND != MV_MEAN> vis = {stats_finite(k) ? k : 0.0, 0.0, 0.0, 0u};
+        ShiftedSums<T, KIND != MV_MEAN, sizeof(R) == 8 && !mv_exact<T>::value> vis = {
+            stats_finite(k) ? k : 0.0, 0.0, 0.0, 0.0, 0.0, 0u};
         Source1<T> src = {in};
         thread_visit<T, UNROLL, LoadLdg>(src, n, rank, size, vis);
         return vis.state();

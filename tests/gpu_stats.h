@@ -18,6 +18,7 @@ double gs_normal(struct rng *r);
 
 /* Host memory freed by gs_teardown (a failed check longjmps out of a test). */
 void *gs_malloc(size_t bytes);
+void gs_free(void *p);
 void gs_setup(void);
 void gs_teardown(void);
 

@@ -45,6 +45,15 @@ void *gs_malloc(size_t bytes)
     return p;
 }
 
+void gs_free(void *p)
+{
+    for (int k = 0; k < MAX_BLOCKS; k++)
+        if (blocks[k] == p && p != NULL) {
+            blocks[k] = NULL;
+            free(p);
+        }
+}
+
 void gs_setup(void)
 {
     gpu_setup();

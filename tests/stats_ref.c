@@ -98,7 +98,12 @@ static void expect(struct ref_value *r, cured_type out, long double v, long doub
     /* twice the float64 error (an overflowed float64 computation says nothing: no bound),
      * and a tolerance that is never 0, so that ref_check allows the one ulp */
     const long double e = fabsl(e64 - v);
-    r->tol = isfinite(e) ? 2 * e + extra + LDBL_MIN : INFINITY;
+    /* float64 results: 5 ulps in all (ref_check adds one): merging partial states rounds
+     * several times where a float64 two-pass over a few elements may happen to round
+     * once; a host emulation of the kernels' merges (test-stats-emu) reached 3.3 ulps
+     * over 4000 random inputs of 2 to 3000 elements. */
+    const long double ulp64 = v != 0 && isfinite(v) ? ldexpl(1, ilogbl(v) - 52) : 0;
+    r->tol = isfinite(e) ? 2 * e + extra + (out == CURED_TYPE_FLOAT64 ? 4 * ulp64 : 0) + LDBL_MIN : INFINITY;
 }
 
 static void expect_nan(struct ref_value *r)

@@ -4,8 +4,9 @@
  * two-pass sums, beside what a float64 two-pass computation gives, and the
  * bounds the library promises (include/cured.h, "Statistics"): a result
  * within twice the float64 two-pass error plus one unit in the last place
- * of the result type of the exact value (LOGSUMEXP with a FLOAT32 result:
- * plus 2^-21 + 2^-24 w, w the softmax-weighted mean of max - x).
+ * of the exact value in a FLOAT32 result, five in a FLOAT64 one (LOGSUMEXP
+ * with a FLOAT32 result: plus 2^-21 + 2^-24 w, w the softmax-weighted mean
+ * of max - x).
  */
 #ifndef CURED_TESTS_STATS_REF_H
 #define CURED_TESTS_STATS_REF_H

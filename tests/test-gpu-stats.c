@@ -141,12 +141,14 @@ START_TEST(test_specials)
                 char w[160];
                 snprintf(w, sizeof w, "%s at %zu and %zu", kinds[k], where[p], where[(p + 2) % 5]);
                 gs_check_all(w, t, h, gs_upload(t, h, n, (p + 1) % vec), n);
+                gs_free(h);
             }
         for (size_t k = 0; k < 3; k++) { /* all +inf, all -inf, all NaN */
             void *h = gs_malloc(n * size);
             for (size_t i = 0; i < n; i++)
                 ref_put_f(t, h, i, k == 0 ? inf : k == 1 ? -inf : nan);
             gs_check_all(k == 0 ? "all +inf" : k == 1 ? "all -inf" : "all NaN", t, h, gs_upload(t, h, n, 1), n);
+            gs_free(h);
         }
     }
 }
