@@ -98,7 +98,8 @@ typedef enum cured_status {
     CURED_ERROR_EMPTY_INPUT = 18,       /**< n == 0 for an operator with no identity (argmin, minmax...) */
     CURED_ERROR_ALL_NAN = 19,           /**< a NaN-ignoring operator saw only NaNs (synchronous calls) */
     CURED_ERROR_INVALID_EXPRESSION = 20, /**< a user expression was rejected before compiling */
-    CURED_ERROR_OUT_OF_RANGE = 21       /**< an input or output runs past the end of its allocation */
+    CURED_ERROR_OUT_OF_RANGE = 21,      /**< an input or output runs past the end of its allocation */
+    CURED_ERROR_TOO_FEW_ELEMENTS = 22   /**< MEAN of n == 0, VAR/STD/MEAN_VAR of n <= ddof (synchronous calls) */
 } cured_status;
 
 /** Element and result types. Values are stable. FLOAT16 is IEEE binary16 and
@@ -144,9 +145,12 @@ typedef enum cured_type {
  * - COUNT_NONZERO: INT64 for every element type (numpy.count_nonzero: an
  *   element counts when it compares unequal to zero, so NaN counts and -0
  *   does not).
+ * - MEAN, VAR, STD, MEAN_VAR, LOGSUMEXP (statistics, below): FLOAT32 (the
+ *   default) or FLOAT64 for FLOAT16, BFLOAT16 and FLOAT32; FLOAT64 for FLOAT64
+ *   and every integer type (as NumPy).
  *
  * Output layouts: one value of out_type, except MINMAX (two values: min then
- * max) and the ARG operators (a cured_arg_result: int64 index, then the value
+ * max), MEAN_VAR (two values: mean then variance) and the ARG operators (a cured_arg_result: int64 index, then the value
  * in the first bytes of an 8-byte field; 16 bytes, 8-byte aligned).
  *
  * NaN: MIN, MAX, MINMAX, ARGMIN and ARGMAX propagate NaN (ARG*: the index of
@@ -164,6 +168,40 @@ typedef enum cured_type {
  * largest value of the type (+inf for floats) and MAX and NANMAX the smallest,
  * as CUB does;
  * MINMAX and the ARG operators return CURED_ERROR_EMPTY_INPUT.
+ *
+ * Statistics. MEAN, VAR (the variance: the sum of squared deviations from
+ * the mean divided by n - ddof), STD (its square root) and MEAN_VAR read the
+ * data once: each thread sums x - k and (x - k)^2 in float64 for a shift k
+ * taken from its own data, and the threads' (count, sum, sum of squared
+ * deviations) are merged pairwise (Chan et al.), the sum in double-double.
+ * Accuracy, against the exact value and a float64 two-pass computation
+ * (mean, then the sum of squared deviations) over the same data: a FLOAT32
+ * result is within twice the two-pass's error plus one float32 ulp (in
+ * effect the exact value correctly rounded or its neighbour), also for
+ * |mean| / std of 1e8 or more, magnitudes of 1e-30 or 1e30 and float16 or
+ * bfloat16 inputs with large means; a FLOAT64 result is within twice the
+ * two-pass's error plus five float64 ulps (its per-thread sums are then
+ * compensated, which costs about eight times the float64 work per element:
+ * float64 results of float32 data read below the ceiling). A constant input
+ * has variance exactly 0 and its mean exactly. MEAN is the sum over n and
+ * overflows where the sum does; squared deviations beyond float64's range
+ * give inf (both as NumPy). cured_reduce() uses ddof = 0 (the population
+ * variance, NumPy's default); cured_reduce_stats() takes any ddof. n == 0
+ * gives NaN for MEAN, and n <= ddof gives NaN for VAR, STD and MEAN_VAR's
+ * variance (NumPy gives inf there when the values differ); the synchronous
+ * calls return CURED_ERROR_TOO_FEW_ELEMENTS instead, writing nothing. NaN or
+ * inf in the input: MEAN is the sum's value (NaN, +inf, -inf, or NaN for
+ * +inf and -inf together) and the variance is NaN, as NumPy's.
+ * LOGSUMEXP is log(sum(exp(x))) computed as max + log(sum(exp(x - max))),
+ * with a running maximum: NaN propagates, +inf in the input gives +inf, and
+ * all -inf (or n == 0) gives -inf, as scipy.special.logsumexp. With a
+ * FLOAT64 result the exponentials are float64 (slower: the GPU's float64
+ * rate bounds it); with a FLOAT32 result they are float32 (expf), and the
+ * absolute error is then below 2^-21 + 2^-24 * w, w being the
+ * softmax-weighted mean of (max - x) (about 4 for normally distributed
+ * data): within about one float32 ulp for results of magnitude 8 or more,
+ * while a result close to 0 (the logsumexp of log-probabilities, say) has
+ * that absolute, not relative, error. Sums are float64 in both.
  *
  * Determinism: the AUTO kernels use no atomics on data: per-block partials
  * are combined in a fixed order, so a float result is bitwise identical from
@@ -188,10 +226,15 @@ typedef enum cured_op {
     CURED_OP_NANMAX = 15,    /**< maximum ignoring NaNs */
     CURED_OP_NANARGMIN = 16, /**< ARGMIN ignoring NaNs */
     CURED_OP_NANARGMAX = 17, /**< ARGMAX ignoring NaNs */
-    CURED_OP_COUNT_NONZERO = 18 /**< number of nonzero elements (NaN counts, -0 does not) */
+    CURED_OP_COUNT_NONZERO = 18, /**< number of nonzero elements (NaN counts, -0 does not) */
+    CURED_OP_MEAN = 19,      /**< arithmetic mean */
+    CURED_OP_VAR = 20,       /**< variance; ddof through cured_reduce_stats() (0 otherwise) */
+    CURED_OP_STD = 21,       /**< standard deviation, sqrt(VAR) */
+    CURED_OP_MEAN_VAR = 22,  /**< two values: mean, then variance */
+    CURED_OP_LOGSUMEXP = 23  /**< log(sum(exp(x))), stably */
 } cured_op;
 /** Number of cured_op values (0 .. CURED_OP_COUNT-1). */
-#define CURED_OP_COUNT 19
+#define CURED_OP_COUNT 24
 
 /** Result of the ARG operators: the index, then the value (of the element type). */
 typedef struct cured_arg_result {
@@ -419,7 +462,9 @@ CURED_EXPORT cured_status cured_prepare(cured_handle h, cured_op op, cured_algor
  * \return as cured_reduce_async(), with CURED_ERROR_NULL_POINTER for a NULL
  *         host_out; CURED_ERROR_CUDA if the stream reports an error;
  *         CURED_ERROR_ALL_NAN for a NAN* operator on an all-NaN input (host_out
- *         not written). host_out is written only on CURED_SUCCESS.
+ *         not written); CURED_ERROR_TOO_FEW_ELEMENTS (nothing launched or
+ *         written) for MEAN, VAR, STD or MEAN_VAR with n == 0. host_out is
+ *         written only on CURED_SUCCESS.
  * \par Thread safety
  * As cured_reduce_async(). The call is not capturable (it waits for the stream).
  */
@@ -427,6 +472,56 @@ CURED_EXPORT cured_status cured_reduce(cured_handle h, cured_op op, cured_algori
                                        const void *in, cured_type in_type, size_t n,
                                        void *host_out, cured_type out_type,
                                        struct CUstream_st *stream);
+
+/**
+ * \brief Asynchronous statistic with a delta degrees of freedom: as
+ * cured_reduce_async() with algorithm AUTO, for the operators MEAN, VAR, STD,
+ * MEAN_VAR and LOGSUMEXP (see cured_op, "Statistics").
+ * \param h        handle.
+ * \param op       CURED_OP_MEAN, VAR, STD, MEAN_VAR or LOGSUMEXP.
+ * \param in       device pointer to n elements (may be NULL when n == 0).
+ * \param in_type  element type.
+ * \param n        element count.
+ * \param ddof     delta degrees of freedom: VAR = m2 / (n - ddof), with m2 the sum
+ *                 of squared deviations (0: population variance, 1: the unbiased
+ *                 sample variance). Finite and >= 0; fractions are allowed. MEAN
+ *                 and LOGSUMEXP ignore it. n <= ddof gives a NaN variance.
+ * \param out      device pointer to the result (MEAN_VAR: two values, mean then
+ *                 variance), aligned to the result type's size.
+ * \param out_type FLOAT32 or FLOAT64 (see cured_op).
+ * \param stream   CUstream or cudaStream_t (NULL = the legacy default stream).
+ * \return CURED_SUCCESS or an error (nothing launched or written): as
+ *         cured_reduce_async(); CURED_ERROR_INVALID_VALUE for another operator or
+ *         a negative or non-finite ddof.
+ * \par Thread safety
+ * As cured_reduce_async().
+ */
+CURED_EXPORT cured_status cured_reduce_stats_async(cured_handle h, cured_op op, const void *in, cured_type in_type,
+                                                   size_t n, double ddof, void *out, cured_type out_type,
+                                                   struct CUstream_st *stream);
+
+/**
+ * \brief Synchronous cured_reduce_stats_async(): the result is written to host
+ * memory and the call waits for the stream.
+ * \param h        handle.
+ * \param op       CURED_OP_MEAN, VAR, STD, MEAN_VAR or LOGSUMEXP.
+ * \param in       device pointer to n elements (may be NULL when n == 0).
+ * \param in_type  element type.
+ * \param n        element count.
+ * \param ddof     delta degrees of freedom (see cured_reduce_stats_async()).
+ * \param host_out host pointer receiving the result (MEAN_VAR: two values).
+ * \param out_type FLOAT32 or FLOAT64.
+ * \param stream   stream to run on and wait for (NULL = the legacy default stream).
+ * \return as cured_reduce_stats_async(); CURED_ERROR_TOO_FEW_ELEMENTS (nothing
+ *         launched, host_out not written) for MEAN with n == 0 and for VAR, STD
+ *         and MEAN_VAR with n <= ddof; CURED_ERROR_CUDA if the stream reports an
+ *         error.
+ * \par Thread safety
+ * As cured_reduce_async(). The call is not capturable (it waits for the stream).
+ */
+CURED_EXPORT cured_status cured_reduce_stats(cured_handle h, cured_op op, const void *in, cured_type in_type,
+                                             size_t n, double ddof, void *host_out, cured_type out_type,
+                                             struct CUstream_st *stream);
 
 /**
  * \brief Asynchronous dot product sum(x[i] * y[i]) of two arrays of one type.
@@ -983,6 +1078,72 @@ CURED_EXPORT cured_status cured_custom_create(cured_handle h, cured_type in_type
                                               const char *combine_expr, const char *identity_expr,
                                               cured_custom *out);
 
+/** One field of a multi-field user-defined reduction (cured_custom_create_multi()). */
+typedef struct cured_custom_field {
+    cured_type type;      /**< the field's type (not FLOAT16 or BFLOAT16) */
+    const char *map;      /**< what one element contributes to the field, over `x` (and `y`) */
+    const char *combine;  /**< the field of combine(a, b), over `a0`..`a3` and `b0`..`b3` */
+    const char *identity; /**< the field of the identity of combine */
+} cured_custom_field;
+
+/**
+ * \brief Define a reduction whose state has one to four fields, each of its
+ * own type, by C++ expressions (compiled and cached as cured_custom_create()'s,
+ * with the same checks on each expression).
+ *
+ * Field k of a state is named `a<k>` (and `b<k>` in combine, for the second
+ * state). Each field's map sees `x` (and `y` when ninputs is 2; FLOAT16 and
+ * BFLOAT16 elements as float); its combine gives field k of combine(a, b)
+ * from all the fields of a and b (all fields are updated at once, from the
+ * old values); combine must be associative and is applied in a fixed order.
+ * Each finalize expression gives one result, of out_type, from the fields of
+ * the final state and `n`, the element count as a double; the results are
+ * written one after the other (nresults * size of out_type bytes, at most 32).
+ * Compile errors name the expression, e.g. "fields[1].combine(1): error: ..."
+ * or "finalize[0](1): ...".
+ *
+ * Example 1, mean and variance (two results) from the sums of x and x*x in
+ * float64, for data whose mean is not much larger than its spread (the
+ * difference loses about log10(mean^2 / variance) digits; CURED_OP_MEAN_VAR
+ * has no such loss):
+ * \code
+ *   cured_custom_field f[2] = {{CURED_TYPE_FLOAT64, "x", "a0 + b0", "0"},
+ *                              {CURED_TYPE_FLOAT64, "(double)x * x", "a1 + b1", "0"}};
+ *   const char *fin[2] = {"a0 / n", "(a1 - a0 * a0 / n) / n"};
+ *   cured_custom_create_multi(h, CURED_TYPE_FLOAT32, 1, f, 2, CURED_TYPE_FLOAT64, fin, 2, &op);
+ *   double mv[2];
+ *   cured_custom_reduce(h, op, x, NULL, n, mv, stream);  // mv[0]: mean, mv[1]: variance
+ * \endcode
+ * Example 2, a count-weighted average: x holds values, y the counts they
+ * stand for (two inputs of one type):
+ * \code
+ *   cured_custom_field f[2] = {{CURED_TYPE_FLOAT64, "(double)x * y", "a0 + b0", "0"},
+ *                              {CURED_TYPE_FLOAT64, "y", "a1 + b1", "0"}};
+ *   const char *fin[1] = {"a0 / a1"};
+ *   cured_custom_create_multi(h, CURED_TYPE_FLOAT32, 2, f, 2, CURED_TYPE_FLOAT64, fin, 1, &op);
+ * \endcode
+ *
+ * \param h         handle: the op is compiled for its device now (it may be used with any handle).
+ * \param in_type   element type of the input(s).
+ * \param ninputs   1, or 2 for maps over x and y.
+ * \param fields    nfields field descriptions.
+ * \param nfields   1 to 4.
+ * \param out_type  type of the results (not FLOAT16 or BFLOAT16).
+ * \param finalize  nresults expressions, one per result.
+ * \param nresults  1 to 4, with nresults * cured_type_size(out_type) <= 32.
+ * \param out       receives the op, for cured_custom_reduce(_async) and
+ *                  cured_custom_destroy(); NULL on failure.
+ * \return CURED_SUCCESS, CURED_ERROR_NULL_HANDLE, CURED_ERROR_NULL_POINTER,
+ *         CURED_ERROR_INVALID_ENUM, CURED_ERROR_TYPE_MISMATCH (a half type),
+ *         CURED_ERROR_INVALID_VALUE (ninputs, nfields, nresults, or results over
+ *         32 bytes), CURED_ERROR_INVALID_EXPRESSION (naming the expression, e.g.
+ *         "fields[0].map"), CURED_ERROR_COMPILE, CURED_ERROR_NO_NVRTC, ...
+ */
+CURED_EXPORT cured_status cured_custom_create_multi(cured_handle h, cured_type in_type, int ninputs,
+                                                    const cured_custom_field *fields, int nfields,
+                                                    cured_type out_type, const char *const *finalize,
+                                                    int nresults, cured_custom *out);
+
 /**
  * \brief Run a user-defined reduction asynchronously; as cured_reduce_async()
  * with algorithm AUTO.
@@ -993,7 +1154,8 @@ CURED_EXPORT cured_status cured_custom_create(cured_handle h, cured_type in_type
  * \param y       the second input for a two-input op (n elements); ignored
  *                (pass NULL) for a one-input op.
  * \param n       element count; n == 0 gives the identity.
- * \param out     device pointer receiving one acc_type value, aligned to its size.
+ * \param out     device pointer receiving one acc_type value (a multi-field
+ *                op's nresults values of its out_type), aligned to its size.
  * \param stream  CUstream or cudaStream_t (NULL = the legacy default stream).
  * An op loads its kernels once per context, keyed by the context's id
  * (cuCtxGetId), so it outlives a reset of the primary context

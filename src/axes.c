@@ -202,6 +202,9 @@ cured_status cr_axes_request(cured_handle h, cured_op op, const void *in, cured_
     if (r->ninputs != 1)
         return cr_fail(CURED_ERROR_INVALID_VALUE, "CURED_OP_%s takes two inputs; axis and segmented reductions take one",
                        cr_op(op)->name);
+    if (cr_op(op)->flags & CR_OP_STATS)
+        return cr_fail(CURED_ERROR_NOT_SUPPORTED, "CURED_OP_%s is not offered along axes or over segments yet",
+                       cr_op(op)->name);
     struct dim d[CR_MAX_DIMS];
     int nkept = 0, empty = 0, overflow = 0;
     uint64_t nout = 1, total = 1;
@@ -308,7 +311,7 @@ CR_API cured_status cured_reduce_axes_async(cured_handle h, cured_op op, const v
         return cr_fail(CURED_ERROR_MISALIGNED, "the output %p is not aligned to %zu bytes", out, r.acc.result_align);
     if (whole)
         return cured_reduce_async(h, op, CURED_ALGO_AUTO, in, in_type, (size_t)g.len, out, out_type, stream);
-    struct cr_args a = {in, NULL, 0, (CUdeviceptr)(uintptr_t)out, 0, &g};
+    struct cr_args a = {in, NULL, 0, (CUdeviceptr)(uintptr_t)out, 0, &g, 0.0};
     return cr_reduce_run_many(h, &r, &a, stream);
 }
 
@@ -338,6 +341,8 @@ CR_API cured_status cured_segmented_reduce_async(cured_handle h, cured_op op, co
     if (r.ninputs != 1)
         return cr_fail(CURED_ERROR_INVALID_VALUE, "CURED_OP_%s takes two inputs; segmented reductions take one",
                        cr_op(op)->name);
+    if (cr_op(op)->flags & CR_OP_STATS)
+        return cr_fail(CURED_ERROR_NOT_SUPPORTED, "CURED_OP_%s is not offered over segments yet", cr_op(op)->name);
     if (offset_type != CURED_TYPE_INT32 && offset_type != CURED_TYPE_INT64)
         return cr_fail(CURED_ERROR_INVALID_VALUE, "offsets must be int32 or int64, not %s", cr_type_name(offset_type));
     if (num_segments == 0)
@@ -366,6 +371,6 @@ CR_API cured_status cured_segmented_reduce_async(cured_handle h, cured_op op, co
     r.shape = CR_SHAPE_SEGMENTS;
     r.group = 8;
     r.offsets = offset_type;
-    struct cr_args a = {in, NULL, 0, (CUdeviceptr)(uintptr_t)out, 0, &g};
+    struct cr_args a = {in, NULL, 0, (CUdeviceptr)(uintptr_t)out, 0, &g, 0.0};
     return cr_reduce_run_many(h, &r, &a, stream);
 }

@@ -66,6 +66,7 @@ CR_API const char *cured_status_string(cured_status status)
     NAME(CURED_ERROR_ALL_NAN)
     NAME(CURED_ERROR_INVALID_EXPRESSION)
     NAME(CURED_ERROR_OUT_OF_RANGE)
+    NAME(CURED_ERROR_TOO_FEW_ELEMENTS)
 #undef NAME
     }
     return "CURED_STATUS_UNKNOWN";

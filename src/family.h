@@ -34,17 +34,20 @@ enum cr_result_rule {
     CR_RULE_NORM,    /* float32 or float64 */
     CR_RULE_SAME,    /* the element type (MIN, MAX, MINMAX, ARG*) */
     CR_RULE_BITWISE, /* integers only, the element type */
-    CR_RULE_COUNT    /* int64 */
+    CR_RULE_COUNT,   /* int64 */
+    CR_RULE_STATS    /* FLOAT32 or FLOAT64 for 16/32-bit floats, FLOAT64 otherwise */
 };
 enum cr_layout {
     CR_LAYOUT_VALUE, /* one value of the result type */
-    CR_LAYOUT_PAIR,  /* two values: min, then max */
+    CR_LAYOUT_PAIR,  /* two values: min then max (MINMAX), mean then variance (MEAN_VAR) */
     CR_LAYOUT_ARG    /* cured_arg_result */
 };
 #define CR_OP_IGNORES_NAN 1u /* floating types only; all NaN is reported */
 #define CR_OP_NO_EMPTY 2u    /* no value for n == 0: CURED_ERROR_EMPTY_INPUT */
 #define CR_OP_TWO_INPUTS 4u  /* map2(x, y): cured_dot */
 #define CR_OP_HANDBOOK 8u    /* the Handbook's variants offer its int32 forms */
+#define CR_OP_STATS 16u      /* a statistic: the stats family (family_stats.c, kernels-src/stats.cu) */
+#define CR_OP_DOF 32u        /* NaN when n <= ddof: CURED_ERROR_TOO_FEW_ELEMENTS from synchronous calls */
 
 struct cr_op_info {
     const char *name;    /* "SUM": the enumerator without CURED_OP_ */
@@ -52,6 +55,7 @@ struct cr_op_info {
     enum cr_result_rule rule;
     enum cr_layout layout;
     unsigned flags;
+    size_t state; /* bytes of the operator's own state struct (8-byte aligned); 0: from the layout */
 };
 const struct cr_op_info *cr_op(cured_op op); /* NULL for an unknown value */
 
@@ -91,6 +95,7 @@ struct cr_request {
     enum cr_shape shape;
     int group, vec;        /* ROWS, SEGMENTS: threads per output; COLS: lanes across, columns per lane */
     cured_type offsets;    /* SEGMENTS: INT32 or INT64 */
+    double ddof;           /* VAR, STD, MEAN_VAR: delta degrees of freedom (a launch parameter) */
 };
 
 #define CR_MAX_KERNELS 2 /* name expressions in one program (two-pass: 2) */
@@ -136,6 +141,7 @@ struct cr_args {
     CUdeviceptr out;      /* device result */
     CUdeviceptr ws;       /* the stream's workspace slot */
     const struct cr_geometry *geo; /* many-result requests, else NULL */
+    double ddof;          /* the request's ddof */
 };
 
 /* One or two launches with their parameters. Every parameter of cured's
@@ -185,9 +191,9 @@ struct cr_family {
 };
 extern const struct cr_family cr_family_segmented, cr_family_auto, cr_family_auto2, cr_family_two_pass_shared,
     cr_family_two_pass_shuffle, cr_family_two_pass_cg, cr_family_single_pass_ticket,
-    cr_family_single_pass_atomic, cr_family_listing_12_4;
-/* The families, in catalog order: AUTO one-input, AUTO two-input, then the
- * Handbook variants (one per cured_algorithm). */
+    cr_family_single_pass_atomic, cr_family_listing_12_4, cr_family_stats;
+/* The families, in catalog order: AUTO one-input, AUTO two-input, the
+ * statistics, then the Handbook variants (one per cured_algorithm). */
 extern const struct cr_family *const cr_families[];
 extern const size_t cr_nfamilies;
 const char *cr_algo_name(cured_algorithm a); /* "auto", "two_pass_shared", ... */

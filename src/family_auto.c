@@ -39,9 +39,16 @@ void cr_functor_cxx(const struct cr_request *r, char *buf, size_t cap)
     snprintf(buf, cap, "%s<%s, %s, %s>", cr_op(r->op)->functor, t, fa, cr_type_cxx(r->out));
 }
 
+/* Statistics have their own family (family_stats.c). */
+static int is_stats(cured_op op)
+{
+    return (cr_op(op)->flags & CR_OP_STATS) != 0;
+}
+
 static int offers1(const struct cr_request *r)
 {
-    return r->algo == CURED_ALGO_AUTO && r->shape == CR_SHAPE_WHOLE && r->ninputs == 1;
+    return r->algo == CURED_ALGO_AUTO && r->shape == CR_SHAPE_WHOLE && r->ninputs == 1 &&
+           (r->user != NULL || !is_stats(r->op));
 }
 
 static int offers2(const struct cr_request *r)
@@ -63,7 +70,8 @@ static void build(const struct cr_request *r, struct cr_unit *u)
         u->file = "user-op.cu";
         u->source = cr_user_source(r->user);
         u->unroll = UNROLL;
-        snprintf(u->kernels[0], sizeof u->kernels[0], "%s<%s, %s, UserOp, %d, %d>", kernel, t, a, BLOCK,
+        /* The generated UserOp names its accumulator (a scalar, or a struct of fields). */
+        snprintf(u->kernels[0], sizeof u->kernels[0], "%s<%s, UserOp::A, UserOp, %d, %d>", kernel, t, BLOCK,
                  u->unroll);
         snprintf(u->label, sizeof u->label, "user-defined %s->%s", cr_type_name(r->in), cr_type_name(r->out));
         return;
@@ -97,7 +105,7 @@ static void plan(const struct cr_request *r, const struct cr_unit *u, const stru
 static int enumerate(size_t i, struct cr_request *r, int ninputs)
 {
     for (int op = 0; op < CURED_OP_COUNT; op++) {
-        if (((cr_op((cured_op)op)->flags & CR_OP_TWO_INPUTS) ? 2 : 1) != ninputs)
+        if (((cr_op((cured_op)op)->flags & CR_OP_TWO_INPUTS) ? 2 : 1) != ninputs || is_stats((cured_op)op))
             continue;
         for (int in = 0; in < CURED_TYPE_COUNT; in++)
             for (int out = 0; out < CURED_TYPE_COUNT; out++)

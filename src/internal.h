@@ -100,7 +100,7 @@ const char *cr_source_text(const char *name);
 
 /* ---- the request, family and plan types (family.h) ---------------------- */
 #define CR_MAX_ACC 32    /* largest accumulator: bytes per partial in a workspace */
-#define CR_MAX_RESULT 16 /* largest result (cured_arg_result) */
+#define CR_MAX_RESULT 32 /* largest result: four 8-byte values of a user-defined op (CR_WS_RESULT holds 32) */
 
 /* ---- jit.c: one NVRTC compilation --------------------------------------- */
 struct cr_image {
@@ -214,10 +214,30 @@ cured_status cr_handle_arch(cured_handle h, int *arch, int *ptx);
 /* Check the expressions and generate the op, without compiling (tests). */
 cured_status cr_custom_build(cured_type in_type, cured_type acc_type, int ninputs, const char *map_expr,
                              const char *combine_expr, const char *identity_expr, cured_custom *out);
+/* The pieces the multi-field ops (custom_multi.c) share: the expression
+ * checks, the type x and y have in expressions, a new op of a generated
+ * source (taken over, also on failure) whose request is proto's result and
+ * accumulator, and compiling it now for h's device (destroying it on failure). */
+const char *cr_custom_expr_type(cured_type t);
+cured_status cr_custom_new(cured_type in_type, int ninputs, const struct cr_request *proto, char *source,
+                           cured_custom *out);
+cured_status cr_custom_compile(cured_handle h, cured_custom op);
+/* Check the fields' expressions and generate a multi-field op without compiling (tests). */
+cured_status cr_custom_build_multi(cured_type in_type, int ninputs, const cured_custom_field *fields, int nfields,
+                                   cured_type out_type, const char *const *finalize, int nresults,
+                                   cured_custom *out);
 /* The op's request and compile unit. */
 const struct cr_request *cr_custom_request(cured_custom op);
 const struct cr_unit *cr_custom_unit(cured_custom op);
 const char *cr_user_source(const struct cr_user *u);
+
+/* ---- stats.c --------------------------------------------------------------- */
+/* A synchronous call's rule for the operators with no value for n <= ddof:
+ * CURED_ERROR_TOO_FEW_ELEMENTS (recorded) for them, else CURED_SUCCESS. */
+cured_status cr_stats_check_sync(const struct cr_request *r, size_t n);
+/* cured_reduce_stats(_async)'s checks without the handle (tests): *r is the request, with ddof. */
+cured_status cr_stats_check_args(const char *call, cured_op op, const void *in, cured_type in_type, size_t n,
+                                 double ddof, const void *out, cured_type out_type, int host_out, struct cr_request *r);
 
 /* ---- reduce.c, plan.c ------------------------------------------------------ */
 /* Argument checks that need no GPU; exposed for the tests. On success *r is the request. */
@@ -245,6 +265,8 @@ cured_status cr_axes_request(cured_handle h, cured_op op, const void *in, cured_
                              const cured_layout *lay, uint32_t axes, const void *out, cured_type out_type,
                              const cured_layout *out_lay, struct cr_request *r, struct cr_geometry *g, int *whole);
 
+/* The target of a built-in request (arg: the request): its loaded family, unit and kernels. */
+cured_status cr_builtin_target(cured_handle h, const void *arg, struct cr_target *t);
 /* Launch a plan's kernels on a stream. */
 cured_status cr_launch_plan(cured_handle h, const struct cr_kernel *k, const struct cr_plan *p, CUstream s);
 

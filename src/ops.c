@@ -30,6 +30,12 @@ static const struct cr_op_info ops[CURED_OP_COUNT] = {
     [CURED_OP_NANARGMIN] = {"NANARGMIN", "NanArgMin", CR_RULE_SAME, CR_LAYOUT_ARG, CR_OP_IGNORES_NAN | CR_OP_NO_EMPTY},
     [CURED_OP_NANARGMAX] = {"NANARGMAX", "NanArgMax", CR_RULE_SAME, CR_LAYOUT_ARG, CR_OP_IGNORES_NAN | CR_OP_NO_EMPTY},
     [CURED_OP_COUNT_NONZERO] = {"COUNT_NONZERO", "CountNonzero", CR_RULE_COUNT, CR_LAYOUT_VALUE, 0},
+    /* statistics (kernels-src/stats.cuh); the last field: bytes of their state */
+    [CURED_OP_MEAN] = {"MEAN", "Mean", CR_RULE_STATS, CR_LAYOUT_VALUE, CR_OP_STATS | CR_OP_DOF, 32},
+    [CURED_OP_VAR] = {"VAR", "Var", CR_RULE_STATS, CR_LAYOUT_VALUE, CR_OP_STATS | CR_OP_DOF, 32},
+    [CURED_OP_STD] = {"STD", "Std", CR_RULE_STATS, CR_LAYOUT_VALUE, CR_OP_STATS | CR_OP_DOF, 32},
+    [CURED_OP_MEAN_VAR] = {"MEAN_VAR", "MeanVar", CR_RULE_STATS, CR_LAYOUT_PAIR, CR_OP_STATS | CR_OP_DOF, 32},
+    [CURED_OP_LOGSUMEXP] = {"LOGSUMEXP", "LogSumExp", CR_RULE_STATS, CR_LAYOUT_VALUE, CR_OP_STATS, 16},
 };
 
 const struct cr_op_info *cr_op(cured_op op)
@@ -120,6 +126,10 @@ int cr_op_accumulator(cured_op op, cured_type in, cured_type out, struct cr_acc 
         if (out == CURED_TYPE_INT64)
             a = CURED_TYPE_INT64;
         break;
+    case CR_RULE_STATS: /* the scalar is the precision of LOGSUMEXP's exponentials */
+        if (out == CURED_TYPE_FLOAT64 || (out == CURED_TYPE_FLOAT32 && (ti->cls == CR_HALF || in == CURED_TYPE_FLOAT32)))
+            a = out;
+        break;
     }
     if (a < 0)
         return 0;
@@ -131,6 +141,10 @@ int cr_op_accumulator(cured_op op, cured_type in, cured_type out, struct cr_acc 
         case CR_LAYOUT_VALUE: acc->size = s; acc->align = s; acc->result_size = r; acc->result_align = r; break;
         case CR_LAYOUT_PAIR: acc->size = 2 * s; acc->align = s; acc->result_size = 2 * r; acc->result_align = r; break;
         case CR_LAYOUT_ARG: acc->size = 16; acc->align = 8; acc->result_size = 16; acc->result_align = 8; break;
+        }
+        if (o->state) {
+            acc->size = o->state;
+            acc->align = 8;
         }
     }
     return 1;

@@ -20,6 +20,7 @@ const struct cr_family *const cr_families[] = {
     &cr_family_segmented,
     &cr_family_auto,
     &cr_family_auto2,
+    &cr_family_stats,
     &cr_family_two_pass_shared,
     &cr_family_two_pass_shuffle,
     &cr_family_two_pass_cg,

@@ -44,7 +44,7 @@ cured_status cr_reduce_run(cured_handle h, const struct cr_request *r, const voi
     cured_status st = cr_enter(h, &saved);
     if (st != CURED_SUCCESS)
         return st;
-    struct cr_args a = {in, in2, n, (CUdeviceptr)(uintptr_t)out, 0, NULL};
+    struct cr_args a = {in, in2, n, (CUdeviceptr)(uintptr_t)out, 0, NULL, r->ddof};
     struct cr_target t;
     struct cr_plan plan = {0};
     const size_t in_bytes = n * cr_type_size(r->in); /* the callers checked it for overflow */
@@ -77,8 +77,6 @@ done:
 }
 
 /* A built-in request's family, unit and kernels. */
-static cured_status builtin_target(cured_handle h, const void *arg, struct cr_target *t);
-
 cured_status cr_reduce_run_many(cured_handle h, const struct cr_request *r, struct cr_args *a, CUstream stream)
 {
     CUcontext saved;
@@ -92,7 +90,7 @@ cured_status cr_reduce_run_many(cured_handle h, const struct cr_request *r, stru
         (st = cr_check_device_range(h, (const void *)(uintptr_t)a->out, g->out_bytes, "output")) != CURED_SUCCESS ||
         (g->begin && (st = cr_check_device_range(h, g->begin, g->offset_bytes, "begin offsets")) != CURED_SUCCESS) ||
         (g->end && (st = cr_check_device_range(h, g->end, g->offset_bytes, "end offsets")) != CURED_SUCCESS) ||
-        (st = cr_slot_for(h, stream, &a->ws)) != CURED_SUCCESS || (st = builtin_target(h, r, &t)) != CURED_SUCCESS)
+        (st = cr_slot_for(h, stream, &a->ws)) != CURED_SUCCESS || (st = cr_builtin_target(h, r, &t)) != CURED_SUCCESS)
         goto done;
     t.fam->plan(t.req, t.unit, t.k, &h->facts, a, &plan);
     st = cr_launch_plan(h, t.k, &plan, stream);
@@ -101,7 +99,7 @@ done:
     return st;
 }
 
-static cured_status builtin_target(cured_handle h, const void *arg, struct cr_target *t)
+cured_status cr_builtin_target(cured_handle h, const void *arg, struct cr_target *t)
 {
     const struct cr_loaded *l;
     cured_status st = cr_loaded_get(h, arg, &l);
@@ -125,7 +123,9 @@ static cured_status reduce(cured_handle h, const char *call, cured_op op, cured_
     if (st == CURED_SUCCESS && r.ninputs != 1)
         st = cr_fail(CURED_ERROR_INVALID_VALUE, "CURED_OP_%s takes two inputs: use %s()", cr_op(op)->name,
                      host_out ? "cured_dot" : "cured_dot_async");
-    return st != CURED_SUCCESS ? st : cr_reduce_run(h, &r, in, NULL, n, out, host_out, stream, builtin_target, &r);
+    if (st == CURED_SUCCESS && host_out)
+        st = cr_stats_check_sync(&r, n);
+    return st != CURED_SUCCESS ? st : cr_reduce_run(h, &r, in, NULL, n, out, host_out, stream, cr_builtin_target, &r);
 }
 
 CR_API cured_status cured_reduce_async(cured_handle h, cured_op op, cured_algorithm algo,
@@ -151,7 +151,7 @@ static cured_status dot(cured_handle h, const void *x, const void *y, cured_type
     cured_status st = cr_check_args(CURED_OP_DOT, CURED_ALGO_AUTO, x, type, n, out, out_type, &r);
     if (st == CURED_SUCCESS)
         st = cr_check_second_input(y, type, n);
-    return st != CURED_SUCCESS ? st : cr_reduce_run(h, &r, x, y, n, out, host_out, stream, builtin_target, &r);
+    return st != CURED_SUCCESS ? st : cr_reduce_run(h, &r, x, y, n, out, host_out, stream, cr_builtin_target, &r);
 }
 
 CR_API cured_status cured_dot_async(cured_handle h, const void *x, const void *y, cured_type type,

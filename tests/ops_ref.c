@@ -1,5 +1,6 @@
 /* Host references for tests/test-ops; see ops_ref.h. */
 #include "ops_ref.h"
+#include "stats_ref.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -121,7 +122,7 @@ static int int_less(cured_type t, uint64_t a, uint64_t b)
 
 size_t ref_result_size(cured_op op, cured_type out)
 {
-    if (op == CURED_OP_MINMAX)
+    if (op == CURED_OP_MINMAX || op == CURED_OP_MEAN_VAR)
         return 2 * ref_size(out);
     if (op == CURED_OP_ARGMIN || op == CURED_OP_ARGMAX || op == CURED_OP_NANARGMIN ||
         op == CURED_OP_NANARGMAX)
@@ -331,6 +332,13 @@ void ref_reduce(cured_op op, cured_type in, cured_type out, const void *x, const
     case CURED_OP_MINMAX:
         extremes(op, in, x, n, r);
         break;
+    case CURED_OP_MEAN:
+    case CURED_OP_VAR:
+    case CURED_OP_STD:
+    case CURED_OP_MEAN_VAR:
+    case CURED_OP_LOGSUMEXP:
+        stats_ref_reduce(op, in, out, x, n, r);
+        break;
     default:
         arg(op, in, x, n, r);
         break;
@@ -398,7 +406,6 @@ static void check_value(cured_type t, const unsigned char *p, const struct ref_v
 void ref_check(cured_op op, cured_type in, cured_type out, const unsigned char *got,
                const struct ref_result *r, const char *what)
 {
-    (void)op;
     if (r->is_arg) {
         int64_t index;
         memcpy(&index, got, 8);
@@ -412,9 +419,12 @@ void ref_check(cured_op op, cured_type in, cured_type out, const unsigned char *
         return;
     }
     size_t size = ref_size(out);
+    const char *part[2] = {"the minimum", "the maximum"};
+    if (op == CURED_OP_MEAN_VAR)
+        part[0] = "the mean", part[1] = "the variance";
     for (int k = 0; k < r->nvalues; k++)
-        check_value(out, got + (size_t)k * size, &r->v[k], r->tol, what,
-                    r->nvalues == 1 ? "the result" : k == 0 ? "the minimum" : "the maximum");
+        check_value(out, got + (size_t)k * size, &r->v[k], r->v[k].tol > r->tol ? r->v[k].tol : r->tol, what,
+                    r->nvalues == 1 ? "the result" : part[k]);
 }
 
 /* ---- data --------------------------------------------------------------------------- */

@@ -38,11 +38,12 @@ struct ref_value {
     int is_nan;
     long double f; /* float result types */
     uint64_t u;    /* integer result types, modulo 2^64 */
+    long double tol; /* this value's own tolerance (statistics), used when above ref_result's */
 };
 
 struct ref_result {
     cured_status status;  /* CURED_SUCCESS, CURED_ERROR_EMPTY_INPUT or CURED_ERROR_ALL_NAN */
-    int nvalues;          /* 2 for MINMAX, else 1 */
+    int nvalues;          /* 2 for MINMAX and MEAN_VAR, else 1 */
     struct ref_value v[2];
     long double tol;      /* floats: allowed |got - f| before the rounding to the result type; 0 = exact */
     int is_arg;           /* ARG operators: index, then the value at byte 8 */
@@ -62,7 +63,7 @@ struct ref_result {
 void ref_reduce(cured_op op, cured_type in, cured_type out, const void *x, const void *y, size_t n,
                 int exact, struct ref_result *r);
 
-/* Bytes of the result of (op, out): MINMAX two values, ARG 16, else one value. */
+/* Bytes of the result of (op, out): MINMAX and MEAN_VAR two values, ARG 16, else one value. */
 size_t ref_result_size(cured_op op, cured_type out);
 
 /*

@@ -56,7 +56,7 @@ START_TEST(test_check_args_enums)
                 CURED_TYPE_INT32, 10, OUT_OK, CURED_TYPE_INT64);
     expect_args(CURED_ERROR_INVALID_ENUM, "12", CURED_OP_SUM, CURED_ALGO_AUTO, IN_OK,
                 (cured_type)CURED_TYPE_COUNT, 10, OUT_OK, CURED_TYPE_INT64);
-    expect_args(CURED_ERROR_INVALID_ENUM, "19", (cured_op)CURED_OP_COUNT, CURED_ALGO_AUTO, IN_OK,
+    expect_args(CURED_ERROR_INVALID_ENUM, "24", (cured_op)CURED_OP_COUNT, CURED_ALGO_AUTO, IN_OK,
                 CURED_TYPE_INT32, 10, OUT_OK, CURED_TYPE_INT64);
 }
 END_TEST
@@ -109,6 +109,15 @@ static int documented(cured_op op, cured_type in, cured_type res[4])
         return n;
     case CURED_OP_COUNT_NONZERO: /* int64 for every type */
         res[n++] = CURED_TYPE_INT64;
+        return n;
+    case CURED_OP_MEAN:
+    case CURED_OP_VAR:
+    case CURED_OP_STD:
+    case CURED_OP_MEAN_VAR:
+    case CURED_OP_LOGSUMEXP: /* float32 or float64 for 16/32-bit floats, float64 otherwise */
+        if (is_half || in == CURED_TYPE_FLOAT32)
+            res[n++] = CURED_TYPE_FLOAT32;
+        res[n++] = CURED_TYPE_FLOAT64;
         return n;
     case CURED_OP_NANMIN:
     case CURED_OP_NANMAX:
@@ -296,6 +305,11 @@ START_TEST(test_default_result)
         {CURED_OP_NORM2, CURED_TYPE_INT16, CURED_TYPE_FLOAT64},
         {CURED_OP_ARGMIN, CURED_TYPE_UINT8, CURED_TYPE_UINT8},
         {CURED_OP_COUNT_NONZERO, CURED_TYPE_BFLOAT16, CURED_TYPE_INT64},
+        {CURED_OP_MEAN, CURED_TYPE_FLOAT16, CURED_TYPE_FLOAT32},
+        {CURED_OP_VAR, CURED_TYPE_UINT8, CURED_TYPE_FLOAT64},
+        {CURED_OP_MEAN_VAR, CURED_TYPE_FLOAT32, CURED_TYPE_FLOAT32},
+        {CURED_OP_LOGSUMEXP, CURED_TYPE_FLOAT64, CURED_TYPE_FLOAT64},
+        {CURED_OP_STD, CURED_TYPE_INT64, CURED_TYPE_FLOAT64},
     };
     for (size_t k = 0; k < sizeof spot / sizeof *spot; k++) {
         t = CURED_TYPE_COUNT;
@@ -354,7 +368,8 @@ START_TEST(test_names)
         [CURED_OP_XOR] = "XOR",         [CURED_OP_SUM_SQUARES] = "SUM_SQUARES", [CURED_OP_SUM_ABS] = "SUM_ABS",
         [CURED_OP_NORM2] = "NORM2",     [CURED_OP_DOT] = "DOT",                 [CURED_OP_NANMIN] = "NANMIN",
         [CURED_OP_NANMAX] = "NANMAX",   [CURED_OP_NANARGMIN] = "NANARGMIN",     [CURED_OP_NANARGMAX] = "NANARGMAX",
-        [CURED_OP_COUNT_NONZERO] = "COUNT_NONZERO"};
+        [CURED_OP_COUNT_NONZERO] = "COUNT_NONZERO", [CURED_OP_MEAN] = "MEAN", [CURED_OP_VAR] = "VAR",
+        [CURED_OP_STD] = "STD", [CURED_OP_MEAN_VAR] = "MEAN_VAR", [CURED_OP_LOGSUMEXP] = "LOGSUMEXP"};
     for (int op = 0; op < CURED_OP_COUNT; op++)
         ck_assert_str_eq(cured_op_name((cured_op)op), ops[op]);
     static const int bad[] = {-1, 1000, INT_MAX, INT_MIN};

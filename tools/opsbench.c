@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "benchkit.h"
+#include "opsbench_stats.h"
 #include "tool.h"
 
 #define PROG "cured bench ops"
@@ -34,7 +35,10 @@ static const char usage_text[] =
     "nvcc-built comparator is in (DeviceReduce::Sum, Min, Max, ArgMin, ArgMax;\n"
     "TransformReduce for the sum of squares and the 16-bit sums), and a\n"
     "user-defined sum of squares (cured_custom_create: x*x, a+b, 0) beside the\n"
-    "built-in one. Kernels are compiled by an untimed first call. Inputs rotate\n"
+    "built-in one; for float32 also MEAN_VAR (float32 and float64 results),\n"
+    "LOGSUMEXP and the user-defined two-field mean/variance of cured.h\n"
+    "(cured_custom_create_multi), beside SUM and the read ceiling.\n"
+    "Kernels are compiled by an untimed first call. Inputs rotate\n"
     "over copies spanning 4x L2; every call is timed between its own pair of\n"
     "events and every result is checked.\n"
     "  --n N       elements per reduction (default 64Mi; suffixes K, M, G are\n"
@@ -56,7 +60,7 @@ struct oprow {
     cured_type type, out;
     cured_op op;
     int cub;    /* a cmp_op, or -1: CUB has no direct equivalent */
-    int custom; /* the user-defined sum of squares */
+    int custom; /* 1: the user-defined sum of squares; OBS_CUSTOM_MEANVAR: the two-field mean/variance */
     int ran[2], correct[2];
     struct bk_time t[2];
     double gbps[2];
@@ -70,7 +74,8 @@ struct ops {
     size_t n;
     struct bk_ref ref;
     struct oprow *row;
-    cured_custom custom;
+    cured_custom custom, custom_mv;
+    double lse; /* float32: the input's logsumexp */
 };
 
 static int is_int(cured_type t) { return t != CURED_TYPE_FLOAT16 && t != CURED_TYPE_BFLOAT16 && t != CURED_TYPE_FLOAT32 && t != CURED_TYPE_FLOAT64; }
@@ -104,13 +109,20 @@ static int make_rows(struct oprow *rows)
                    : r->op == CURED_OP_ARGMIN ? 3 : r->op == CURED_OP_ARGMAX ? 4
                    : r->op == CURED_OP_SUM_SQUARES ? 5 : -1;
         }
-        if (ty == CURED_TYPE_FLOAT32) /* the built-in with a double accumulator, then the user's */
+        if (ty == CURED_TYPE_FLOAT32) { /* the built-in with a double accumulator, then the user's */
             for (int c = 0; c < 2; c++) {
                 struct oprow *r = &rows[k++];
                 memset(r, 0, sizeof *r);
                 *r = (struct oprow){.type = ty, .out = CURED_TYPE_FLOAT64, .op = CURED_OP_SUM_SQUARES,
                                     .cub = -1, .custom = c};
             }
+            /* statistics: MEAN_VAR into float32 and float64, LOGSUMEXP, the user's mean/variance */
+            static const struct { cured_op op; cured_type out; int custom; } st[] = {
+                {CURED_OP_MEAN_VAR, CURED_TYPE_FLOAT32, 0}, {CURED_OP_MEAN_VAR, CURED_TYPE_FLOAT64, 0},
+                {CURED_OP_LOGSUMEXP, CURED_TYPE_FLOAT32, 0}, {CURED_OP_MEAN_VAR, CURED_TYPE_FLOAT64, OBS_CUSTOM_MEANVAR}};
+            for (size_t c = 0; c < sizeof st / sizeof *st; c++)
+                rows[k++] = (struct oprow){.type = ty, .out = st[c].out, .op = st[c].op, .cub = -1, .custom = st[c].custom};
+        }
     }
     return k;
 }
@@ -150,8 +162,8 @@ static int call_cured(void *user, int b, int b2, char *why, size_t len)
     const struct oprow *r = O->row;
     cured_status st;
     if (r->custom)
-        st = cured_custom_reduce_async(O->g->h, O->custom, bk_in(&O->set, b), NULL, O->n,
-                                       bk_out(&O->set, b), O->g->stream);
+        st = cured_custom_reduce_async(O->g->h, r->custom == OBS_CUSTOM_MEANVAR ? O->custom_mv : O->custom,
+                                       bk_in(&O->set, b), NULL, O->n, bk_out(&O->set, b), O->g->stream);
     else if (r->op == CURED_OP_DOT)
         st = cured_dot_async(O->g->h, bk_in(&O->set, b), bk_in(&O->set, b2), r->type, O->n,
                              bk_out(&O->set, b), r->out, O->g->stream);
@@ -176,11 +188,13 @@ static void hex(char *buf, size_t len, const unsigned char *p, size_t n)
  * for integers, extrema and indices (bit patterns); floating-point sums
  * within 1e-5 (float accumulation) or 1e-9 (double) of a double sum,
  * relative to the sum of magnitudes. */
-static int check(const struct oprow *r, const struct bk_ref *ref, const unsigned char *got, char *note,
+static int check(const struct oprow *r, const struct bk_ref *ref, double lse, const unsigned char *got, char *note,
                  size_t len)
 {
     const size_t es = ref->esize;
     char a[40], b[40];
+    if (obs_is_stats(r->op, r->custom))
+        return obs_check(r->op, r->custom, r->out, ref, lse, got, note, len);
     switch (r->op) {
     case CURED_OP_MIN: case CURED_OP_MAX: case CURED_OP_NANMAX: case CURED_OP_AND: {
         unsigned char want[8];
@@ -262,7 +276,7 @@ static void measure(struct ops *O, int lib, int iters)
         r->gbps[lib] = r->t[lib].med_us > 0 ? (double)r->bytes / (r->t[lib].med_us * 1e3) : 0;
         r->correct[lib] = 1;
         for (int b = 0; b < O->set.nbuf && r->correct[lib]; b++)
-            if (O->set.used[b] && !check(r, &O->ref, O->set.host_slots + (size_t)b * BK_SLOT, bad, sizeof bad)) {
+            if (O->set.used[b] && !check(r, &O->ref, O->lse, O->set.host_slots + (size_t)b * BK_SLOT, bad, sizeof bad)) {
                 r->correct[lib] = 0;
                 snprintf(why, sizeof why, "buffer %d: %s", b, bad);
             }
@@ -272,7 +286,10 @@ static void measure(struct ops *O, int lib, int iters)
                  lib == LIB_CUB ? "CUB" : "cured", why);
 }
 
-static const char *op_label(const struct oprow *r) { return r->custom ? "custom x*x" : cured_op_name(r->op); }
+static const char *op_label(const struct oprow *r)
+{
+    return r->custom == OBS_CUSTOM_MEANVAR ? "custom m/v" : r->custom ? "custom x*x" : cured_op_name(r->op);
+}
 
 static void print_row(const struct oprow *r, int have_cub)
 {
@@ -373,6 +390,7 @@ int cmd_bench_ops(int argc, char **argv)
     struct ops O = {.g = &gpu, .n = (size_t)val[0]};
     const int nrows = make_rows(rows);
     const struct oprow *builtin = NULL, *custom = NULL;
+    struct obs_times stats_t = {0};
     int rc = 0;
     for (int t = 0, first = 0; t < NTYPES && rc < 2; t++) {
         const cured_type ty = types[t];
@@ -386,6 +404,12 @@ int cmd_bench_ops(int argc, char **argv)
             rc = 2;
             break;
         }
+        if (ty == CURED_TYPE_FLOAT32) {
+            bk_progress(PROG, "float32: the logsumexp of the input, and the read ceiling");
+            O.lse = obs_logsumexp(&O.ref);
+            stats_t.ceiling_us = obs_ceiling_us(&gpu, &O.set, O.n * esize, iters, stats_t.ceiling_why,
+                                                sizeof stats_t.ceiling_why);
+        }
         bk_progress(PROG, "%s (%d/%d): measuring", cured_type_name(ty), t + 1, NTYPES);
         for (; first < nrows && rows[first].type == ty; first++) {
             struct oprow *r = O.row = &rows[first];
@@ -393,7 +417,11 @@ int cmd_bench_ops(int argc, char **argv)
             if (r->op == CURED_OP_DOT && O.set.nbuf < 2)
                 snprintf(r->note, sizeof r->note, "x and y are one buffer (no memory for two): ");
             cured_status st = CURED_SUCCESS;
-            if (r->custom && O.custom == NULL &&
+            if (r->custom == OBS_CUSTOM_MEANVAR && O.custom_mv == NULL &&
+                (st = obs_custom_meanvar(gpu.h, &O.custom_mv)) != CURED_SUCCESS)
+                snprintf(r->note, sizeof r->note, "cured_custom_create_multi: %s: %s", cured_status_string(st),
+                         cured_last_error());
+            if (r->custom == 1 && O.custom == NULL &&
                 (st = cured_custom_create(gpu.h, CURED_TYPE_FLOAT32, CURED_TYPE_FLOAT64, 1, "x*x", "a+b",
                                           "0", &O.custom)) != CURED_SUCCESS)
                 snprintf(r->note, sizeof r->note, "cured_custom_create: %s: %s", cured_status_string(st),
@@ -409,7 +437,18 @@ int cmd_bench_ops(int argc, char **argv)
                               r->out == CURED_TYPE_FLOAT64 && !r->custom
                           ? r
                           : builtin; /* the float32 -> float64 one, like the custom op */
-            custom = r->custom ? r : custom;
+            custom = r->custom == 1 ? r : custom;
+            if (r->type == CURED_TYPE_FLOAT32 && r->ran[LIB_CURED] && r->correct[LIB_CURED]) {
+                const double us = r->t[LIB_CURED].med_us;
+                if (r->op == CURED_OP_SUM && r->out == CURED_TYPE_FLOAT32)
+                    stats_t.sum_us = us;
+                else if (r->custom == OBS_CUSTOM_MEANVAR)
+                    stats_t.custom_us = us;
+                else if (r->op == CURED_OP_MEAN_VAR && r->out == CURED_TYPE_FLOAT32)
+                    stats_t.meanvar_us = us;
+                else if (r->op == CURED_OP_LOGSUMEXP)
+                    stats_t.lse_us = us;
+            }
             bk_progress_clear();
             print_row(r, have_cub);
             if (csv != NULL)
@@ -442,12 +481,15 @@ int cmd_bench_ops(int argc, char **argv)
                "SUM_SQUARES: %.2f us: %.3fx its time (goal <= %.2fx: %s)\n", custom->t[LIB_CURED].med_us,
                builtin->t[LIB_CURED].med_us, ratio, CUSTOM_GOAL, ratio <= CUSTOM_GOAL ? "met" : "NOT met");
     }
-    if (O.custom != NULL) {
+    obs_goals(&stats_t);
+    if (O.custom != NULL || O.custom_mv != NULL) {
         CUresult e = gpu.d->StreamSynchronize(gpu.stream);
-        if (e == CUDA_SUCCESS)
+        if (e == CUDA_SUCCESS) {
             cured_custom_destroy(O.custom);
-        else
+            cured_custom_destroy(O.custom_mv);
+        } else {
             fprintf(stderr, "%s: cuStreamSynchronize: %s\n", PROG, cr_driver_error_text(e));
+        }
     }
     if (csv != NULL && fclose(csv) != 0) {
         fprintf(stderr, "%s: error writing %s: %s\n", PROG, csv_path, strerror(errno));

@@ -1,0 +1,334 @@
+// Statistics in one pass (kernels-src/stats.cu): MEAN, VAR, STD and MEAN_VAR
+// from per-thread shifted sums merged with Chan's formulas, LOGSUMEXP from a
+// running maximum and a sum of exponentials below it. Each has its own
+// per-thread loop (ThreadLoop) and a struct state that the generic block and
+// grid ends (grid.cuh) merge in a fixed order, so results are bitwise
+// reproducible. Functors take <element T, precision P, result R>.
+#ifndef CURED_STATS_CUH
+#define CURED_STATS_CUH
+
+#include "common.cuh"
+
+__device__ __forceinline__ double stats_nan() { return __longlong_as_double(0x7ff8000000000000ll); }
+__device__ __forceinline__ bool stats_finite(double x) { return fabs(x) < limits<double>::highest(); }
+
+// ---- mean and variance ------------------------------------------------------
+// The merged state: count, the sum of the elements as an unevaluated sum
+// hi + lo (twice float64's precision: summing partial sums loses nothing,
+// so a mean of float32 data is as exact as a float64 sum of it), and m2,
+// the sum of squared deviations from the mean. A non-finite sum is held in
+// hi with lo = 0.
+struct MeanVarState { double n, hi, lo, m2; };
+
+// hi + lo renormalised (TwoSum): hi the rounded sum, lo its exact error.
+__device__ __forceinline__ void mv_renorm(double &hi, double &lo)
+{
+    const double s = hi + lo, bb = s - hi, e = (hi - (s - bb)) + (lo - bb);
+    lo = stats_finite(s) ? e : 0.0;
+    hi = s;
+}
+
+// Chan, Golub and LeVeque's pairwise update, m2 += d^2 n_a n_b / n with d
+// the difference of the two means, here from num = n_a S_b - n_b S_a in
+// double-double (exact products by fma), so that d keeps its precision
+// when |mean| >> std. The identity (n = 0) passes the other side through;
+// an infinite or NaN sum gives the plain sum of the sums (inf, or NaN for
+// inf - inf) and a NaN m2, as NumPy's mean and var.
+__device__ __forceinline__ MeanVarState mv_merge(MeanVarState a, MeanVarState b)
+{
+    if (b.n == 0.0)
+        return a;
+    if (a.n == 0.0)
+        return b;
+    MeanVarState r;
+    r.n = a.n + b.n;
+    if (stats_finite(a.hi) && stats_finite(b.hi)) {
+        r.hi = a.hi;
+        r.lo = b.hi;
+        mv_renorm(r.hi, r.lo);
+        r.lo += a.lo + b.lo;
+        mv_renorm(r.hi, r.lo);
+        const double pb = b.hi * a.n, eb = fma(b.hi, a.n, -pb);
+        const double pa = a.hi * b.n, ea = fma(a.hi, b.n, -pa);
+        const double num = (pb - pa) + ((eb - ea) + (b.lo * a.n - a.lo * b.n));
+        r.m2 = a.m2 + b.m2 + num / (a.n * b.n) * (num / r.n);
+    } else {
+        r.hi = a.hi + b.hi;
+        r.lo = 0.0;
+        r.m2 = stats_nan();
+    }
+    return r;
+}
+
+// The mean hi/n + lo/n, rounded once (q's remainder is exact by fma).
+__device__ __forceinline__ double mv_mean(MeanVarState s)
+{
+    const double q = s.hi / s.n;
+    return stats_finite(q) ? q + (fma(-q, s.n, s.hi) + s.lo) / s.n : q;
+}
+
+// A thread's elements: d = x - k summed and squared in float64, with k one
+// of the thread's own elements (0 if that is not finite). Every |x - mean|
+// of the thread's data is then within its spread, so s2 - s1^2/n loses at
+// most a factor n_thread (~250) of float64's precision; one conversion, one
+// subtraction, one add and one fma per element, within the H200's float64
+// rate at the read ceiling. M2 = false (MEAN) keeps only the sum.
+// COMP (float64 results of elements whose differences or sums may round in
+// float64): s1 is the sum of x itself and s2 the sum of the squares of the
+// exact differences x - k (TwoSum, fma), both in double-double (c1, c2
+// their errors), so that s2 - d1^2/n cancels without loss even where k lies
+// far from the thread's other elements: float64 results are then within a
+// few ulps of the exact value for any data (about eight times the float64
+// work per element: a float64 input still reads at close to the ceiling).
+template <class T, bool M2, bool COMP> struct ShiftedSums {
+    static const bool HEAD_LAST = false;
+    double k, s1, s2, c1, c2;
+    unsigned c;
+    // t + e = a + b exactly (TwoSum).
+    __device__ static __forceinline__ double two_sum(double a, double b, double &e)
+    {
+        const double t = a + b, bb = t - a;
+        e = (a - (t - bb)) + (b - bb);
+        return t;
+    }
+    __device__ __forceinline__ void add(double x)
+    {
+        if (!COMP) {
+            const double d = x - k;
+            s1 += d;
+            if (M2)
+                s2 = fma(d, d, s2);
+            return;
+        }
+        double e;
+        s1 = two_sum(s1, x, e);
+        c1 += e;
+        if (M2) { // (dh + dl)^2 = q + the rest, dh + dl = x - k exactly
+            double dl;
+            const double dh = two_sum(x, -k, dl), q = dh * dh;
+            s2 = two_sum(s2, q, e);
+            c2 += e + fma(dh + dh, dl, fma(dh, dh, -q));
+        }
+    }
+    __device__ __forceinline__ void vec(uint4 v, u64, unsigned)
+    {
+        const T *e = reinterpret_cast<const T *>(&v);
+#pragma unroll
+        for (int j = 0; j < (int)(16 / sizeof(T)); j++)
+            add(widen<double>(e[j]));
+        c += 16 / sizeof(T);
+    }
+    __device__ __forceinline__ void elem(T x, u64)
+    {
+        add(widen<double>(x));
+        c++;
+    }
+    // The sum (n k + s1, n k exact by fma; COMP: s1 + c1) and m2 = s2 - d1^2 / n,
+    // d1 the sum of x - k (COMP: all in double-double).
+    __device__ __forceinline__ MeanVarState state() const
+    {
+        MeanVarState r = {0.0, 0.0, 0.0, 0.0};
+        if (c == 0)
+            return r;
+        r.n = (double)c;
+        const double p = r.n * k, pe = fma(r.n, k, -p);
+        if (!COMP) {
+            r.hi = p;
+            r.lo = pe + s1;
+            if (M2)
+                r.m2 = fma(-s1, s1 / r.n, s2);
+        } else if (stats_finite(s1)) {
+            r.hi = s1;
+            r.lo = c1;
+            double dl, dh = two_sum(s1, -p, dl);
+            dl += c1 - pe;
+            dh = two_sum(dh, dl, dl);
+            const double sq = dh * dh, sqe = fma(dh, dh, -sq) + 2 * dh * dl;
+            const double qh = sq / r.n, ql = (fma(-qh, r.n, sq) + sqe) / r.n;
+            if (M2)
+                r.m2 = (s2 - qh) + (c2 - ql);
+        } else { // an infinite or NaN element (c1 is NaN then)
+            r.hi = s1;
+        }
+        mv_renorm(r.hi, r.lo);
+        if (M2) {
+            r.m2 = r.m2 < 0.0 ? 0.0 : r.m2; // rounding; NaN stays
+            if (s2 == limits<double>::highest()) // squares beyond float64 (inf - inf above): inf, as NumPy
+                r.m2 = s2;
+        }
+        if (!stats_finite(r.hi)) // as mv_merge
+            r.m2 = stats_nan();
+        return r;
+    }
+};
+
+// Elements whose differences and per-thread sums are exact in float64 (no COMP needed).
+template <class T> struct mv_exact { enum { value = 0 }; };
+#define CURED_MV_EXACT(T) template <> struct mv_exact<T> { enum { value = 1 }; };
+CURED_MV_EXACT(signed char)
+CURED_MV_EXACT(unsigned char)
+CURED_MV_EXACT(short)
+CURED_MV_EXACT(unsigned short)
+CURED_MV_EXACT(int)
+CURED_MV_EXACT(unsigned)
+CURED_MV_EXACT(half_t)
+#undef CURED_MV_EXACT
+
+// What write() gives: MEAN, VAR (m2 / (n - ddof)), STD, or mean then variance.
+enum { MV_MEAN, MV_VAR, MV_STD, MV_BOTH };
+template <class T, class R, int KIND> struct MeanVarOf {
+    typedef MeanVarState State;
+    double ddof; // set by the kernel
+    __device__ static State identity()
+    {
+        State s = {0.0, 0.0, 0.0, 0.0};
+        return s;
+    }
+    __device__ State operator()(State a, State b) const { return mv_merge(a, b); }
+    // n == 0 (and n <= ddof for the variance): NaN.
+    __device__ void write(void *out, State s, u64) const
+    {
+        const double mean = s.n > 0.0 ? mv_mean(s) : stats_nan();
+        const double dof = s.n - ddof;
+        const double var = dof > 0.0 ? s.m2 / dof : stats_nan();
+        R *o = (R *)out;
+        switch (KIND) {
+        case MV_MEAN: o[0] = (R)mean; break;
+        case MV_VAR: o[0] = (R)var; break;
+        case MV_STD: o[0] = (R)sqrt(var); break;
+        default: o[0] = (R)mean; o[1] = (R)var; break;
+        }
+    }
+};
+// The precision P is float64 for every input (see ShiftedSums).
+template <class T, class P, class R> using Mean = MeanVarOf<T, R, MV_MEAN>;
+template <class T, class P, class R> using Var = MeanVarOf<T, R, MV_VAR>;
+template <class T, class P, class R> using Std = MeanVarOf<T, R, MV_STD>;
+template <class T, class P, class R> using MeanVar = MeanVarOf<T, R, MV_BOTH>;
+
+template <class T, class R, int KIND> struct ThreadLoop<MeanVarOf<T, R, KIND> > {
+    template <class TT, class A, int UNROLL>
+    __device__ static __forceinline__ A run(const T *in, size_t n, size_t rank, size_t size, MeanVarOf<T, R, KIND>)
+    {
+        // k: the first element thread_visit gives this thread, loaded apart
+        // (its latency overlaps the loop's first loads).
+        const int VEC = 16 / sizeof(T);
+        const size_t head = vec_head(in, n), nvec = (n - head) / VEC, tail = head + nvec * VEC;
+        const size_t i = rank < head ? rank : rank < nvec ? head + rank * VEC : tail + rank;
+        const double k = i < n ? widen<double>(in[i]) : 0.0;
+        ShiftedSums<T, KIND != MV_MEAN, sizeof(R) == 8 && !mv_exact<T>::value> vis = {
+            stats_finite(k) ? k : 0.0, 0.0, 0.0, 0.0, 0.0, 0u};
+        Source1<T> src = {in};
+        thread_visit<T, UNROLL, LoadLdg>(src, n, rank, size, vis);
+        return vis.state();
+    }
+};
+
+// ---- logsumexp --------------------------------------------------------------
+// State: the maximum m and s = sum of exp(x - m) (each term <= 1, the
+// maximum's exactly 1). Merging keeps the larger maximum and scales the
+// other sum by exp(difference), in float64. NaN propagates; +inf gives +inf;
+// all -inf (and n == 0) gives -inf, as scipy.special.logsumexp.
+struct LseState { double m, s; };
+
+// x - m, with 0 where x == m: a maximum of +inf or -inf counts 1 (not the
+// NaN of inf - inf), so that +inf stays +inf and all -inf stays -inf; a
+// NaN x gives a NaN term, which the sum carries to the result.
+template <class P> __device__ __forceinline__ P lse_arg(P x, P m) { return x == m ? P(0) : x - m; }
+// float: CUDA's expf, within 2.32 ulp for every t (ex2.approx after an exact
+// range reduction); __expf's error grows with |t| (2 + 1.17|t| ulp).
+__device__ __forceinline__ float lse_exp(float t) { return expf(t); }
+__device__ __forceinline__ double lse_exp(double t) { return exp(t); }
+
+__device__ __forceinline__ LseState lse_merge(LseState a, LseState b)
+{
+    const bool keep_a = !(b.m > a.m);
+    const double hi = keep_a ? a.m : b.m, lo = keep_a ? b.m : a.m;
+    LseState r;
+    r.m = hi;
+    r.s = fma(keep_a ? b.s : a.s, exp(lse_arg(lo, hi)), keep_a ? a.s : b.s);
+    return r;
+}
+
+__device__ __forceinline__ float lse_max(float a, float b) { return fmaxf(a, b); } // NaN ignored
+__device__ __forceinline__ double lse_max(double a, double b) { return fmax(a, b); }
+
+// A thread's elements in precision P (float: one float exponential per
+// element): the running maximum (of the numbers: a NaN element makes its
+// term and so the sum NaN), raised once per vector when the vector holds a
+// larger element (the sum is then rescaled in float64: in
+// ascending data this happens at every vector), and the vector's terms
+// summed pairwise in P, then added to the float64 sum.
+template <class T, class P> struct LseVisitor {
+    static const bool HEAD_LAST = false;
+    P m;
+    double s;
+    __device__ __forceinline__ void raise(P x)
+    {
+        if (x > m) { // never NaN: m stays a number, a NaN x goes into the sum
+            s *= exp((double)m - (double)x);
+            m = x;
+        }
+    }
+    __device__ __forceinline__ void vec(uint4 v, u64, unsigned)
+    {
+        const int VEC = 16 / sizeof(T);
+        const T *e = reinterpret_cast<const T *>(&v);
+        P x[VEC];
+#pragma unroll
+        for (int j = 0; j < VEC; j++)
+            x[j] = widen<P>(e[j]);
+        P top = x[0];
+#pragma unroll
+        for (int j = 1; j < VEC; j++)
+            top = lse_max(top, x[j]);
+        raise(top);
+#pragma unroll
+        for (int j = 0; j < VEC; j++)
+            x[j] = lse_exp(lse_arg(x[j], m));
+#pragma unroll
+        for (int w = VEC / 2; w > 0; w /= 2)
+#pragma unroll
+            for (int j = 0; j < w; j++)
+                x[j] += x[j + w];
+        s += (double)x[0];
+    }
+    __device__ __forceinline__ void elem(T x_in, u64)
+    {
+        const P x = widen<P>(x_in);
+        raise(x);
+        s += (double)lse_exp(lse_arg(x, m));
+    }
+};
+
+template <class T, class P, class R> struct LogSumExp {
+    typedef LseState State;
+    __device__ static State identity()
+    {
+        State s = {limits<double>::lowest(), 0.0};
+        return s;
+    }
+    __device__ State operator()(State a, State b) const { return lse_merge(a, b); }
+    __device__ void write(void *out, State s, u64) const { *(R *)out = (R)(s.m + log(s.s)); }
+};
+
+template <class T, class P, class R> struct ThreadLoop<LogSumExp<T, P, R> > {
+    template <class TT, class A, int UNROLL>
+    __device__ static __forceinline__ A run(const T *in, size_t n, size_t rank, size_t size, LogSumExp<T, P, R>)
+    {
+        LseVisitor<T, P> vis = {limits<P>::lowest(), 0.0};
+        Source1<T> src = {in};
+        thread_visit<T, UNROLL, LoadLdg>(src, n, rank, size, vis);
+        LseState r = {(double)vis.m, vis.s};
+        return r;
+    }
+};
+
+// The kernel's ddof parameter: only the moments use it.
+template <class Op> __device__ __forceinline__ void bind_ddof(Op &, double) {}
+template <class T, class R, int KIND> __device__ __forceinline__ void bind_ddof(MeanVarOf<T, R, KIND> &op, double d)
+{
+    op.ddof = d;
+}
+
+#endif

@@ -1,0 +1,157 @@
+/* Shared pieces of the test-gpu-stats suite; see gpu_stats.h. */
+#include "gpu_stats.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define SLOT 32 /* bytes per result slot: the largest result (16) and a poisoned tail */
+
+int gs_reduced(void)
+{
+    const char *env = getenv("CURED_TEST_NO_HUGE");
+    return env != NULL && *env != '\0' && strcmp(env, "0") != 0;
+}
+
+size_t gs_big(void)
+{
+    return gs_reduced() ? ((size_t)1 << 14) + 7 : ((size_t)1 << 20) + 7;
+}
+
+double gs_normal(struct rng *r)
+{
+    const double u = ((double)rng_u32(r) + 0.5) / 4294967296.0, v = ((double)rng_u32(r) + 0.5) / 4294967296.0;
+    return sqrt(-2 * log(u)) * cos(6.283185307179586 * v);
+}
+
+#define MAX_BLOCKS 32
+static void *blocks[MAX_BLOCKS];
+
+/* The last few uploads stay allocated; older ones are freed as new ones come. */
+#define LIVE 4
+static CUdeviceptr live[LIVE];
+static unsigned nlive;
+
+void *gs_malloc(size_t bytes)
+{
+    int k = 0;
+    while (k < MAX_BLOCKS && blocks[k] != NULL)
+        k++;
+    ck_assert_msg(k < MAX_BLOCKS, "test bug: more than %d live host blocks", MAX_BLOCKS);
+    void *p = calloc(1, bytes ? bytes : 1);
+    ck_assert_msg(p != NULL, "out of host memory for %zu bytes", bytes);
+    blocks[k] = p;
+    return p;
+}
+
+void gs_free(void *p)
+{
+    for (int k = 0; k < MAX_BLOCKS; k++)
+        if (blocks[k] == p && p != NULL) {
+            blocks[k] = NULL;
+            free(p);
+        }
+}
+
+void gs_setup(void)
+{
+    gpu_setup();
+}
+
+void gs_teardown(void)
+{
+    memset(live, 0, sizeof live); /* gpu_teardown frees them */
+    for (int k = 0; k < MAX_BLOCKS; k++) {
+        free(blocks[k]);
+        blocks[k] = NULL;
+    }
+    gpu_teardown();
+}
+
+CUdeviceptr gs_upload(cured_type t, const void *h, size_t n, size_t off)
+{
+    const size_t size = ref_size(t);
+    CUdeviceptr *base = &live[nlive++ % LIVE];
+    if (*base != 0)
+        dev_free(*base);
+    *base = dev_alloc((n + 16) * size + 16);
+    CUdeviceptr d = (*base + 15) / 16 * 16 + off * size;
+    if (n > 0)
+        upload(d, h, n * size);
+    return d;
+}
+
+static int offered(cured_op op, cured_type in, cured_type out)
+{
+    struct cr_request r;
+    const int ok = cr_request_make(op, CURED_ALGO_AUTO, in, out, &r) == CURED_SUCCESS;
+    cr_fail(CURED_SUCCESS, "%s", "");
+    return ok;
+}
+
+/* The bytes past a result (or all of a failed call's) are still poison. */
+static void expect_poison(const unsigned char *p, size_t from, const char *what)
+{
+    for (size_t k = from; k < SLOT; k++)
+        ck_assert_msg(p[k] == POISON_BYTE, "%s: byte %zu written (0x%02x) (seed %llu)", what, k, p[k], test_seed);
+}
+
+static void check_got(const char *what, cured_op op, cured_type t, cured_type out, const unsigned char *got,
+                      const struct ref_result *r)
+{
+    ref_check(op, t, out, got, r, what);
+    expect_poison(got, ref_result_size(op, out), what);
+}
+
+void gs_check(const char *what, cured_op op, cured_type t, cured_type out, double ddof, const struct stats_ref *s,
+              CUdeviceptr d)
+{
+    struct ref_result r;
+    stats_ref_result(op, out, s, ddof, &r);
+    char w[300];
+    CUdeviceptr slot = dev_alloc(SLOT);
+    poison(slot, SLOT);
+    snprintf(w, sizeof w, "async %s %s->%s ddof %g, %s, n=%zu", cured_op_name(op), cured_type_name(t),
+             cured_type_name(out), ddof, what, s->n);
+    CURED_OK(cured_reduce_stats_async(H, op, DP(d), t, s->n, ddof, DP(slot), out, NULL));
+    unsigned char got[SLOT];
+    download(got, slot, SLOT);
+    check_got(w, op, t, out, got, &r);
+    dev_free(slot);
+
+    snprintf(w, sizeof w, "sync %s %s->%s ddof %g, %s, n=%zu", cured_op_name(op), cured_type_name(t),
+             cured_type_name(out), ddof, what, s->n);
+    memset(got, POISON_BYTE, sizeof got);
+    cured_status st = cured_reduce_stats(H, op, DP(d), t, s->n, ddof, got, out, NULL);
+    expect_status(st, r.status, w);
+    if (st == CURED_SUCCESS)
+        check_got(w, op, t, out, got, &r);
+    else
+        expect_poison(got, 0, w);
+    if (ddof != 0)
+        return;
+    snprintf(w, sizeof w, "cured_reduce %s %s->%s, %s, n=%zu", cured_op_name(op), cured_type_name(t),
+             cured_type_name(out), what, s->n);
+    memset(got, POISON_BYTE, sizeof got);
+    st = cured_reduce(H, op, CURED_ALGO_AUTO, DP(d), t, s->n, got, out, NULL);
+    expect_status(st, r.status, w);
+    if (st == CURED_SUCCESS)
+        check_got(w, op, t, out, got, &r);
+}
+
+void gs_check_all(const char *what, cured_type t, const void *h, CUdeviceptr d, size_t n)
+{
+    static const cured_op ops[] = {CURED_OP_MEAN, CURED_OP_VAR, CURED_OP_STD, CURED_OP_MEAN_VAR, CURED_OP_LOGSUMEXP};
+    struct stats_ref s;
+    stats_ref_compute(t, h, n, &s);
+    const double ddofs[] = {0, 1, n > 1 ? (double)n - 1 : 0.5, (double)n};
+    for (size_t k = 0; k < sizeof ops / sizeof *ops; k++)
+        for (int out = CURED_TYPE_FLOAT32; out <= CURED_TYPE_FLOAT64; out++) {
+            if (!offered(ops[k], t, (cured_type)out))
+                continue;
+            const int moments = ops[k] != CURED_OP_MEAN && ops[k] != CURED_OP_LOGSUMEXP;
+            for (size_t j = 0; j < (moments ? 4 : 1); j++)
+                gs_check(what, ops[k], t, (cured_type)out, ddofs[j], &s, d);
+        }
+}

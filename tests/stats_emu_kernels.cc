@@ -1,0 +1,201 @@
+// test-stats-emu: kernels-src/stats.cuh's own loops and merges run on the
+// CPU. The per-thread loop (thread_visit's order: head element, unrolled
+// 16-byte vectors rank, rank + size, ..., tail element), the warp shuffle
+// tree as lane 0 sees it, the block's warp partials and the last block's
+// combine are reproduced in their order, for a device of EMU_RESIDENT
+// resident blocks (few, so that every thread loops over many vectors).
+// Differences from the GPU: the host's expf and exp (correctly rounded, not
+// CUDA's) and no fused multiply-adds but the explicit fma() calls.
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+
+#include "cured.h"
+
+#define __device__
+#define __forceinline__ inline
+#define CURED_COMMON_CUH // stats.cuh's include: what it needs is below
+typedef unsigned long long u64;
+struct uint4 {
+    unsigned x, y, z, w;
+};
+struct half_t {
+    unsigned short bits;
+};
+struct bf16_t {
+    unsigned short bits;
+};
+static inline float from_half(unsigned short h)
+{
+    const unsigned e = (h >> 10) & 31, m = h & 1023;
+    const float v = e == 0 ? std::ldexp((float)m, -24)
+                    : e == 31 ? (m ? std::numeric_limits<float>::quiet_NaN() : std::numeric_limits<float>::infinity())
+                              : std::ldexp((float)(m | 1024), (int)e - 25);
+    return h & 0x8000 ? -v : v;
+}
+static inline float from_bf16(unsigned short b)
+{
+    const unsigned u = (unsigned)b << 16;
+    float f;
+    std::memcpy(&f, &u, 4);
+    return f;
+}
+template <class A, class T> inline A widen(T x) { return (A)x; }
+template <> inline float widen<float, half_t>(half_t x) { return from_half(x.bits); }
+template <> inline double widen<double, half_t>(half_t x) { return from_half(x.bits); }
+template <> inline float widen<float, bf16_t>(bf16_t x) { return from_bf16(x.bits); }
+template <> inline double widen<double, bf16_t>(bf16_t x) { return from_bf16(x.bits); }
+template <class A> struct limits {
+    static A lowest() { return -std::numeric_limits<A>::infinity(); }
+    static A highest() { return std::numeric_limits<A>::infinity(); }
+};
+static inline double __longlong_as_double(long long v)
+{
+    double d;
+    std::memcpy(&d, &v, 8);
+    return d;
+}
+using std::exp;
+using std::fabs;
+using std::fma;
+using std::fmax;
+using std::fmaxf;
+using std::log;
+using std::sqrt;
+struct LoadLdg {
+    static uint4 load(const uint4 *p)
+    {
+        uint4 v;
+        std::memcpy(&v, p, sizeof v);
+        return v;
+    }
+};
+template <class T> inline size_t vec_head(const T *in, size_t n)
+{
+    const size_t mis = (size_t)(reinterpret_cast<u64>(in) & 15) / sizeof(T), head = mis ? 16 / sizeof(T) - mis : 0;
+    return head > n ? n : head;
+}
+template <class T> struct Source1 {
+    typedef uint4 Vec;
+    const T *x;
+    size_t head(size_t n) const { return vec_head(x, n); }
+    template <class Load> Vec load(size_t head, size_t v) const
+    {
+        return Load::load(reinterpret_cast<const uint4 *>(x + head) + v);
+    }
+    T elem(size_t i) const { return x[i]; }
+};
+// visit.cuh's thread_visit for a vectorizable source with the head first.
+template <class T, int UNROLL, class Load, class Src, class Visitor>
+inline void thread_visit(const Src &src, size_t n, size_t rank, size_t size, Visitor &vis)
+{
+    const int VEC = 16 / sizeof(T);
+    const size_t head = src.head(n), nvec = (n - head) / VEC;
+    if (rank < head)
+        vis.elem(src.elem(rank), rank);
+    size_t i = rank;
+    for (; i + (UNROLL - 1) * size < nvec; i += UNROLL * size) {
+        typename Src::Vec v[UNROLL];
+        for (int u = 0; u < UNROLL; u++)
+            v[u] = src.template load<Load>(head, i + u * size);
+        for (int u = 0; u < UNROLL; u++)
+            vis.vec(v[u], head + (i + u * size) * VEC, 0);
+    }
+    for (; i < nvec; i += size)
+        vis.vec(src.template load<Load>(head, i), head + i * VEC, 0);
+    const size_t tail = head + nvec * VEC;
+    if (rank < n - tail)
+        vis.elem(src.elem(tail + rank), tail + rank);
+}
+template <class Op> struct ThreadLoop;
+#include "stats.cuh"
+
+#define EMU_RESIDENT 7
+#define BLOCK 256
+
+// warp_reduce_shuffle: lane j combines with lane j + off (itself past 31); lane 0's result.
+template <class S, class Op> static S warp(S *l, const Op &op)
+{
+    for (int off = 16; off > 0; off >>= 1) {
+        S c[32];
+        for (int j = 0; j < 32; j++)
+            c[j] = op(l[j], l[j + off < 32 ? j + off : j]);
+        std::memcpy(l, c, sizeof c);
+    }
+    return l[0];
+}
+// block_reduce_shuffle: each warp, then the first warp over the warp partials.
+template <class S, class Op> static S block(S *v, const Op &op)
+{
+    S l[32];
+    for (int k = 0; k < BLOCK / 32; k++)
+        l[k] = warp(v + 32 * k, op);
+    for (int j = BLOCK / 32; j < 32; j++)
+        l[j] = Op::identity();
+    return warp(l, op);
+}
+
+template <class T, class Op> static void run(const void *x, size_t n, Op op, void *out)
+{
+    typedef typename Op::State S;
+    const T *in = static_cast<const T *>(x);
+    const size_t per = (size_t)BLOCK * (16 / sizeof(T)) * 4;
+    size_t grid = (n + per - 1) / per;
+    grid = grid == 0 ? 1 : grid > EMU_RESIDENT ? EMU_RESIDENT : grid;
+    S partials[EMU_RESIDENT], v[BLOCK];
+    for (size_t b = 0; b < grid; b++) {
+        for (int t = 0; t < BLOCK; t++)
+            v[t] = ThreadLoop<Op>::template run<T, S, 4>(in, n, b * BLOCK + t, grid * BLOCK, op);
+        partials[b] = block(v, op);
+    }
+    if (grid > 1) { // finish_last_block: thread t combines partials t, t + 256, ...
+        for (int t = 0; t < BLOCK; t++) {
+            v[t] = Op::identity();
+            for (size_t i = t; i < grid; i += BLOCK)
+                v[t] = op(v[t], partials[i]);
+        }
+        partials[0] = block(v, op);
+    }
+    op.write(out, partials[0], n);
+}
+
+template <class T, class R> static int dispatch_out(cured_op op, double ddof, const void *x, size_t n, void *out)
+{
+    switch (op) {
+    case CURED_OP_MEAN: { Mean<T, double, R> o; o.ddof = ddof; run<T>(x, n, o, out); return 1; }
+    case CURED_OP_VAR: { Var<T, double, R> o; o.ddof = ddof; run<T>(x, n, o, out); return 1; }
+    case CURED_OP_STD: { Std<T, double, R> o; o.ddof = ddof; run<T>(x, n, o, out); return 1; }
+    case CURED_OP_MEAN_VAR: { MeanVar<T, double, R> o; o.ddof = ddof; run<T>(x, n, o, out); return 1; }
+    case CURED_OP_LOGSUMEXP: { LogSumExp<T, R, R> o; run<T>(x, n, o, out); return 1; }
+    default: return 0;
+    }
+}
+
+template <class T> static int dispatch(cured_op op, cured_type out, double ddof, const void *x, size_t n, void *res)
+{
+    return out == CURED_TYPE_FLOAT32 ? dispatch_out<T, float>(op, ddof, x, n, res)
+                                     : dispatch_out<T, double>(op, ddof, x, n, res);
+}
+
+// The statistic op of x[0..n) (type in) into res as the kernel writes it; 0 if not a statistic.
+extern "C" int emu_stats_run(cured_op op, cured_type in, cured_type out, double ddof, const void *x, size_t n,
+                             void *res)
+{
+    switch (in) {
+    case CURED_TYPE_INT8: return dispatch<signed char>(op, out, ddof, x, n, res);
+    case CURED_TYPE_UINT8: return dispatch<unsigned char>(op, out, ddof, x, n, res);
+    case CURED_TYPE_INT16: return dispatch<short>(op, out, ddof, x, n, res);
+    case CURED_TYPE_UINT16: return dispatch<unsigned short>(op, out, ddof, x, n, res);
+    case CURED_TYPE_INT32: return dispatch<int>(op, out, ddof, x, n, res);
+    case CURED_TYPE_UINT32: return dispatch<unsigned>(op, out, ddof, x, n, res);
+    case CURED_TYPE_INT64: return dispatch<long long>(op, out, ddof, x, n, res);
+    case CURED_TYPE_UINT64: return dispatch<u64>(op, out, ddof, x, n, res);
+    case CURED_TYPE_FLOAT16: return dispatch<half_t>(op, out, ddof, x, n, res);
+    case CURED_TYPE_BFLOAT16: return dispatch<bf16_t>(op, out, ddof, x, n, res);
+    case CURED_TYPE_FLOAT32: return dispatch<float>(op, out, ddof, x, n, res);
+    case CURED_TYPE_FLOAT64: return dispatch<double>(op, out, ddof, x, n, res);
+    }
+    return 0;
+}
