@@ -27,8 +27,8 @@ static CUresult ok1(void)
 {
     return CUDA_SUCCESS;
 }
-static const struct cr_driver emu_driver = {.StreamSynchronize = ok0, .CtxSynchronize = ok1};
-const struct cr_driver *D = &emu_driver;
+static const struct cr_driver_all emu_driver = {.StreamSynchronize = ok0, .CtxSynchronize = ok1};
+const struct cr_driver_all *D = &emu_driver;
 CUdevice DEV;
 CUcontext CTX;
 static char handle_stand_in;
