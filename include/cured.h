@@ -1138,6 +1138,11 @@ typedef struct cured_custom_field {
  *         CURED_ERROR_INVALID_VALUE (ninputs, nfields, nresults, or results over
  *         32 bytes), CURED_ERROR_INVALID_EXPRESSION (naming the expression, e.g.
  *         "fields[0].map"), CURED_ERROR_COMPILE, CURED_ERROR_NO_NVRTC, ...
+ *         Every expression passes the grammar of cured_custom_create(); the
+ *         maps name x (and y), the combines a0..a3 and b0..b3, the finalizers
+ *         a0..a3 and n.
+ * \par Thread safety
+ * May be called from any thread, as cured_custom_create().
  */
 CURED_EXPORT cured_status cured_custom_create_multi(cured_handle h, cured_type in_type, int ninputs,
                                                     const cured_custom_field *fields, int nfields,

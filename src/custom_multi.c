@@ -184,7 +184,7 @@ cured_status cr_custom_build_multi(cured_type in_type, int ninputs, const cured_
         const size_t s = cr_type_size(f->type);
         size = (size + s - 1) / s * s + s;
         align = s > align ? s : align;
-        static const char *const names[] = {"x y", "a0..a3 b0..b3", ""};
+        const char *const names[] = {ninputs == 2 ? "x y" : "x", "a0..a3 b0..b3", ""};
         const char *e[3] = {f->map, f->combine, f->identity};
         for (int part = 0; part < 3; part++) {
             snprintf(what, sizeof what, "fields[%d].%s", k, role[part]);

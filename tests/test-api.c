@@ -29,8 +29,8 @@ START_TEST(test_status_strings)
         names[count] = cured_status_string((cured_status)count);
         count++;
     }
-    ck_assert_msg(count == CURED_ERROR_OUT_OF_RANGE + 1,
-                  "statuses 0..%d should be named, the names stop at %d", CURED_ERROR_OUT_OF_RANGE, count);
+    ck_assert_msg(count == CURED_ERROR_TOO_FEW_ELEMENTS + 1,
+                  "statuses 0..%d should be named, the names stop at %d", CURED_ERROR_TOO_FEW_ELEMENTS, count);
     for (int i = 0; i < count; i++) {
         ck_assert_msg(names[i] != NULL && strncmp(names[i], "CURED_", 6) == 0,
                       "status %d is named \"%s\"", i, names[i] ? names[i] : "(null)");
