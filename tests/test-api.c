@@ -50,7 +50,9 @@ START_TEST(test_status_strings)
     ck_assert_str_eq(cured_status_string(CURED_ERROR_ALL_NAN), "CURED_ERROR_ALL_NAN");
     ck_assert_str_eq(cured_status_string(CURED_ERROR_INVALID_EXPRESSION), "CURED_ERROR_INVALID_EXPRESSION");
     ck_assert_str_eq(cured_status_string(CURED_ERROR_OUT_OF_RANGE), "CURED_ERROR_OUT_OF_RANGE");
-    static const int unknown[] = {CURED_ERROR_OUT_OF_RANGE + 1, -1, 1000, INT_MAX, INT_MIN};
+    ck_assert_int_eq(CURED_ERROR_TOO_FEW_ELEMENTS, 22);
+    ck_assert_str_eq(cured_status_string(CURED_ERROR_TOO_FEW_ELEMENTS), "CURED_ERROR_TOO_FEW_ELEMENTS");
+    static const int unknown[] = {CURED_ERROR_TOO_FEW_ELEMENTS + 1, -1, 1000, INT_MAX, INT_MIN};
     for (size_t i = 0; i < sizeof unknown / sizeof *unknown; i++)
         ck_assert_str_eq(cured_status_string((cured_status)unknown[i]), "CURED_STATUS_UNKNOWN");
 }
