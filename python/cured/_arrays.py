@@ -226,6 +226,8 @@ def device_array(obj, stream=None):
         if not hasattr(obj, "__dlpack__"):
             raise
         cai = None
+    if cai is not None and str(cai.get("typestr", ""))[1:] == "V2" and hasattr(obj, "__dlpack__"):
+        cai = None  # PyTorch's bfloat16 is an opaque 2-byte type there: DLPack names it
     if cai is not None:
         a = from_cai(obj, cai)
         if explicit is not None:
