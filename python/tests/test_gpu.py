@@ -187,8 +187,11 @@ def test_custom(xp):
     assert sq(xp.array(host)) == float(np.sum(host.astype(np.float64) ** 2))
     dot2 = cured.custom("x*y", "a+b", "0")
     assert dot2(xp.array(host), xp.array(host)) == float(np.dot(host, host))
-    with pytest.raises(cured.CuredError, match="COMPILE") as e:
+    with pytest.raises(cured.CuredError, match="INVALID_EXPRESSION") as e:  # refused by the grammar
         cured.custom("x * no_such_name", "a+b", "0")(xp.array(host))
+    assert "no_such_name" in str(e.value)
+    with pytest.raises(cured.CuredError, match="COMPILE") as e:  # % of a float: NVRTC's error
+        cured.custom("x % 2.5", "a+b", "0")(xp.array(host))
     assert "map_expr" in str(e.value)
     with pytest.raises(cured.CuredError, match="INVALID_EXPRESSION"):
         cured.custom("x; y", "a+b", "0")(xp.array(host))
