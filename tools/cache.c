@@ -196,7 +196,8 @@ static int cache_list_cmd(int full)
         fprintf(stderr, "cured cache list: out of memory\n");
         rc = 1;
     } else {
-        qsort(l.v, l.n, sizeof *l.v, by_recent_use);
+        if (l.n > 0) /* qsort takes no NULL array, even of 0 elements */
+            qsort(l.v, l.n, sizeof *l.v, by_recent_use);
         uint64_t total = 0;
         if (l.n > 0 && full)
             printf("%-64s  %-11s %10s  %-25s  %s\n", "file", "target", "bytes", "last use", "kernel");
