@@ -25,11 +25,14 @@ static cured_status multi(cured_type in, int ninputs, const cured_custom_field *
     return cr_custom_build_multi(in, ninputs, f, nf, out, fin, nr, op);
 }
 
-/* A bad field or finalize expression: status and the message naming it; no op. */
-static void expect_bad_expr(int field, int role, const char *expr, cured_status want, const char *name)
+/* The header's mean/variance op with one expression replaced: field k's map,
+ * combine or identity (role 0, 1, 2), or finalize[role] when field < 0. */
+static void meanvar_with(cured_custom_field f[2], const char *fin[2], int field, int role, const char *expr)
 {
-    cured_custom_field f[2] = {meanvar_fields[0], meanvar_fields[1]};
-    const char *fin[2] = {meanvar_fin[0], meanvar_fin[1]};
+    f[0] = meanvar_fields[0];
+    f[1] = meanvar_fields[1];
+    fin[0] = meanvar_fin[0];
+    fin[1] = meanvar_fin[1];
     if (field < 0)
         fin[role] = expr;
     else if (role == 0)
@@ -38,6 +41,14 @@ static void expect_bad_expr(int field, int role, const char *expr, cured_status 
         f[field].combine = expr;
     else
         f[field].identity = expr;
+}
+
+/* A bad field or finalize expression: status and the message naming it; no op. */
+static void expect_bad_expr(int field, int role, const char *expr, cured_status want, const char *name)
+{
+    cured_custom_field f[2];
+    const char *fin[2];
+    meanvar_with(f, fin, field, role, expr);
     cured_custom op;
     ck_assert_int_eq(multi(CURED_TYPE_FLOAT32, 1, f, 2, CURED_TYPE_FLOAT64, fin, 2, &op), want);
     ck_assert_ptr_null(op);
@@ -202,16 +213,9 @@ END_TEST
 static void expect_compile_error(int field, int role, const char *expr, int ninputs, const char *where,
                                  const char *name)
 {
-    cured_custom_field f[2] = {meanvar_fields[0], meanvar_fields[1]};
-    const char *fin[2] = {meanvar_fin[0], meanvar_fin[1]};
-    if (field < 0)
-        fin[role] = expr;
-    else if (role == 0)
-        f[field].map = expr;
-    else if (role == 1)
-        f[field].combine = expr;
-    else
-        f[field].identity = expr;
+    cured_custom_field f[2];
+    const char *fin[2];
+    meanvar_with(f, fin, field, role, expr);
     cured_custom op;
     ck_assert_int_eq(multi(CURED_TYPE_FLOAT32, ninputs, f, 2, CURED_TYPE_FLOAT64, fin, 2, &op), CURED_SUCCESS);
     const struct cr_image *img = NULL;
@@ -226,16 +230,9 @@ static void expect_compile_error(int field, int role, const char *expr, int ninp
 /* A name the slot does not have: refused by the expression grammar before NVRTC. */
 static void expect_refused(int field, int role, const char *expr, int ninputs, const char *where, const char *name)
 {
-    cured_custom_field f[2] = {meanvar_fields[0], meanvar_fields[1]};
-    const char *fin[2] = {meanvar_fin[0], meanvar_fin[1]};
-    if (field < 0)
-        fin[role] = expr;
-    else if (role == 0)
-        f[field].map = expr;
-    else if (role == 1)
-        f[field].combine = expr;
-    else
-        f[field].identity = expr;
+    cured_custom_field f[2];
+    const char *fin[2];
+    meanvar_with(f, fin, field, role, expr);
     cured_custom op = (cured_custom)(uintptr_t)0x1;
     ck_assert_int_eq(multi(CURED_TYPE_FLOAT32, ninputs, f, 2, CURED_TYPE_FLOAT64, fin, 2, &op),
                      CURED_ERROR_INVALID_EXPRESSION);
