@@ -616,8 +616,12 @@ typedef struct cured_layout {
  *                   else a layout of rank = the number of kept axes, whose
  *                   extents are the kept extents in order and whose strides
  *                   (in results: 16 bytes for ARG, two values for MINMAX)
- *                   place no two results at the same address (keepdims
- *                   callers drop the reduced axes' strides).
+ *                   nest: taken by increasing stride, each stride reaches
+ *                   past the span of the smaller ones (the dense, padded,
+ *                   permuted and keepdims layouts of NumPy and PyTorch do;
+ *                   keepdims callers drop the reduced axes' strides). A
+ *                   layout that does not nest is refused, even where its
+ *                   results would not overlap.
  * \param stream     CUstream or cudaStream_t (NULL = the legacy default stream).
  * \return CURED_SUCCESS (also when there are no outputs: nothing is
  *         launched); CURED_ERROR_NULL_HANDLE, CURED_ERROR_NULL_POINTER,

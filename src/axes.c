@@ -72,8 +72,10 @@ static int coalesce(struct dim *d, int n)
     for (int i = 0; i < n; i++) {
         if (d[i].extent == 1)
             continue;
-        if (m > 0 && d[m - 1].reduced == d[i].reduced && d[m - 1].in == d[i].in * d[i].extent &&
-            (d[i].reduced || d[m - 1].out == d[i].out * d[i].extent)) {
+        /* unsigned products: a stride times an extent may pass 2^63 (then it cannot match) */
+        if (m > 0 && d[m - 1].reduced == d[i].reduced &&
+            (uint64_t)d[m - 1].in == (uint64_t)d[i].in * (uint64_t)d[i].extent &&
+            (d[i].reduced || (uint64_t)d[m - 1].out == (uint64_t)d[i].out * (uint64_t)d[i].extent)) {
             d[m - 1].extent *= d[i].extent;
             d[m - 1].in = d[i].in;
             d[m - 1].out = d[i].out;
@@ -161,8 +163,9 @@ static void plan_shape(cured_handle h, struct cr_request *r, const struct dim *d
              * combine); many: 32 lanes across (512-byte row pieces) and up to 8 phases down. */
             const uint64_t vc = ((uint64_t)c->cols + vec - 1) / vec;
             unsigned tx = pow2_at_least(vc, c->rows <= 64 ? 256 : 32), ty = 256 / tx;
-            c->tiles = (uint32_t)(((uint64_t)c->cols + (uint64_t)tx * vec - 1) / ((uint64_t)tx * vec));
-            uint64_t blocks = (uint64_t)c->tiles * (uint64_t)c->batches;
+            const uint64_t tiles = ((uint64_t)c->cols + (uint64_t)tx * vec - 1) / ((uint64_t)tx * vec);
+            c->tiles = tiles <= 0x7fffffffu ? (uint32_t)tiles : 0;
+            uint64_t blocks = tiles * (uint64_t)c->batches;
             uint64_t splits = blocks >= guess ? 1 : (guess + blocks - 1) / blocks;
             uint64_t most = (uint64_t)c->rows / (4u * ty); /* at least 4 rows a thread */
             splits = splits < most ? splits : most;
@@ -172,7 +175,7 @@ static void plan_shape(cured_handle h, struct cr_request *r, const struct dim *d
             while (splits > 1 && splits * (uint64_t)c->batches > 65535)
                 splits--;
             c->splits = splits < 1 ? 1 : (uint32_t)splits;
-            if (c->tiles <= 0x7fffffffu) {
+            if (tiles <= 0x7fffffffu) {
                 r->shape = CR_SHAPE_COLS;
                 r->group = (int)tx;
                 r->vec = vec;

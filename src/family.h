@@ -144,9 +144,11 @@ struct cr_args {
     double ddof;          /* the request's ddof */
 };
 
-/* One or two launches with their parameters. Every parameter of cured's
- * kernels is 8 bytes (a pointer or a size_t); the values live in the plan. */
-#define CR_MAX_PARAMS 8
+/* One or two launches with their parameters; the values live in the plan.
+ * Scalar parameters are stored as 8-byte values: pointers and size_t use
+ * all of them, the few 4-byte ones (unsigned) their low bytes, which is
+ * what cuLaunchKernel reads on the little-endian hosts CUDA runs on. */
+#define CR_MAX_PARAMS 12
 struct cr_launch {
     int fn;               /* index into the loaded kernels */
     unsigned grid, grid_y, block;
@@ -160,6 +162,7 @@ struct cr_plan {
     uint64_t values[CR_MAX_KERNELS * CR_MAX_PARAMS];
     size_t nblob;                 /* struct parameters, 8-byte aligned */
     uint64_t blob[96];
+    int overflow;                 /* a plan outgrew these arrays: a bug, refused at launch */
 };
 /* Append a launch; then its parameters, in the kernel's order. */
 struct cr_launch *cr_plan_launch(struct cr_plan *p, int fn, unsigned grid, unsigned block);

@@ -90,12 +90,20 @@ struct cr_launch *cr_plan_launch(struct cr_plan *p, int fn, unsigned grid, unsig
 
 void cr_plan_param(struct cr_plan *p, struct cr_launch *l, uint64_t value)
 {
+    if (l->nparams >= CR_MAX_PARAMS || p->nvalues >= (int)(sizeof p->values / sizeof *p->values)) {
+        p->overflow = 1;
+        return;
+    }
     p->values[p->nvalues] = value;
     l->params[l->nparams++] = &p->values[p->nvalues++];
 }
 
 void cr_plan_struct(struct cr_plan *p, struct cr_launch *l, const void *value, size_t size)
 {
+    if (l->nparams >= CR_MAX_PARAMS || p->nblob + (size + 7) / 8 > sizeof p->blob / sizeof *p->blob) {
+        p->overflow = 1;
+        return;
+    }
     uint64_t *at = p->blob + p->nblob;
     memcpy(at, value, size);
     p->nblob += (size + 7) / 8;
@@ -104,6 +112,8 @@ void cr_plan_struct(struct cr_plan *p, struct cr_launch *l, const void *value, s
 
 cured_status cr_launch_plan(cured_handle h, const struct cr_kernel *k, const struct cr_plan *p, CUstream s)
 {
+    if (p->overflow)
+        return cr_fail(CURED_ERROR_INTERNAL, "a launch plan has more parameters than cr_plan holds");
     for (int i = 0; i < p->nlaunch; i++) {
         const struct cr_launch *l = &p->l[i];
         CUresult r = h->d->LaunchKernel(k->fn[l->fn], l->grid, l->grid_y, 1, l->block, 1, 1, 0, s,

@@ -200,6 +200,37 @@ START_TEST(test_bad_layouts)
 }
 END_TEST
 
+/* Every shape's plan fits struct cr_plan (split rows take 9 parameters). */
+START_TEST(test_plans_fit)
+{
+    const cured_layout layouts[] = {matrix(4, 1 << 16), matrix(1 << 12, 4), matrix(64, 1 << 16),
+                                    {3, {4, 5, 6}, {30, 6, 1}}};
+    const uint32_t axes[] = {2u, 2u, 1u, 5u};
+    int shapes = 0;
+    for (size_t k = 0; k < sizeof layouts / sizeof *layouts; k++) {
+        struct cr_request r;
+        struct cr_geometry g;
+        int whole;
+        ck_assert_int_eq(plan(CURED_OP_SUM, CURED_TYPE_FLOAT32, &layouts[k], axes[k], NULL, &r, &g, &whole),
+                         CURED_SUCCESS);
+        struct cr_unit u;
+        cr_family_for(&r)->build(&r, &u);
+        struct cr_kernel kern = {0};
+        kern.blocks_per_sm = 8;
+        struct cr_args a = {IN_OK, NULL, 0, (CUdeviceptr)(uintptr_t)OUT_OK, 0x40000, &g, 0.0};
+        struct cr_plan p;
+        memset(&p, 0, sizeof p);
+        cr_family_for(&r)->plan(&r, &u, &kern, &fake.facts, &a, &p);
+        ck_assert_msg(!p.overflow && p.nlaunch == 1 && p.l[0].grid >= 1 && p.l[0].grid_y >= 1,
+                      "shape %d: overflow %d, %d launches", r.shape, p.overflow, p.nlaunch);
+        if (r.shape == CR_SHAPE_ROWS_SPLIT)
+            ck_assert_int_eq(p.l[0].nparams, 9);
+        shapes |= 1 << r.shape;
+    }
+    ck_assert_msg(shapes & (1 << CR_SHAPE_ROWS_SPLIT), "no split rows planned");
+}
+END_TEST
+
 /* The public calls' checks that come before any GPU work. */
 START_TEST(test_bad_calls)
 {
@@ -285,6 +316,7 @@ int main(void)
     tcase_add_test(tc, test_plan_other_shapes);
     tcase_add_test(tc, test_bad_layouts);
     tcase_add_test(tc, test_bad_calls);
+    tcase_add_test(tc, test_plans_fit);
     tcase_add_loop_test(tc, test_compile_shapes, 0, 36);
     suite_add_tcase(s, tc);
     return run_suite(s);
