@@ -11,8 +11,12 @@ CuPy)::
 
 Full reductions (axis=None) return a Python scalar, or write a one-element
 device array given as out= (then asynchronously, for all but the ARG
-operators). Work runs on the stream the array's interface names, else on
-the current stream of its library (torch.cuda.current_stream(), CuPy's
+operators). With axis= (an int or a tuple of ints) or keepdims=True, and for
+non-contiguous views, the result is a device array of the input's library
+(CuPy or PyTorch), as numpy.sum(x, axis=...) gives; out= may name one
+(reductions along axes and of views with negative strides: a copy first).
+Work runs on the stream the array's interface names, else on the current
+stream of its library (torch.cuda.current_stream(), CuPy's
 current stream), or on stream= when given. libcured is found through
 CURED_LIBRARY (a path), then the system loader (libcured.so.0).
 """
@@ -21,14 +25,15 @@ import math
 import struct
 import warnings
 
-from . import _arrays, _dtypes, _lib
+from . import _arrays, _axes, _dtypes, _lib
+from ._axes import AxisError
 from ._lib import CuredError, LibraryNotFound
 
 __version__ = "0.1.0"
 __all__ = [
     "sum", "prod", "min", "max", "amin", "amax", "nanmin", "nanmax", "argmin", "argmax",
     "nanargmin", "nanargmax", "bitwise_and", "bitwise_or", "bitwise_xor", "all", "any", "dot",
-    "custom", "Custom", "CuredError", "LibraryNotFound", "library_version",
+    "custom", "Custom", "CuredError", "LibraryNotFound", "AxisError", "library_version",
 ]
 
 # cured_op values (include/cured.h).
@@ -43,11 +48,20 @@ def library_version():
 
 
 def _no_axis(fn, axis, keepdims):
+    """For the user-defined reductions, which cured reduces whole only."""
     if axis is not None:
-        raise NotImplementedError("cured.%s: axis=%r is not supported yet: cured reduces whole arrays "
-                                  "(axis=None) until its axis API exists" % (fn, axis))
+        raise NotImplementedError("cured.%s: axis=%r is not supported for user-defined reductions "
+                                  "(cured reduces them over whole arrays)" % (fn, axis))
     if keepdims:
-        raise NotImplementedError("cured.%s: keepdims=True is not supported (full reductions only)" % fn)
+        raise NotImplementedError("cured.%s: keepdims=True is not supported for user-defined reductions" % fn)
+
+
+def _reduce(fn, op, a, axis, dtype, out, keepdims, stream, empty_error=None):
+    """The whole-array call for a contiguous array reduced whole, else the axis path."""
+    if axis is None and not keepdims and _arrays.is_contiguous(a):
+        return _run(fn, op, a, dtype, out, stream, empty_error=empty_error)
+    return _axes.run(fn, lambda t, d: _plan(fn, op, t, d), ARG_OPS, (NANARGMIN, NANARGMAX), (NANMIN, NANMAX),
+                     a, axis, dtype, out, keepdims, stream, empty_error, single=op in ARG_OPS)
 
 
 def _decode(raw, dtype):
@@ -167,28 +181,24 @@ def sum(a, axis=None, dtype=None, out=None, keepdims=False, stream=None):
     """Sum of the elements (numpy.sum). Integers widen to int64/uint64 unless
     dtype= says otherwise (then they wrap); floating types keep their type
     (float16/bfloat16 accumulate in float32, rounded once)."""
-    _no_axis("sum", axis, keepdims)
-    return _run("sum", SUM, a, dtype, out, stream)
+    return _reduce("sum", SUM, a, axis, dtype, out, keepdims, stream)
 
 
 def prod(a, axis=None, dtype=None, out=None, keepdims=False, stream=None):
     """Product of the elements (numpy.prod), result types as sum()."""
-    _no_axis("prod", axis, keepdims)
-    return _run("prod", PRODUCT, a, dtype, out, stream)
+    return _reduce("prod", PRODUCT, a, axis, dtype, out, keepdims, stream)
 
 
 def min(a, axis=None, out=None, keepdims=False, stream=None):
     """Smallest element (numpy.min); NaN if any element is NaN; ValueError when empty."""
-    _no_axis("min", axis, keepdims)
-    return _run("min", MIN, a, None, out, stream,
-                empty_error="zero-size array to reduction operation minimum which has no identity")
+    return _reduce("min", MIN, a, axis, None, out, keepdims, stream,
+                   empty_error="zero-size array to reduction operation minimum which has no identity")
 
 
 def max(a, axis=None, out=None, keepdims=False, stream=None):
     """Largest element (numpy.max); NaN if any element is NaN; ValueError when empty."""
-    _no_axis("max", axis, keepdims)
-    return _run("max", MAX, a, None, out, stream,
-                empty_error="zero-size array to reduction operation maximum which has no identity")
+    return _reduce("max", MAX, a, axis, None, out, keepdims, stream,
+                   empty_error="zero-size array to reduction operation maximum which has no identity")
 
 
 amin, amax = min, max
@@ -197,61 +207,54 @@ amin, amax = min, max
 def nanmin(a, axis=None, out=None, keepdims=False, stream=None):
     """Smallest element ignoring NaNs (numpy.nanmin): NaN with a RuntimeWarning
     when every element is NaN; ValueError when empty."""
-    _no_axis("nanmin", axis, keepdims)
-    return _run("nanmin", NANMIN, a, None, out, stream,
-                empty_error="zero-size array to reduction operation fmin which has no identity")
+    return _reduce("nanmin", NANMIN, a, axis, None, out, keepdims, stream,
+                   empty_error="zero-size array to reduction operation fmin which has no identity")
 
 
 def nanmax(a, axis=None, out=None, keepdims=False, stream=None):
     """Largest element ignoring NaNs (numpy.nanmax)."""
-    _no_axis("nanmax", axis, keepdims)
-    return _run("nanmax", NANMAX, a, None, out, stream,
-                empty_error="zero-size array to reduction operation fmax which has no identity")
+    return _reduce("nanmax", NANMAX, a, axis, None, out, keepdims, stream,
+                   empty_error="zero-size array to reduction operation fmax which has no identity")
 
 
 def argmin(a, axis=None, out=None, keepdims=False, stream=None):
     """Index of the first smallest element (numpy.argmin; the first NaN if any)."""
-    _no_axis("argmin", axis, keepdims)
-    return _run("argmin", ARGMIN, a, None, out, stream, empty_error="attempt to get argmin of an empty sequence")
+    return _reduce("argmin", ARGMIN, a, axis, None, out, keepdims, stream,
+                   empty_error="attempt to get argmin of an empty sequence")
 
 
 def argmax(a, axis=None, out=None, keepdims=False, stream=None):
     """Index of the first largest element (numpy.argmax; the first NaN if any)."""
-    _no_axis("argmax", axis, keepdims)
-    return _run("argmax", ARGMAX, a, None, out, stream, empty_error="attempt to get argmax of an empty sequence")
+    return _reduce("argmax", ARGMAX, a, axis, None, out, keepdims, stream,
+                   empty_error="attempt to get argmax of an empty sequence")
 
 
 def nanargmin(a, axis=None, out=None, keepdims=False, stream=None):
     """Index of the first smallest element ignoring NaNs (numpy.nanargmin);
     ValueError when every element is NaN or the array is empty."""
-    _no_axis("nanargmin", axis, keepdims)
-    return _run("nanargmin", NANARGMIN, a, None, out, stream,
-                empty_error="attempt to get argmin of an empty sequence")
+    return _reduce("nanargmin", NANARGMIN, a, axis, None, out, keepdims, stream,
+                   empty_error="attempt to get argmin of an empty sequence")
 
 
 def nanargmax(a, axis=None, out=None, keepdims=False, stream=None):
     """Index of the first largest element ignoring NaNs (numpy.nanargmax)."""
-    _no_axis("nanargmax", axis, keepdims)
-    return _run("nanargmax", NANARGMAX, a, None, out, stream,
-                empty_error="attempt to get argmax of an empty sequence")
+    return _reduce("nanargmax", NANARGMAX, a, axis, None, out, keepdims, stream,
+                   empty_error="attempt to get argmax of an empty sequence")
 
 
 def bitwise_and(a, axis=None, out=None, keepdims=False, stream=None):
-    """numpy.bitwise_and.reduce over the whole array (all bits set when empty)."""
-    _no_axis("bitwise_and", axis, keepdims)
-    return _run("bitwise_and", AND, a, None, out, stream)
+    """numpy.bitwise_and.reduce (over every axis by default; all bits set when empty)."""
+    return _reduce("bitwise_and", AND, a, axis, None, out, keepdims, stream)
 
 
 def bitwise_or(a, axis=None, out=None, keepdims=False, stream=None):
-    """numpy.bitwise_or.reduce over the whole array (0 when empty)."""
-    _no_axis("bitwise_or", axis, keepdims)
-    return _run("bitwise_or", OR, a, None, out, stream)
+    """numpy.bitwise_or.reduce (over every axis by default; 0 when empty)."""
+    return _reduce("bitwise_or", OR, a, axis, None, out, keepdims, stream)
 
 
 def bitwise_xor(a, axis=None, out=None, keepdims=False, stream=None):
-    """numpy.bitwise_xor.reduce over the whole array (0 when empty)."""
-    _no_axis("bitwise_xor", axis, keepdims)
-    return _run("bitwise_xor", XOR, a, None, out, stream)
+    """numpy.bitwise_xor.reduce (over every axis by default; 0 when empty)."""
+    return _reduce("bitwise_xor", XOR, a, axis, None, out, keepdims, stream)
 
 
 def dot(a, b, out=None, stream=None):

@@ -15,9 +15,11 @@ class DeviceArray:
     device, the stream its producer wants work on (an int handle), whether it
     may be written, and what must stay alive while it is used."""
 
-    def __init__(self, ptr, n, dtype, device, stream, readonly, owner, release=None):
+    def __init__(self, ptr, n, dtype, device, stream, readonly, owner, release=None, shape=None, strides=None):
         self.ptr, self.n, self.dtype, self.device = ptr, n, dtype, device
         self.stream, self.readonly, self.owner, self._release = stream, readonly, owner, release
+        self.shape = tuple(shape) if shape is not None else (n,)
+        self.strides = tuple(strides) if strides is not None else _dense(self.shape)  # in elements
 
     def release(self):
         if self._release is not None:
@@ -34,6 +36,32 @@ def _contiguous(shape, strides, itemsize):
             return False
         expect *= dim
     return True
+
+
+def _dense(shape):
+    """Row-major strides, in elements."""
+    strides, step = [], 1
+    for dim in reversed(shape):
+        strides.append(step)
+        step *= int(dim)
+    return tuple(reversed(strides))
+
+
+def _element_strides(shape, strides, itemsize):
+    """Byte strides -> element strides for the axis path: ValueError where
+    cured cannot follow them (negative, or not whole elements)."""
+    if strides is None:
+        return _dense(shape)
+    out = []
+    for dim, stride in zip(shape, strides):
+        if dim <= 1:
+            out.append(0)
+            continue
+        if stride < 0 or stride % itemsize:
+            raise ValueError("cured: strides %r cannot be reduced in place (cured needs non-negative "
+                             "strides of whole elements); reduce a copy" % (tuple(strides),))
+        out.append(stride // itemsize)
+    return tuple(out)
 
 
 def _count(shape):
@@ -115,7 +143,7 @@ def _driver_device(ptr):
     return 0
 
 
-def from_cai(obj, cai):
+def from_cai(obj, cai, strided=False):
     for key in ("shape", "typestr", "data"):
         if key not in cai:
             raise TypeError("cured: __cuda_array_interface__ of %r has no %r" % (type(obj).__name__, key))
@@ -125,16 +153,21 @@ def from_cai(obj, cai):
     ptr, readonly = cai["data"]
     if cai.get("mask") is not None:
         raise TypeError("cured: masked arrays are not supported")
-    if not _contiguous(shape, cai.get("strides"), itemsize):
+    if strided:
+        el_strides = _element_strides(shape, cai.get("strides"), itemsize)
+    elif not _contiguous(shape, cai.get("strides"), itemsize):
         raise ValueError("cured: the array is not contiguous (strides %r); reduce a contiguous copy "
-                         "(e.g. cupy.ascontiguousarray(x) or x.contiguous())" % (cai.get("strides"),))
+                         "(e.g. cupy.ascontiguousarray(x) or x.contiguous()), or give axis=" % (cai.get("strides"),))
+    else:
+        el_strides = None
     n = _count(shape)
     ptr = int(ptr or 0)
     # Version 3: None = no synchronisation needed, else the producer's stream.
     stream = cai.get("stream") if cai.get("version", 2) >= 3 else None
     if stream is None:
         stream = current_stream(obj)
-    return DeviceArray(ptr, n, dtype, _device_of(obj, ptr) if n else 0, int(stream), bool(readonly), obj)
+    return DeviceArray(ptr, n, dtype, _device_of(obj, ptr) if n else 0, int(stream), bool(readonly), obj,
+                       shape=shape, strides=el_strides)
 
 
 class _DLDevice(ctypes.Structure):
@@ -169,7 +202,7 @@ _pyapi.PyCapsule_SetName.restype = ctypes.c_int
 _pyapi.PyCapsule_SetName.argtypes = [ctypes.py_object, ctypes.c_char_p]
 
 
-def from_dlpack(obj, stream):
+def from_dlpack(obj, stream, strided=False):
     """obj.__dlpack__(stream=...) parsed; stream None means the object's
     library's current stream. The tensor is handed back (its deleter called)
     by DeviceArray.release()."""
@@ -204,18 +237,24 @@ def from_dlpack(obj, stream):
         shape = tuple(t.shape[i] for i in range(t.ndim))
         itemsize = max(1, t.dtype.bits // 8)
         strides = tuple(t.strides[i] * itemsize for i in range(t.ndim)) if t.strides else None
-        if not _contiguous(shape, strides, itemsize):
-            raise ValueError("cured: the array is not contiguous; reduce a contiguous copy")
+        if strided:
+            el_strides = _element_strides(shape, strides, itemsize)
+        elif not _contiguous(shape, strides, itemsize):
+            raise ValueError("cured: the array is not contiguous; reduce a contiguous copy, or give axis=")
+        else:
+            el_strides = None
         ptr = (t.data or 0) + t.byte_offset
-        return DeviceArray(ptr, _count(shape), dtype, t.device.device_id, int(stream), False, obj, release)
+        return DeviceArray(ptr, _count(shape), dtype, t.device.device_id, int(stream), False, obj, release,
+                           shape=shape, strides=el_strides)
     except BaseException:
         release()
         raise
 
 
-def device_array(obj, stream=None):
+def device_array(obj, stream=None, strided=False):
     """The DeviceArray of obj, preferring __cuda_array_interface__ over DLPack.
-    An explicit stream replaces the one the interface names."""
+    An explicit stream replaces the one the interface names. strided: accept
+    any non-negative strides (the axis path), else the array must be contiguous."""
     explicit = stream_handle(stream)
     try:
         cai = obj.__cuda_array_interface__
@@ -229,14 +268,34 @@ def device_array(obj, stream=None):
     if cai is not None and str(cai.get("typestr", ""))[1:] == "V2" and hasattr(obj, "__dlpack__"):
         cai = None  # PyTorch's bfloat16 is an opaque 2-byte type there: DLPack names it
     if cai is not None:
-        a = from_cai(obj, cai)
+        a = from_cai(obj, cai, strided)
         if explicit is not None:
             a.stream = explicit
         return a
     if hasattr(obj, "__dlpack__"):
-        return from_dlpack(obj, explicit)
+        return from_dlpack(obj, explicit, strided)
     raise TypeError("cured: %r has neither __cuda_array_interface__ nor __dlpack__ (pass a CuPy, "
                     "Numba, PyTorch or JAX array in GPU memory)" % type(obj).__name__)
+
+
+def is_contiguous(obj):
+    """Whether obj's interface describes a dense row-major array (no memory is touched)."""
+    try:
+        cai = obj.__cuda_array_interface__
+    except Exception:
+        cai = None
+    if cai is not None and "shape" in cai and "typestr" in cai and str(cai["typestr"])[1:] != "V2":
+        try:
+            return _contiguous(tuple(cai["shape"]), cai.get("strides"), int(str(cai["typestr"])[2:]))
+        except ValueError:
+            return True  # let the whole-array path report the bad type string
+    f = getattr(obj, "is_contiguous", None)  # torch, whose bfloat16 has no type string
+    if callable(f):
+        try:
+            return bool(f())
+        except Exception:
+            return True
+    return True
 
 
 def is_torch(obj):

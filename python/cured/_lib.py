@@ -75,6 +75,8 @@ _PROTOTYPES = {
     "cured_custom_reduce_async": (c_status, [c_handle, P, P, P, SZ, P, P]),
     "cured_custom_reduce": (c_status, [c_handle, P, P, P, SZ, P, P]),
     "cured_custom_destroy": (c_status, [P]),
+    "cured_reduce_axes_async": (c_status, [c_handle, ctypes.c_int, P, ctypes.c_int, P, ctypes.c_uint32, P,
+                                           ctypes.c_int, P, P]),
 }
 
 

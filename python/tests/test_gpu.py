@@ -1,6 +1,7 @@
 """cured against NumPy on the GPU, for every operator and element type, over
 CuPy and PyTorch arrays. Skipped without a GPU, or without the library."""
 import math
+import warnings
 
 import pytest
 
@@ -220,3 +221,154 @@ def test_cupy_current_stream(gpu):
     with s:
         x = cp.full(1 << 24, 2, dtype=cp.int32)
         assert cured.sum(x) == 2 << 24
+
+
+# ---- axis=, keepdims= and strided views (cured_reduce_axes_async) ----
+
+AXIS_CASES = [None, 0, 1, 2, -1, (0, 2), (1, 2), (), (0, 1, 2)]
+
+
+def host_3d(dtype, shape=(5, 7, 3), seed=3):
+    rng = np.random.default_rng(seed)
+    lo = 0 if dtype.startswith("uint") or dtype == "bool" else -3
+    x = rng.integers(lo, 4, shape)
+    return x.astype(dtype) if dtype != "bool" else x > 1
+
+
+def check_array(got, want, xp):
+    got = xp.get(got) if not isinstance(got, (int, float, bool)) else np.asarray(got)
+    want = np.asarray(want)
+    assert got.shape == want.shape, (got.shape, want.shape)
+    if want.dtype.kind == "f":
+        assert np.array_equal(got, want, equal_nan=True), (got, want)
+    else:
+        assert np.array_equal(got.astype(want.dtype), want), (got, want)
+
+
+@pytest.mark.parametrize("dtype", ["int8", "int32", "uint16", "int64", "float16", "float32", "float64", "bool"])
+@pytest.mark.parametrize("fn", ["sum", "prod", "min", "max", "bitwise_or"])
+def test_axes_against_numpy(xp, fn, dtype):
+    if fn == "bitwise_or" and dtype.startswith("float"):
+        pytest.skip("bitwise reductions take integers")
+    host = host_3d(dtype)
+    if fn == "prod":  # signs and four 2s: every order of multiplication is exact
+        host = np.where(host_3d("int8", seed=4) > 0, 1, -1).astype(host.dtype)
+        host.flat[[3, 40, 77, 100]] = 2
+    try:
+        dev = xp.array(host)
+    except Exception as e:
+        pytest.skip("%s cannot hold %s: %s" % (xp.name, dtype, e))
+    np_fn = np.bitwise_or.reduce if fn == "bitwise_or" else getattr(np, fn)
+    for axis in AXIS_CASES:
+        for keepdims in (False, True):
+            if fn == "bitwise_or" and axis is None:
+                want = np.bitwise_or.reduce(host, axis=None, keepdims=keepdims)
+            else:
+                want = np_fn(host, axis=axis, keepdims=keepdims)
+            got = getattr(cured, fn)(dev, axis=axis, keepdims=keepdims)
+            if axis is None and not keepdims:
+                assert same(got, want), (fn, dtype, got, want)
+            else:
+                check_array(got, want, xp)
+
+
+@pytest.mark.parametrize("dtype", ["int16", "float32", "float64"])
+@pytest.mark.parametrize("fn", ["argmin", "argmax"])
+def test_arg_axes_against_numpy(xp, fn, dtype):
+    host = host_3d(dtype)   # few distinct values: many ties, the first index wins
+    dev = xp.array(host)
+    for axis in (0, 1, 2, -2):
+        for keepdims in (False, True):
+            check_array(getattr(cured, fn)(dev, axis=axis, keepdims=keepdims),
+                        getattr(np, fn)(host, axis=axis, keepdims=keepdims), xp)
+
+
+def test_strided_views(xp):
+    host = host_3d("float32", shape=(6, 8, 4)) * 0.5
+    dev = xp.array(host)
+    if xp.name == "torch":
+        views = [(dev.transpose(0, 2), host.transpose(0, 2)), (dev[:, 1::3, :], host[:, 1::3, :]),
+                 (dev.permute(2, 0, 1), host.transpose(2, 0, 1)), (dev[2], host[2]),
+                 (dev[:, :, :1].expand(6, 8, 5), np.broadcast_to(host[:, :, :1], (6, 8, 5)))]
+    else:
+        cp = xp.cp
+        views = [(dev.transpose(2, 1, 0), host.transpose(2, 1, 0)), (dev[:, 1::3, :], host[:, 1::3, :]),
+                 (dev[2], host[2]), (cp.broadcast_to(dev[:, :, :1], (6, 8, 5)),
+                                     np.broadcast_to(host[:, :, :1], (6, 8, 5)))]
+    for v, h in views:
+        for axis in [None] + list(range(h.ndim)) + [(0, h.ndim - 1)]:
+            check_array(cured.sum(v, axis=axis, keepdims=True), np.sum(h, axis=axis, keepdims=True), xp)
+            check_array(cured.max(v, axis=axis), np.max(h, axis=axis), xp)
+        assert same(cured.sum(v), np.sum(h))                        # a view reduced whole
+        assert cured.argmax(v) == int(np.argmax(h))                 # its flat index, row-major
+
+
+def test_axes_out_and_empty(xp):
+    host = host_3d("int32")
+    dev = xp.array(host)
+    out = xp.array(np.full((5, 1, 3), -99, dtype="int64"))
+    assert cured.sum(dev, axis=1, keepdims=True, out=out) is out
+    check_array(out, np.sum(host, axis=1, keepdims=True), xp)
+    big = xp.array(np.full((3, 10), -99, dtype="int64"))
+    col = big[:, 2:7]                                               # a strided out=
+    cured.sum(dev, axis=1, out=col.T if xp.name == "cupy" else col.t())
+    want = np.full((3, 10), -99, dtype="int64")
+    want[:, 2:7] = np.sum(host, axis=1).T
+    check_array(big, want, xp)
+    idx = xp.array(np.full((5, 3), -99, dtype="int64"))
+    cured.argmax(dev, axis=1, out=idx)
+    check_array(idx, np.argmax(host, axis=1), xp)
+    with pytest.raises(ValueError, match="shape"):
+        cured.sum(dev, axis=1, out=xp.array(np.zeros((3, 5), dtype="int64")))
+    empty = xp.array(np.zeros((4, 0, 2), dtype="float32"))
+    check_array(cured.sum(empty, axis=1), np.zeros((4, 2), dtype="float32"), xp)
+    check_array(cured.prod(empty, axis=1), np.ones((4, 2), dtype="float32"), xp)
+    check_array(cured.max(empty, axis=0), np.zeros((0, 2), dtype="float32"), xp)  # no outputs
+    with pytest.raises(ValueError, match="zero-size"):
+        cured.max(empty, axis=1)
+    with pytest.raises(ValueError, match="empty sequence"):
+        cured.argmin(empty, axis=1)
+    b = xp.array(host > 0)
+    check_array(cured.sum(b, axis=0), np.sum(host > 0, axis=0), xp)         # counts, int64
+    check_array(cured.max(b, axis=2), np.max(host > 0, axis=2), xp)         # bool results
+
+
+def test_axes_nan_rules(xp):
+    host = host_3d("float32").copy()
+    host[1, 2, 0] = np.nan
+    host[3, :, 1] = np.nan                 # one all-NaN slice along axis 1
+    dev = xp.array(host)
+    check_array(cured.max(dev, axis=1), np.max(host, axis=1), xp)
+    check_array(cured.argmin(dev, axis=1), np.argmin(host, axis=1), xp)
+    with pytest.warns(RuntimeWarning, match="All-NaN"):
+        got = cured.nanmin(dev, axis=1)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        check_array(got, np.nanmin(host, axis=1), xp)
+    check_array(cured.nanargmax(dev, axis=2), np.nanargmax(host, axis=2), xp)
+    with pytest.raises(ValueError, match="All-NaN"):
+        cured.nanargmax(dev, axis=1)
+
+
+def test_axes_bfloat16_and_stream(gpu):
+    torch = pytest.importorskip("torch")
+    host = host_3d("float32")
+    t = torch.from_numpy(host).to(torch.bfloat16).cuda()
+    got = cured.sum(t, axis=(0, 2))
+    assert got.dtype == torch.bfloat16
+    assert np.array_equal(got.float().cpu().numpy(), host.sum(axis=(0, 2)))
+    want = np.argmax(host.transpose(1, 0, 2), axis=0)
+    assert np.array_equal(cured.argmax(t.transpose(0, 1), axis=0).cpu().numpy(), want)
+    s = torch.cuda.Stream()
+    with torch.cuda.stream(s):
+        x = torch.ones((64, 1 << 16), dtype=torch.float32, device="cuda").mul_(2)
+        r = cured.sum(x, axis=1)        # runs on s, after the fill; r made on s
+        assert bool((r == float(2 << 16)).all())
+    cp = pytest.importorskip("cupy")
+    cs = cp.cuda.Stream(non_blocking=True)
+    with cs:
+        y = cp.full((1 << 10, 1 << 12), 3, dtype=cp.int32)
+    cs.synchronize()
+    r = cured.sum(y, axis=0, stream=cs)  # an explicit stream: the result is made and written on it
+    cs.synchronize()
+    assert bool((r == 3 << 10).all())

@@ -87,8 +87,68 @@ def test_plans():
         cured._plan("min", cured.MIN, "int32", "int64")    # min takes no dtype=
 
 
-def test_axis_and_keepdims_not_implemented():
-    for f in (cured.sum, cured.prod, cured.min, cured.max, cured.argmin, cured.nanargmax, cured.all):
+def test_axis_normalization():
+    from cured import _axes
+    assert _axes.normalize("sum", None, 3) == (0, 1, 2)
+    assert _axes.normalize("sum", -1, 3) == (2,)
+    assert _axes.normalize("sum", (2, 0), 3) == (0, 2)
+    assert _axes.normalize("sum", (), 3) == ()
+    assert _axes.result_shape((2, 3, 4), (0, 2), False) == (3,)
+    assert _axes.result_shape((2, 3, 4), (0, 2), True) == (1, 3, 1)
+    with pytest.raises(cured.AxisError):
+        _axes.normalize("sum", 3, 3)
+    with pytest.raises(IndexError):           # AxisError is both, as NumPy's
+        _axes.normalize("sum", -4, 3)
+    with pytest.raises(cured.AxisError):
+        _axes.normalize("sum", 0, 0)          # a 0-d array has no axis 0
+    with pytest.raises(ValueError, match="duplicate"):
+        _axes.normalize("sum", (1, -2), 3)
+    with pytest.raises(TypeError):
+        _axes.normalize("argmax", (0,), 3, single=True)
+    with pytest.raises(TypeError):
+        _axes.normalize("sum", 1.5, 3)
+    assert _arrays._element_strides((4, 3), (12, 4), 4) == (3, 1)
+    assert _arrays._element_strides((4, 1), (4, -7), 4) == (1, 0)   # a length-1 axis: any stride
+    with pytest.raises(ValueError, match="non-negative"):
+        _arrays._element_strides((4,), (-4,), 4)
+    with pytest.raises(ValueError, match="whole elements"):
+        _arrays._element_strides((4,), (6,), 4)
+
+
+def test_axis_argument_checks_before_cuda():
+    x = Fake(shape=(3, 4))
+    with pytest.raises(cured.AxisError):
+        cured.sum(x, axis=2)
+    with pytest.raises(ValueError, match="duplicate"):
+        cured.max(x, axis=(0, 0))
+    with pytest.raises(TypeError, match="int or None"):
+        cured.argmax(x, axis=(0, 1))
+    with pytest.raises(ValueError, match="non-negative"):
+        cured.sum(Fake(shape=(3, 4), strides=(16, -4)), axis=0)
+    with pytest.raises(ValueError, match="dimensions"):
+        cured.sum(Fake(shape=(1,) * 9), axis=0)
+    with pytest.raises(ValueError, match="zero-size array"):
+        cured.max(Fake(shape=(3, 0)), axis=1)
+    with pytest.raises(ValueError, match="empty sequence"):
+        cured.argmin(Fake(shape=(0, 3)), axis=0)
+    with pytest.raises(TypeError, match="CuPy or PyTorch"):   # no library to make the result with
+        cured.sum(x, axis=1)
+    with pytest.raises(TypeError, match="CuPy or PyTorch"):
+        cured.sum(Fake(n=10, strides=(8,)))                  # a strided view reduced whole
+    with pytest.raises(ValueError, match="shape"):
+        cured.sum(x, axis=1, out=Fake(shape=(4,), typestr="<i8"))
+    with pytest.raises(TypeError, match="int64"):
+        cured.sum(x, axis=1, out=Fake(shape=(3,), typestr="<i4"))
+    # Every check passed: the call itself (without a driver here) reports.
+    code = ("import cured\n"
+            "class F:\n"
+            "    def __init__(s, shape, t):\n"
+            "        s.__cuda_array_interface__ = {'shape': shape, 'typestr': t, 'data': (4096, False), 'version': 2}\n"
+            "try:\n    cured.sum(F((3, 4), '<i4'), axis=1, out=F((3,), '<i8'))\n"
+            "except cured.CuredError as e:\n    print(e.status)\n")
+    r = _child(code, CURED_CUDA_DRIVER_LIBRARY="/nonexistent/libcuda.so.1")
+    assert r.returncode == 0 and r.stdout.strip() == "CURED_ERROR_NO_DRIVER", (r.stdout, r.stderr)
+    for f in (cured.all, cured.any):          # user-defined reductions: whole arrays only
         with pytest.raises(NotImplementedError, match="axis"):
             f(Fake(), axis=0)
         with pytest.raises(NotImplementedError, match="keepdims"):
@@ -97,9 +157,9 @@ def test_axis_and_keepdims_not_implemented():
 
 def test_argument_checks_before_cuda():
     with pytest.raises(ValueError, match="not contiguous"):
-        cured.sum(Fake(n=10, strides=(8,)))
+        cured.all(Fake(n=10, strides=(8,)))         # user-defined reductions need contiguous arrays
     with pytest.raises(ValueError, match="not contiguous"):
-        cured.sum(Fake(shape=(4, 4), strides=(4, 16)))  # a transposed view
+        cured.dot(Fake(shape=(4, 4), strides=(4, 16)), Fake(shape=(4, 4)))  # a transposed view
     cured._arrays.from_cai(Fake(shape=(4, 1), strides=(4, 99)), Fake(shape=(4, 1), strides=(4, 99))
                            .__cuda_array_interface__)  # a size-1 dimension's stride does not matter
     with pytest.raises(TypeError, match="neither"):

@@ -1,0 +1,222 @@
+"""Reductions along axes (axis=, keepdims=) and of non-contiguous views, through
+cured_reduce_axes_async. Results are device arrays of the input's library
+(CuPy or PyTorch), made on the stream the reduction runs on; out= may be any
+device array of the right shape and type (for the ARG operators, of CuPy or
+PyTorch)."""
+import contextlib
+import ctypes
+import operator
+import warnings
+
+from . import _arrays, _lib
+
+MAX_RANK = 8  # CURED_MAX_RANK
+
+
+class AxisError(ValueError, IndexError):
+    """An axis outside the array's dimensions (as numpy.exceptions.AxisError)."""
+
+
+class Layout(ctypes.Structure):
+    _fields_ = [("rank", ctypes.c_int), ("extent", ctypes.c_int64 * MAX_RANK),
+                ("stride", ctypes.c_int64 * MAX_RANK)]
+
+
+def _layout(shape, strides):
+    lay = Layout()
+    lay.rank = len(shape)
+    for k, (e, s) in enumerate(zip(shape, strides)):
+        lay.extent[k], lay.stride[k] = int(e), int(s)
+    return lay
+
+
+def normalize(fn, axis, ndim, single=False):
+    """axis= as NumPy reads it -> a sorted tuple of axes (None: all of them)."""
+    if axis is None:
+        return tuple(range(ndim))
+    if isinstance(axis, (tuple, list)):
+        if single:
+            raise TypeError("cured.%s: axis must be an int or None, not %r" % (fn, axis))
+        axes = tuple(axis)
+    else:
+        axes = (axis,)
+    seen = []
+    for ax in axes:
+        try:
+            ax = operator.index(ax)
+        except TypeError:
+            raise TypeError("cured.%s: axis must be an int or a tuple of ints, not %r" % (fn, axis)) from None
+        if not -ndim <= ax < ndim:
+            raise AxisError("cured.%s: axis %d is out of bounds for array of dimension %d" % (fn, ax, ndim))
+        ax %= ndim
+        if ax in seen:
+            raise ValueError("cured.%s: duplicate value in 'axis'" % fn)
+        seen.append(ax)
+    return tuple(sorted(seen))
+
+
+def result_shape(shape, axes, keepdims):
+    if keepdims:
+        return tuple(1 if k in axes else e for k, e in enumerate(shape))
+    return tuple(e for k, e in enumerate(shape) if k not in axes)
+
+
+class Frontend:
+    """What the axis path needs of the input's library: empty arrays of a
+    NumPy type name, work on a given stream, and element-wise helpers."""
+
+    def __init__(self, obj, arr):
+        self.kind = _arrays._library(obj)
+        self.obj, self.arr = obj, arr
+        if self.kind == "cupy":
+            import cupy
+            self.mod = cupy
+        elif self.kind == "torch":
+            import torch
+            self.mod = torch
+        else:
+            self.mod = None
+
+    def require(self, fn, what):
+        if self.mod is None:
+            raise TypeError("cured.%s: %s needs a CuPy or PyTorch array (this is a %s array); "
+                            "pass out=" % (fn, what, type(self.obj).__name__))
+
+    def stream(self):
+        """A context in which the library's current stream is the reduction's."""
+        s, m = self.arr.stream, self.mod
+        if s == _arrays.current_stream(self.obj):
+            return contextlib.nullcontext()
+        if self.kind == "cupy":
+            if s == _arrays.STREAM_LEGACY:
+                return m.cuda.Stream.null
+            return m.cuda.ExternalStream(s)
+        if s == _arrays.STREAM_LEGACY:
+            return m.cuda.stream(m.cuda.default_stream(self.obj.device))
+        return m.cuda.stream(m.cuda.ExternalStream(s, device=self.obj.device))
+
+    def empty(self, shape, dtype):
+        if self.kind == "cupy":
+            return self.mod.empty(shape, dtype=dtype)
+        return self.mod.empty(shape, dtype=getattr(self.mod, dtype), device=self.obj.device)
+
+    def ptr(self, a):
+        return a.data.ptr if self.kind == "cupy" else a.data_ptr()
+
+    def any(self, a):
+        return bool(a.any().item())
+
+    def isnan(self, a):
+        return self.mod.isnan(a)
+
+    def first_column(self, pairs, shape):
+        """pairs[:, 0] as a dense array of the given shape."""
+        col = pairs[:, 0]
+        if self.kind == "cupy":
+            return self.mod.ascontiguousarray(col).reshape(shape)
+        return col.contiguous().reshape(shape)
+
+    def copy_into(self, out, src):
+        if self.kind == "torch":
+            out.copy_(src)
+        else:
+            out[...] = src
+
+
+def run(fn, plan, ARG_OPS, NAN_ARG_OPS, NAN_VALUE_OPS, a, axis, dtype, out, keepdims, stream,
+        empty_error=None, single=False):
+    """One reduction along axes; returns a device array, or a Python scalar
+    when axis is None and keepdims is false (the result of a non-contiguous
+    view reduced whole)."""
+    arr = _arrays.device_array(a, stream, strided=True)
+    try:
+        ndim = len(arr.shape)
+        if ndim > MAX_RANK:
+            raise ValueError("cured.%s: %d dimensions; cured reduces up to %d" % (fn, ndim, MAX_RANK))
+        axes = normalize(fn, axis, ndim, single)
+        op, src, cured_res, np_res, convert = plan(arr.dtype, dtype)
+        reduced = 1
+        for k in axes:
+            reduced *= arr.shape[k]
+        if reduced == 0 and empty_error is not None:
+            raise ValueError("cured.%s: %s" % (fn, empty_error))
+        shape = result_shape(arr.shape, axes, keepdims)
+        kept = [k for k in range(ndim) if k not in axes]
+        nout = 1
+        for k in kept:
+            nout *= arr.shape[k]
+        front = Frontend(a, arr)
+        is_arg = op in ARG_OPS
+        if out is None or is_arg:
+            front.require(fn, "a result array" if out is None else "out= of an ARG operator")
+        with front.stream():
+            res = front.empty(shape, np_res) if out is None else None
+            dst, out_lay = None, None
+            if is_arg:
+                pairs = front.empty((nout, 2), "int64")
+                dptr = front.ptr(pairs) if nout else 0
+            elif out is not None:
+                dst = _check_out(fn, out, shape, np_res, arr, keepdims, kept, axes)
+                dptr = dst.ptr
+                out_lay = _layout([arr.shape[k] for k in kept], dst.kept_strides)
+            else:
+                dptr = front.ptr(res) if nout else 0
+            try:
+                if nout:
+                    L, h = _lib.lib(), _lib.handle(arr.device)
+                    from ._dtypes import TYPES
+                    bits = 0
+                    for k in axes:
+                        bits |= 1 << k
+                    lay = _layout(arr.shape, arr.strides)
+                    code = L.cured_reduce_axes_async(
+                        h, op, ctypes.c_void_p(arr.ptr or None), TYPES[src][0], ctypes.byref(lay), bits,
+                        ctypes.c_void_p(dptr), TYPES[cured_res][0],
+                        ctypes.byref(out_lay) if out_lay is not None else None, ctypes.c_void_p(arr.stream))
+                    _lib.check(code, "cured.%s" % fn)
+            finally:
+                if dst is not None:
+                    dst.release()
+            if is_arg:
+                res = front.first_column(pairs, shape)
+                if op in NAN_ARG_OPS and nout and front.any(res == -1):
+                    raise ValueError("cured.%s: All-NaN slice encountered" % fn)
+                if out is not None:
+                    _check_out(fn, out, shape, "int64", arr, keepdims, kept, axes).release()
+                    front.copy_into(out, res)
+                    res = out
+            elif out is not None:
+                res = out
+            if op in NAN_VALUE_OPS and nout and front.mod is not None and front.any(front.isnan(res)):
+                warnings.warn("All-NaN slice encountered", RuntimeWarning, stacklevel=4)
+        if axis is None and not keepdims and out is None:
+            value = res.item()
+            return convert(value) if convert is not None else value
+        return res
+    finally:
+        arr.release()
+
+
+def _check_out(fn, out, shape, dtype, src, keepdims, kept, axes):
+    dst = _arrays.device_array(out, strided=True)
+    try:
+        if not shape and dst.n == 1:  # a full reduction: any one-element out=, as the whole-array path
+            dst.kept_strides = []
+            return dst
+        if tuple(dst.shape) != tuple(shape):
+            raise ValueError("cured.%s: out= has shape %r, the result %r" % (fn, tuple(dst.shape), tuple(shape)))
+        if dst.dtype != dtype:
+            raise TypeError("cured.%s: out= must be %s, not %s" % (fn, dtype, dst.dtype))
+        if dst.readonly:
+            raise ValueError("cured.%s: out= is read-only" % fn)
+        if dst.device != src.device and len(shape) and dst.n:
+            raise ValueError("cured.%s: out= is on device %d, the input on device %d" % (fn, dst.device,
+                                                                                       src.device))
+        if keepdims:
+            dst.kept_strides = [dst.strides[k] for k in kept]
+        else:
+            dst.kept_strides = list(dst.strides)
+    except BaseException:
+        dst.release()
+        raise
+    return dst
