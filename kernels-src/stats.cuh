@@ -330,5 +330,9 @@ template <class T, class R, int KIND> __device__ __forceinline__ void bind_ddof(
 {
     op.ddof = d;
 }
+template <class Op, class A, bool RAW> __device__ __forceinline__ void bind_ddof(Record<Op, A, RAW> &op, double d)
+{
+    bind_ddof(static_cast<Op &>(op), d);
+}
 
 #endif
