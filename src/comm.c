@@ -169,6 +169,32 @@ static cured_status check_memory(cured_comm cc, const struct cr_request *r, cons
     return st;
 }
 
+/* The state kernel, launched with the grid of the plain request's kernel: the
+ * grid fixes the order of the partials, so one rank gives exactly the bits of
+ * cured_reduce_async (the state kernel's occupancy may differ by a register). */
+struct state_target {
+    const struct cr_request *state, *plain;
+    struct cr_kernel k;
+};
+
+static cured_status state_target(cured_handle h, const void *arg, struct cr_target *t)
+{
+    struct state_target *s = (struct state_target *)(uintptr_t)arg;
+    const struct cr_loaded *ls, *lp;
+    cured_status st = cr_loaded_get(h, s->state, &ls);
+    if (st == CURED_SUCCESS)
+        st = cr_loaded_get(h, s->plain, &lp);
+    if (st != CURED_SUCCESS)
+        return st;
+    s->k = ls->k;
+    s->k.blocks_per_sm = lp->k.blocks_per_sm;
+    t->fam = ls->fam;
+    t->req = &ls->req;
+    t->unit = &ls->unit;
+    t->k = &s->k;
+    return CURED_SUCCESS;
+}
+
 /* Local state, gather, combine into out (a device pointer, checked by the caller or ours). */
 static cured_status run(cured_comm cc, const struct cr_request *r, const void *in, size_t n, CUdeviceptr out,
                         CUstream s)
@@ -177,8 +203,8 @@ static cured_status run(cured_comm cc, const struct cr_request *r, const void *i
     cr_request_state(&sr);
     cured_status st = cr_comm_prepare(cc, r);
     if (st == CURED_SUCCESS)
-        st = cr_reduce_run(cc->h, &sr, in, NULL, n, (void *)(uintptr_t)cr_comm_mine(cc, &sr, 1), 0, s,
-                           cr_builtin_target, &sr);
+        st = cr_reduce_run(cc->h, &sr, in, NULL, n, (void *)(uintptr_t)cr_comm_mine(cc, &sr, 1), 0, s, state_target,
+                           &(struct state_target){&sr, r, {0}});
     return st != CURED_SUCCESS ? st : cr_comm_finish(cc, r, 1, out, s);
 }
 

@@ -6,8 +6,8 @@
  * against the host reduction of the whole array: the rule that
  * kernels-src/combine.cu runs (test-gpu-nccl checks the device against
  * cured_reduce_async). Then every state and combine kernel of every
- * offered (operator, type, result) compiles with NVRTC for sm_90 (skipped
- * without NVRTC).
+ * offered (operator, type, result), and a segmented state kernel of each,
+ * compiles with NVRTC for sm_90 (skipped without NVRTC).
  */
 #include "api_test.h"
 
@@ -169,11 +169,14 @@ START_TEST(test_units_compile)
                     continue;
                 ck_assert_int_eq(cr_request_make((cured_op)op, CURED_ALGO_AUTO, (cured_type)in, (cured_type)out, &r),
                                  CURED_SUCCESS);
-                struct cr_request s = r, c = r;
+                struct cr_request s = r, c = r, seg;
                 cr_request_state(&s);
                 c.shape = CR_SHAPE_COMBINE;
-                const struct cr_request *reqs[2] = {&s, &c};
-                for (int k = 0; k < 2; k++) {
+                seg = s; /* the axis path's state kernels (segmented.cu): two of its shapes */
+                seg.shape = (seen / 4) % 2 ? CR_SHAPE_STRIDED : CR_SHAPE_ROWS_SPLIT;
+                const struct cr_request *reqs[3] = {&s, &c, &seg};
+                const int nreq = cr_op(r.op)->flags & CR_OP_STATS ? 2 : 3; /* no statistics along axes */
+                for (int k = 0; k < nreq; k++) {
                     struct cr_unit u;
                     cr_family_for(reqs[k])->build(reqs[k], &u);
                     struct cr_image img;
