@@ -143,6 +143,8 @@ int cmd_bench_allreduce(int argc, char **argv)
     for (size_t k = 0; k < sizeof cells / sizeof *cells; k++) {
         unsigned char a[16], b[16];
         c.op = cells[k].op, c.in = cells[k].in, c.out = cells[k].out, c.n = cells[k].n;
+        if (gpu.d->MemsetD8(out, 0, 256) != CUDA_SUCCESS) /* the bytes past a result compare too */
+            all_ok = 0;
         c.kind = 0, c.dst = (void *)(uintptr_t)out;
         const double local = timed(&c, cells[k].n == BIG ? 20 : iters);
         c.kind = 1, c.dst = (void *)(uintptr_t)(out + 64);
