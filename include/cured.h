@@ -1409,6 +1409,64 @@ CURED_EXPORT cured_status cured_custom_destroy(cured_custom op);
 
 /** @} */
 
+/** \addtogroup cured_comm
+ *  @{ */
+
+/**
+ * \brief A user-defined reduction (cured_custom_create() or
+ * cured_custom_create_multi()) of an array sharded over the ranks: each rank
+ * reduces its shard to the op's state (its accumulator or fields), one
+ * ncclAllGather moves the states and lengths, and every rank combines them
+ * in rank order with the op's combine expression(s) and writes the result
+ * (a multi-field op's finalize expressions with n, the global count). The
+ * same bits on every rank; equal to cured_custom_reduce_async() over the
+ * concatenated input when the op's combine is exact (integers), in general
+ * up to rounding otherwise. The op's kernels are compiled and loaded for the
+ * communicator on its first use here (by the op's source: the op may be
+ * destroyed and made again).
+ * \param cc       the communicator.
+ * \param op       the user-defined op (any handle's).
+ * \param x        device pointer to this rank's n_local elements (may be NULL when n_local is 0).
+ * \param y        the second input of a two-input op; ignored otherwise.
+ * \param n_local  this rank's element count.
+ * \param out      device pointer receiving the result, as cured_custom_reduce_async()'s.
+ * \param flags    0.
+ * \param stream   CUstream or cudaStream_t of the handle's context.
+ * \return CURED_SUCCESS; CURED_ERROR_NULL_HANDLE; CURED_ERROR_NULL_POINTER
+ *         (op, out, an input with n_local > 0); CURED_ERROR_SIZE_OVERFLOW;
+ *         CURED_ERROR_MISALIGNED; CURED_ERROR_INVALID_VALUE (flags);
+ *         CURED_ERROR_NOT_DEVICE_POINTER, CURED_ERROR_OUT_OF_RANGE;
+ *         CURED_ERROR_COMPILE, CURED_ERROR_NO_NVRTC (first use);
+ *         CURED_ERROR_NCCL; CURED_ERROR_CUDA.
+ * \par Thread safety
+ * As cured_comm_reduce_async().
+ */
+CURED_EXPORT cured_status cured_comm_custom_reduce_async(cured_comm cc, cured_custom op, const void *x, const void *y,
+                                                         size_t n_local, void *out, unsigned flags,
+                                                         struct CUstream_st *stream);
+
+/**
+ * \brief Synchronous cured_comm_custom_reduce_async(): the result goes to
+ * host memory and the call waits for the stream.
+ * \param cc        the communicator.
+ * \param op        the user-defined op.
+ * \param x         device pointer to this rank's n_local elements.
+ * \param y         the second input of a two-input op.
+ * \param n_local   this rank's element count.
+ * \param host_out  host pointer receiving the result.
+ * \param flags     0.
+ * \param stream    stream to run on and wait for.
+ * \return as cured_comm_custom_reduce_async(); CURED_ERROR_CUDA if the
+ *         stream reports an error.
+ * \par Thread safety
+ * As cured_comm_reduce_async(). Not capturable.
+ */
+CURED_EXPORT cured_status cured_comm_custom_reduce(cured_comm cc, cured_custom op, const void *x, const void *y,
+                                                   size_t n_local, void *host_out, unsigned flags,
+                                                   struct CUstream_st *stream);
+
+/** @} */
+
 #ifdef __cplusplus
 }
 #endif

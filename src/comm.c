@@ -41,7 +41,7 @@ CR_API cured_status cured_comm_create(cured_handle h, struct ncclComm *nccl, siz
     cured_comm cc = calloc(1, sizeof *cc);
     if (cc == NULL)
         return cr_fail(CURED_ERROR_OUT_OF_MEMORY, "cured_comm_create: no memory");
-    *cc = (struct cured_comm_st){h, nccl, n, rank, nranks, max_outputs, 0, 0};
+    *cc = (struct cured_comm_st){h, nccl, n, rank, nranks, max_outputs, 0, 0, PTHREAD_MUTEX_INITIALIZER, NULL, 0};
     const size_t bytes = (size_t)nranks * max_outputs * CR_COMM_SLOT_MAX;
     CUcontext saved;
     if ((st = cr_enter(h, &saved)) != CURED_SUCCESS) {
@@ -68,11 +68,13 @@ CR_API cured_status cured_comm_destroy(cured_comm cc)
     CUcontext saved;
     cured_status st = cr_enter(cc->h, &saved);
     if (st == CURED_SUCCESS) {
+        cr_comm_users_free(cc);
         CUresult r = cc->h->d->MemFree(cc->records);
         cr_leave(cc->h, saved);
         if (r != CUDA_SUCCESS)
             st = cr_fail_cuda(r, "cuMemFree (communicator buffers)");
     }
+    pthread_mutex_destroy(&cc->lock);
     free(cc);
     return st;
 }
@@ -110,7 +112,8 @@ cured_status cr_comm_prepare(cured_comm cc, const struct cr_request *r)
     return st;
 }
 
-cured_status cr_comm_finish(cured_comm cc, const struct cr_request *r, uint64_t nout, CUdeviceptr out, CUstream s)
+cured_status cr_comm_finish(cured_comm cc, const struct cr_request *r, uint64_t nout, CUdeviceptr out, CUstream s,
+                            cr_target_fn target, const void *arg)
 {
     struct cr_request sr = *r, c;
     cr_request_state(&sr);
@@ -126,7 +129,7 @@ cured_status cr_comm_finish(cured_comm cc, const struct cr_request *r, uint64_t 
                                (size_t)count, CR_NCCL_UINT8, cc->nccl, s);
     if (res != CR_NCCL_SUCCESS) {
         st = cr_fail_nccl(cc->n, res, "ncclAllGather of the states");
-    } else if ((st = cr_builtin_target(cc->h, &c, &t)) == CURED_SUCCESS) {
+    } else if ((st = target ? target(cc->h, arg, &t) : cr_builtin_target(cc->h, &c, &t)) == CURED_SUCCESS) {
         struct cr_gather g = {cc->records, count, nout, slot, cc->nranks};
         struct cr_args a = {NULL, NULL, 0, out, 0, NULL, r->ddof, &g};
         t.fam->plan(t.req, t.unit, t.k, &cc->h->facts, &a, &plan);
@@ -205,7 +208,7 @@ static cured_status run(cured_comm cc, const struct cr_request *r, const void *i
     if (st == CURED_SUCCESS)
         st = cr_reduce_run(cc->h, &sr, in, NULL, n, (void *)(uintptr_t)cr_comm_mine(cc, &sr, 1), 0, s, state_target,
                            &(struct state_target){&sr, r, {0}});
-    return st != CURED_SUCCESS ? st : cr_comm_finish(cc, r, 1, out, s);
+    return st != CURED_SUCCESS ? st : cr_comm_finish(cc, r, 1, out, s, NULL, NULL);
 }
 
 CR_API cured_status cured_comm_reduce_async(cured_comm cc, cured_op op, const void *in, cured_type in_type,
@@ -246,18 +249,23 @@ CR_API cured_status cured_comm_reduce(cured_comm cc, cured_op op, const void *in
         return st;
     sr = r;
     cr_request_state(&sr);
-    const size_t slot = cr_state_slot(&sr);
+    return cr_comm_read_back(cc, &r, cr_state_slot(&sr), host_out, stream);
+}
+
+cured_status cr_comm_read_back(cured_comm cc, const struct cr_request *r, size_t slot, void *host_out, CUstream s)
+{
+    cured_status st;
     unsigned char result[CR_MAX_RESULT], *records = malloc((size_t)cc->nranks * slot);
     if (records == NULL)
-        return cr_fail(CURED_ERROR_OUT_OF_MEMORY, "cured_comm_reduce: no memory for %d records", cc->nranks);
+        return cr_fail(CURED_ERROR_OUT_OF_MEMORY, "no memory for %d records", cc->nranks);
     CUcontext saved;
     if ((st = cr_enter(cc->h, &saved)) == CURED_SUCCESS) {
         const struct cr_driver *d = cc->h->d;
-        CUresult res = d->MemcpyDtoHAsync(result, cc->result, r.acc.result_size, stream);
+        CUresult res = d->MemcpyDtoHAsync(result, cc->result, r->acc.result_size, s);
         if (res == CUDA_SUCCESS)
-            res = d->MemcpyDtoHAsync(records, cc->records, (size_t)cc->nranks * slot, stream);
+            res = d->MemcpyDtoHAsync(records, cc->records, (size_t)cc->nranks * slot, s);
         if (res == CUDA_SUCCESS)
-            res = d->StreamSynchronize(stream);
+            res = d->StreamSynchronize(s);
         cr_leave(cc->h, saved);
         if (res != CUDA_SUCCESS)
             st = cr_fail_cuda(res, "reading the result back");
@@ -269,7 +277,7 @@ CR_API cured_status cured_comm_reduce(cured_comm cc, cured_op op, const void *in
         total += nk;
     }
     free(records);
-    if (st == CURED_SUCCESS && (st = sync_status(&r, total, result)) == CURED_SUCCESS)
-        memcpy(host_out, result, r.acc.result_size);
+    if (st == CURED_SUCCESS && (r->user != NULL || (st = sync_status(r, total, result)) == CURED_SUCCESS))
+        memcpy(host_out, result, r->acc.result_size);
     return st;
 }

@@ -57,7 +57,7 @@ static cured_status chunk(cured_comm cc, cured_op op, const void *in, cured_type
         struct cr_args a = {in, NULL, 0, mine, 0, &g, 0.0, NULL};
         st = cr_reduce_run_many(cc->h, &sr, &a, s);
     }
-    return st != CURED_SUCCESS ? st : cr_comm_finish(cc, plain, nout, out, s);
+    return st != CURED_SUCCESS ? st : cr_comm_finish(cc, plain, nout, out, s, NULL, NULL);
 }
 
 CR_API cured_status cured_comm_reduce_axes_async(cured_comm cc, cured_op op, const void *in, cured_type in_type,

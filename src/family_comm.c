@@ -50,7 +50,8 @@ static void plan(const struct cr_request *r, const struct cr_unit *u, const stru
     (void)k;
     (void)dev;
     const struct cr_gather *g = a->gather;
-    struct cr_launch *l = cr_plan_launch(p, 0, cr_div_up(g->nout, (size_t)u->block), (unsigned)u->block);
+    /* The unit's last kernel: a user op's unit (comm_custom.c) has its state kernel first. */
+    struct cr_launch *l = cr_plan_launch(p, u->nkernels - 1, cr_div_up(g->nout, (size_t)u->block), (unsigned)u->block);
     uint64_t ddof;
     memcpy(&ddof, &a->ddof, sizeof ddof);
     cr_plan_param(p, l, g->records);

@@ -6,7 +6,8 @@
  * with nothing launched and no collective called) and the call path: one
  * local state kernel, one in-place allgather of this rank's records, one
  * combine kernel; the axis call's ncclAllReduce and chunked gathers. The
- * kernels of the path compile with NVRTC (skipped where there is none).
+ * kernels of the path, a user-defined op's state and combine program among
+ * them, compile with NVRTC (skipped where there is none).
  * Each test runs in its own process (Check's fork mode).
  */
 #include "api_test.h"
@@ -228,6 +229,48 @@ START_TEST(test_call_path)
 }
 END_TEST
 
+/* User-defined ops: their state and combine program compiles (NVRTC) and runs the same path. */
+START_TEST(test_custom_path)
+{
+    cured_handle h = fake_handle(1);
+    if (!have_nvrtc())
+        return;
+    cured_comm cc = fake_comm(h, "2", "1", 0);
+    int32_t *x = fake_alloc(4096, 1, 0);
+    int64_t *out = fake_alloc(64, 1, 0);
+    const struct fake_nccl_call *c;
+    cured_custom sq = NULL, mv = NULL;
+    expect(cured_custom_create(h, CURED_TYPE_INT32, CURED_TYPE_INT64, 1, "(long long)x * x", "a + b", "0", &sq),
+           CURED_SUCCESS, "a user op");
+    cured_custom_field f[2] = {{CURED_TYPE_INT64, "x", "a0 + b0", "0"},
+                               {CURED_TYPE_FLOAT64, "(double)x * x", "a1 + b1", "0"}};
+    const char *fin[2] = {"a0 / n", "a1 / n"};
+    expect(cured_custom_create_multi(h, CURED_TYPE_INT32, 1, f, 2, CURED_TYPE_FLOAT64, fin, 2, &mv), CURED_SUCCESS,
+           "a two-field op");
+    const int before = fake_launches();
+    expect(cured_comm_custom_reduce_async(NULL, sq, x, NULL, 8, out, 0, NULL), CURED_ERROR_NULL_HANDLE, "NULL comm");
+    expect(cured_comm_custom_reduce_async(cc, NULL, x, NULL, 8, out, 0, NULL), CURED_ERROR_NULL_POINTER, "NULL op");
+    expect(cured_comm_custom_reduce_async(cc, sq, NULL, NULL, 8, out, 0, NULL), CURED_ERROR_NULL_POINTER, "NULL x");
+    expect(cured_comm_custom_reduce_async(cc, sq, x, NULL, 8, out, 1, NULL), CURED_ERROR_INVALID_VALUE, "flags");
+    expect(cured_comm_custom_reduce_async(cc, sq, x, NULL, 8, (char *)out + 4, 0, NULL), CURED_ERROR_MISALIGNED,
+           "misaligned out");
+    ck_assert_int_eq(fake_launches(), before);
+    ck_assert_int_eq(nccl_calls(&c), 0);
+    expect(cured_comm_custom_reduce_async(cc, sq, x, NULL, 1024, out, 0, NULL), CURED_SUCCESS, "sum of squares");
+    ck_assert_int_eq(fake_launches(), before + 2);
+    ck_assert_int_eq(nccl_calls(&c), 1);
+    ck_assert_uint_eq(c[0].count, 16); /* count + int64 */
+    ck_assert_ptr_eq(c[0].send, (char *)c[0].recv + 16);
+    expect(cured_comm_custom_reduce_async(cc, mv, x, NULL, 1024, out, 0, NULL), CURED_SUCCESS, "two fields");
+    ck_assert_int_eq(nccl_calls(&c), 2);
+    ck_assert_uint_eq(c[1].count, 24); /* count + two 8-byte fields */
+    ck_assert_int_eq(cured_custom_destroy(sq), CURED_SUCCESS);
+    expect(cured_comm_destroy(cc), CURED_SUCCESS, "destroy");
+    ck_assert_int_eq(cured_custom_destroy(mv), CURED_SUCCESS);
+    ck_assert_int_eq(cured_destroy(h), CURED_SUCCESS);
+}
+END_TEST
+
 /* 64 x 100 int32 slab, axis 0 reduced: 100 outputs over max_outputs 16. */
 START_TEST(test_axes_paths)
 {
@@ -281,6 +324,7 @@ int main(void)
     tcase_add_test(tc, test_arguments);
     tcase_add_test(tc, test_call_path);
     tcase_add_test(tc, test_axes_paths);
+    tcase_add_test(tc, test_custom_path);
     suite_add_tcase(s, tc);
     return run_suite(s);
 }

@@ -5,7 +5,8 @@
  * state records, one allgather and the combine kernel, the same bits as
  * cured_reduce_async on the same data (ARG indices included), nothing
  * written past the result; an empty shard gives the empty value; the
- * synchronous call's statuses; axis reductions (state path in chunks and
+ * synchronous call's statuses; user-defined ops (integer combines: the bits
+ * of cured_custom_reduce_async); axis reductions (state path in chunks and
  * NCCL's allreduce) against cured_reduce_axes_async; determinism; graph
  * capture (skipped, saying so, where NCCL refuses it).
  *
@@ -242,6 +243,36 @@ START_TEST(test_axes)
 }
 END_TEST
 
+/* User-defined ops with exact (integer) combines: the bits of cured_custom_reduce_async. */
+START_TEST(test_custom)
+{
+    const struct ops_input *x = ops_input(CURED_TYPE_INT32, FL_RAND);
+    CUstream s = stream_new();
+    cured_custom sq = NULL, mv = NULL;
+    CURED_OK(cured_custom_create(H, CURED_TYPE_INT32, CURED_TYPE_INT64, 1, "(long long)x * x", "a + b", "0", &sq));
+    cured_custom_field f[2] = {{CURED_TYPE_INT64, "x", "a0 + b0", "0"},
+                               {CURED_TYPE_INT64, "(long long)x * x", "a1 + b1", "0"}};
+    const char *fin[2] = {"(double)a0", "(double)a1 / n"};
+    CURED_OK(cured_custom_create_multi(H, CURED_TYPE_INT32, 1, f, 2, CURED_TYPE_FLOAT64, fin, 2, &mv));
+    int64_t a = 0, b = 1;
+    double m[2] = {0, 0}, w[2] = {1, 1};
+    CURED_OK(cured_custom_reduce(H, sq, DP(x->dev), NULL, x->n, &a, s));
+    CURED_OK(cured_comm_custom_reduce(CC, sq, DP(x->dev), NULL, x->n, &b, 0, s));
+    ck_assert_int_eq(a, b);
+    CURED_OK(cured_custom_reduce(H, mv, DP(x->dev), NULL, x->n, w, s));
+    CURED_OK(cured_comm_custom_reduce(CC, mv, DP(x->dev), NULL, x->n, m, 0, s));
+    ck_assert_msg(memcmp(m, w, sizeof m) == 0, "two fields: %.17g %.17g, want %.17g %.17g", m[0], m[1], w[0], w[1]);
+    CUdeviceptr d = dev_alloc(16);
+    poison(d, 16);
+    CURED_OK(cured_comm_custom_reduce_async(CC, sq, DP(x->dev), NULL, 0, DP(d), 0, s)); /* an empty shard */
+    CU_OK(D->StreamSynchronize(s));
+    download(&a, d, 8);
+    ck_assert_int_eq(a, 0);
+    ck_assert_int_eq(cured_custom_destroy(sq), CURED_SUCCESS);
+    ck_assert_int_eq(cured_custom_destroy(mv), CURED_SUCCESS);
+}
+END_TEST
+
 /* A captured graph of the call gives the same result when launched. */
 START_TEST(test_graph_capture)
 {
@@ -283,6 +314,7 @@ static Suite *nccl_suite(void)
     tcase_add_test(tc, test_every_operator);
     tcase_add_test(tc, test_sync_and_empty);
     tcase_add_test(tc, test_axes);
+    tcase_add_test(tc, test_custom);
     tcase_add_test(tc, test_graph_capture);
     suite_add_tcase(s, tc);
     return s;
