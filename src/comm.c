@@ -67,8 +67,8 @@ CR_API cured_status cured_comm_destroy(cured_comm cc)
         return CURED_SUCCESS;
     CUcontext saved;
     cured_status st = cr_enter(cc->h, &saved);
+    cr_comm_users_free(cc, st == CURED_SUCCESS); /* modules only with the context current */
     if (st == CURED_SUCCESS) {
-        cr_comm_users_free(cc);
         CUresult r = cc->h->d->MemFree(cc->records);
         cr_leave(cc->h, saved);
         if (r != CUDA_SUCCESS)

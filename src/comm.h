@@ -22,8 +22,9 @@ struct cured_comm_st {
     struct cr_comm_user *users;   /* user ops' kernels, by source text */
     size_t nusers;
 };
-/* Unload and free the user ops' kernels (cured_comm_destroy; the context is current). */
-void cr_comm_users_free(cured_comm cc);
+/* Free the user ops' kernels (cured_comm_destroy), unloading their modules
+ * when unload is set (the handle's context is then current). */
+void cr_comm_users_free(cured_comm cc, int unload);
 
 /* The rank's record area for a call whose records hold nout states of r (a state request). */
 static inline CUdeviceptr cr_comm_mine(cured_comm cc, const struct cr_request *sr, uint64_t nout)

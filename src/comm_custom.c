@@ -83,10 +83,11 @@ static cured_status user_for(cured_comm cc, cured_custom op, struct cr_comm_user
     return st;
 }
 
-void cr_comm_users_free(cured_comm cc)
+void cr_comm_users_free(cured_comm cc, int unload)
 {
     for (size_t i = 0; i < cc->nusers; i++) {
-        cc->h->d->ModuleUnload(cc->users[i].k.module);
+        if (unload)
+            cc->h->d->ModuleUnload(cc->users[i].k.module);
         free(cc->users[i].source);
     }
     free(cc->users);
