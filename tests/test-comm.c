@@ -1,5 +1,6 @@
 /*
- * cured_comm off the GPU: NCCL missing (CURED_ERROR_NO_NCCL naming what was
+ * cured_comm off the GPU: src/nccl_lib.h's ABI values against nccl.h (where
+ * configure found it), NCCL missing (CURED_ERROR_NO_NCCL naming what was
  * tried; CURED_NCCL_LIBRARY ignored by a privileged process), and, with
  * tests/fakecuda.c's device and tests/fakenccl.c's communicator, creation
  * (device mismatch, queries that fail), the argument checks (each refused
@@ -12,6 +13,13 @@
  */
 #include "api_test.h"
 #include "nccl_lib.h"
+
+#ifdef HAVE_NCCL_H /* its old-style declarations (ncclGroupStart()) are not ours to fix */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wstrict-prototypes"
+#include <nccl.h>
+#pragma GCC diagnostic pop
+#endif
 
 #include <dlfcn.h>
 #include <stdint.h>
@@ -75,6 +83,33 @@ static int ncalls(void)
     const struct fake_nccl_call *c;
     return nccl_calls(&c);
 }
+
+/* src/nccl_lib.h's ABI values against NCCL's own header, where configure found it. */
+START_TEST(test_abi_values)
+{
+#ifdef HAVE_NCCL_H
+    ck_assert_int_eq(CR_NCCL_INT8, ncclInt8);
+    ck_assert_int_eq(CR_NCCL_UINT8, ncclUint8);
+    ck_assert_int_eq(CR_NCCL_INT32, ncclInt32);
+    ck_assert_int_eq(CR_NCCL_UINT32, ncclUint32);
+    ck_assert_int_eq(CR_NCCL_INT64, ncclInt64);
+    ck_assert_int_eq(CR_NCCL_UINT64, ncclUint64);
+    ck_assert_int_eq(CR_NCCL_FLOAT16, ncclFloat16);
+    ck_assert_int_eq(CR_NCCL_FLOAT32, ncclFloat32);
+    ck_assert_int_eq(CR_NCCL_FLOAT64, ncclFloat64);
+    ck_assert_int_eq(CR_NCCL_BFLOAT16, ncclBfloat16);
+    ck_assert_int_eq(CR_NCCL_SUM, ncclSum);
+    ck_assert_int_eq(CR_NCCL_PROD, ncclProd);
+    ck_assert_int_eq(CR_NCCL_MAX, ncclMax);
+    ck_assert_int_eq(CR_NCCL_MIN, ncclMin);
+    ck_assert_int_eq(CR_NCCL_SUCCESS, ncclSuccess);
+    ck_assert_int_eq(sizeof(ncclDataType_t), sizeof(int));
+    ck_assert_int_eq(sizeof(ncclResult_t), sizeof(int));
+#else
+    printf("skipped: configure found no nccl.h\n");
+#endif
+}
+END_TEST
 
 START_TEST(test_no_nccl)
 {
@@ -318,6 +353,7 @@ int main(void)
     Suite *s = suite_create("comm");
     TCase *tc = tcase_create("comm");
     tcase_set_timeout(tc, 120);
+    tcase_add_test(tc, test_abi_values);
     tcase_add_test(tc, test_no_nccl);
     tcase_add_test(tc, test_privileged_ignores_path);
     tcase_add_test(tc, test_create);
