@@ -720,7 +720,9 @@ CURED_EXPORT cured_status cured_uniform_segmented_reduce_async(cured_handle h, c
  * NANMAX, MINMAX, the ARG operators (global index: the rank's offset, the sum
  * of the lengths of the ranks before it, plus the local index; ties go to
  * the lower index, so to the lower rank) and, with one rank, for every
- * operator. Floating-point sums, NORM2 and the statistics combine per-rank
+ * operator (MIN, MAX, MINMAX of floats within cured_op's latitude: which NaN
+ * a NaN result is, and which zero a tie of -0 and +0 gives). Not offered:
+ * DOT. Floating-point sums, NORM2 and the statistics combine per-rank
  * partials, so they equal the single-GPU result only in general up to
  * rounding (the same bits on every rank and every run, still).
  *
