@@ -4,7 +4,8 @@
  * memory). A communicator is any non-NULL pointer: FAKENCCL_NRANKS (1),
  * FAKENCCL_RANK (0) and FAKENCCL_DEVICE (0) say what it reports. The
  * collectives run nothing: they record their arguments for the tests
- * (fake_nccl_calls). FAKENCCL_FAIL=AllGather (or AllReduce, CommCount)
+ * (fake_nccl_calls), and FAKENCCL_GATHER_COUNT sets the gathered counts.
+ * FAKENCCL_FAIL=AllGather (or AllReduce, CommCount)
  * makes that call return ncclInvalidArgument.
  */
 #include <stddef.h>
@@ -69,6 +70,14 @@ int ncclCommCuDevice(void *c, int *d) { *d = env_int("FAKENCCL_DEVICE", 0); retu
 int ncclAllGather(const void *s, void *r, size_t n, int t, void *c, void *st)
 {
     (void)c, (void)st;
+    /* FAKENCCL_GATHER_COUNT=k: every rank's first record says it holds k
+     * elements (the fake device's memory is host memory). */
+    const char *k = getenv("FAKENCCL_GATHER_COUNT");
+    if (k != NULL && n >= 8)
+        for (int i = 0; i < env_int("FAKENCCL_NRANKS", 1); i++) {
+            unsigned long long v = strtoull(k, NULL, 0);
+            memcpy((char *)r + (size_t)i * n, &v, sizeof v);
+        }
     return record("AllGather", s, r, n, t, -1);
 }
 int ncclAllReduce(const void *s, void *r, size_t n, int t, int op, void *c, void *st)

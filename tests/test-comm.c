@@ -254,6 +254,21 @@ START_TEST(test_call_path)
            CURED_SUCCESS, "ARGMIN of an empty shard");
     ck_assert_int_eq(nccl_calls(&c), 2);
     ck_assert_uint_eq(c[1].count, 24); /* count + index + value */
+    /* The synchronous call's statuses from the gathered counts (the fake gathers set them). */
+    static cured_arg_result host;
+    memset(&host, 0x5a, sizeof host);
+    ck_assert_int_eq(setenv("FAKENCCL_GATHER_COUNT", "0", 1), 0);
+    expect(cured_comm_reduce(cc, CURED_OP_ARGMAX, x, CURED_TYPE_INT32, 0, &host, CURED_TYPE_INT32, 0, NULL),
+           CURED_ERROR_EMPTY_INPUT, "ARGMAX, no element on any rank");
+    ck_assert_int_eq(host.index, 0x5a5a5a5a5a5a5a5all);
+    expect(cured_comm_reduce(cc, CURED_OP_MEAN, x, CURED_TYPE_INT32, 0, &host, CURED_TYPE_FLOAT64, 0, NULL),
+           CURED_ERROR_TOO_FEW_ELEMENTS, "MEAN, no element on any rank");
+    ck_assert_int_eq(setenv("FAKENCCL_GATHER_COUNT", "1", 1), 0);
+    expect(cured_comm_reduce(cc, CURED_OP_VAR, x, CURED_TYPE_INT32, 1, &host, CURED_TYPE_FLOAT64, 0, NULL),
+           CURED_SUCCESS, "VAR of 3 elements over 3 ranks");
+    expect(cured_comm_reduce(cc, CURED_OP_ARGMAX, x, CURED_TYPE_INT32, 0, &host, CURED_TYPE_INT32, 0, NULL),
+           CURED_SUCCESS, "ARGMAX, an empty shard here, elements elsewhere");
+    ck_assert_int_eq(unsetenv("FAKENCCL_GATHER_COUNT"), 0);
     ck_assert_int_eq(setenv("FAKENCCL_FAIL", "AllGather", 1), 0);
     expect(cured_comm_reduce_async(cc, CURED_OP_SUM, x, CURED_TYPE_INT32, 1024, out, CURED_TYPE_INT64, 0, NULL),
            CURED_ERROR_NCCL, "a failing allgather");
