@@ -65,12 +65,16 @@ extern "C" {
  * \brief The built-in kernels, compiling them without a GPU, and the
  * persistent kernel cache.
  *
+ * \defgroup cured_comm Across GPUs (NCCL)
+ * \brief Reductions of arrays sharded over the ranks of an NCCL communicator.
+ *
  * \defgroup cured_log Logging
  * \brief Where cured's warnings and debug messages go.
  */
 
 struct CUstream_st; /* CUstream == cudaStream_t == struct CUstream_st * */
 struct CUctx_st;    /* CUcontext == struct CUctx_st * */
+struct ncclComm;    /* ncclComm_t == struct ncclComm * (NCCL's nccl.h) */
 
 /** \addtogroup cured_info
  *  @{ */
@@ -99,7 +103,9 @@ typedef enum cured_status {
     CURED_ERROR_ALL_NAN = 19,           /**< a NaN-ignoring operator saw only NaNs (synchronous calls) */
     CURED_ERROR_INVALID_EXPRESSION = 20, /**< a user expression was rejected before compiling */
     CURED_ERROR_OUT_OF_RANGE = 21,      /**< an input or output runs past the end of its allocation */
-    CURED_ERROR_TOO_FEW_ELEMENTS = 22   /**< MEAN of n == 0, VAR/STD/MEAN_VAR of n <= ddof (synchronous calls) */
+    CURED_ERROR_TOO_FEW_ELEMENTS = 22,  /**< MEAN of n == 0, VAR/STD/MEAN_VAR of n <= ddof (synchronous calls) */
+    CURED_ERROR_NO_NCCL = 23,           /**< NCCL (libnccl.so.2) could not be loaded; the message says what was tried */
+    CURED_ERROR_NCCL = 24               /**< an NCCL call failed; the message names it and gives NCCL's error string */
 } cured_status;
 
 /** Element and result types. Values are stable. FLOAT16 is IEEE binary16 and
@@ -692,6 +698,196 @@ CURED_EXPORT cured_status cured_uniform_segmented_reduce_async(cured_handle h, c
                                                                struct CUstream_st *stream);
 /** @} */
 
+/** \addtogroup cured_comm
+ *  @{ */
+
+/**
+ * A communicator's side of cured: an NCCL communicator (owned by the caller)
+ * with the handle of the rank's device and the device buffers the gathered
+ * states need, allocated once.
+ *
+ * How it reduces. Each rank reduces its shard to the operator's state (the
+ * raw accumulator of sums and statistics, the result of MIN, MAX, MINMAX and
+ * the ARG operators), one ncclAllGather moves every rank's state and shard
+ * length, and a small kernel on every rank combines them in rank order with
+ * the operator's own combine and writes the result as cured_reduce_async()
+ * does. So every rank gets the same bits, whatever NCCL's algorithm,
+ * protocol or topology, and run to run.
+ *
+ * Equal to the single-GPU reduction of the concatenated input, bit for bit:
+ * always for integer and bitwise operators (sums, products, SUM_SQUARES,
+ * SUM_ABS, COUNT_NONZERO wrap as they do on one GPU), MIN, MAX, NANMIN,
+ * NANMAX, MINMAX, the ARG operators (global index: the rank's offset, the sum
+ * of the lengths of the ranks before it, plus the local index; ties go to
+ * the lower index, so to the lower rank) and, with one rank, for every
+ * operator (MIN, MAX, MINMAX of floats within cured_op's latitude: which NaN
+ * a NaN result is, and which zero a tie of -0 and +0 gives). Not offered:
+ * DOT. Floating-point sums, NORM2 and the statistics combine per-rank
+ * partials, so they equal the single-GPU result only in general up to
+ * rounding (the same bits on every rank and every run, still).
+ *
+ * Empty shards are allowed (in may then be NULL); they take no part in the
+ * combine. If every shard is empty the result is the operator's value for
+ * an empty input as cured_reduce_axes_async() gives it (ARG: index -1 and a
+ * zero value; MINMAX: the largest, then the smallest value); the
+ * synchronous call returns CURED_ERROR_EMPTY_INPUT then for MINMAX and ARG.
+ *
+ * Contexts: NCCL works in the device's primary context, and so does a
+ * handle of cured_create(); the communicator's device must be the handle's.
+ * Ordering: as for any NCCL collective, every rank must make the same calls
+ * in the same order; calls on one communicator share its buffers, so issue
+ * them on one stream at a time (or order the streams).
+ */
+typedef struct cured_comm_st *cured_comm;
+
+/** Flag for cured_comm_reduce_axes_async(): never use ncclAllReduce, always
+ *  the bitwise-reproducible gather of states. */
+#define CURED_COMM_BITWISE 1u
+
+/**
+ * \brief Make a communicator's side of cured.
+ *
+ * Loads NCCL (dlopen: CURED_NCCL_LIBRARY, else libnccl.so.2), asks the
+ * communicator for its rank, size and device, and allocates the state
+ * buffers: nranks * max_outputs records of at most 40 bytes, plus 32 bytes.
+ * \param h            handle of the rank's device (its context is used).
+ * \param nccl         the rank's ncclComm_t; the caller keeps it, and destroys
+ *                     it after cured_comm_destroy().
+ * \param max_outputs  outputs gathered per call: 1 suffices for whole-array
+ *                     reductions; axis reductions with more outputs than this
+ *                     work in chunks of it. 0 means 4096.
+ * \param out          receives the communicator; NULL on failure.
+ * \return CURED_SUCCESS; CURED_ERROR_NULL_HANDLE; CURED_ERROR_NULL_POINTER
+ *         (nccl or out); CURED_ERROR_NO_NCCL (the message names what was
+ *         tried); CURED_ERROR_NCCL (a query failed);
+ *         CURED_ERROR_INVALID_DEVICE (the communicator's device is not the
+ *         handle's); CURED_ERROR_SIZE_OVERFLOW (max_outputs too large);
+ *         CURED_ERROR_OUT_OF_MEMORY; CURED_ERROR_CUDA.
+ * \par Thread safety
+ * May be called from any thread.
+ */
+CURED_EXPORT cured_status cured_comm_create(cured_handle h, struct ncclComm *nccl, size_t max_outputs,
+                                            cured_comm *out);
+
+/**
+ * \brief Free a communicator's buffers (not the NCCL communicator). No work
+ * using it may be pending.
+ * \param cc  the communicator; NULL is accepted.
+ * \return CURED_SUCCESS, or CURED_ERROR_CUDA if freeing device memory failed
+ *         (the communicator is freed regardless).
+ * \par Thread safety
+ * No other thread may use cc during or after the call.
+ */
+CURED_EXPORT cured_status cured_comm_destroy(cured_comm cc);
+
+/**
+ * \brief The rank and the number of ranks of a communicator.
+ * \param cc     the communicator.
+ * \param rank   receives the rank (may be NULL).
+ * \param nranks receives the number of ranks (may be NULL).
+ * \return CURED_SUCCESS or CURED_ERROR_NULL_HANDLE.
+ * \par Thread safety
+ * May be called from any thread.
+ */
+CURED_EXPORT cured_status cured_comm_rank(cured_comm cc, int *rank, int *nranks);
+
+/**
+ * \brief Reduce an array sharded over the ranks, asynchronously: every rank
+ * receives op over the concatenation of the ranks' shards, in rank order.
+ *
+ * One local reduction, one ncclAllGather and one combine kernel on stream;
+ * no allocation, memset or synchronisation (capture-safe where NCCL's
+ * collectives are; compile the kernels first with one call). Operators,
+ * types, layouts, NaN rules: as cured_reduce_async() with CURED_ALGO_AUTO
+ * (statistics with ddof 0); see cured_comm for which results equal the
+ * single-GPU result bit for bit.
+ * \param cc        the communicator.
+ * \param op        operator (not CURED_OP_DOT).
+ * \param in        device pointer to this rank's n_local elements (may be NULL when n_local is 0).
+ * \param in_type   element type (the same on every rank).
+ * \param n_local   this rank's element count (0 is allowed).
+ * \param out       device pointer to the result, as cured_reduce_async()'s.
+ * \param out_type  result type (the same on every rank).
+ * \param flags     0 (reserved).
+ * \param stream    CUstream or cudaStream_t of the handle's context.
+ * \return CURED_SUCCESS, or (nothing launched or written) CURED_ERROR_NULL_HANDLE,
+ *         CURED_ERROR_INVALID_VALUE (DOT, unknown flags), and the argument
+ *         errors of cured_reduce_async() (except EMPTY_INPUT); CURED_ERROR_NCCL
+ *         when the allgather fails (the local reduction was then launched).
+ * \par Thread safety
+ * Any thread, one call at a time per communicator (NCCL's rule).
+ */
+CURED_EXPORT cured_status cured_comm_reduce_async(cured_comm cc, cured_op op, const void *in, cured_type in_type,
+                                                  size_t n_local, void *out, cured_type out_type, unsigned flags,
+                                                  struct CUstream_st *stream);
+
+/**
+ * \brief Synchronous cured_comm_reduce_async(): the result goes to host
+ * memory and the call waits for the stream.
+ * \param cc        the communicator.
+ * \param op        operator.
+ * \param in        device pointer to this rank's n_local elements.
+ * \param in_type   element type.
+ * \param n_local   this rank's element count.
+ * \param host_out  host pointer receiving the result.
+ * \param out_type  result type.
+ * \param flags     0.
+ * \param stream    stream to run on and wait for.
+ * \return as cured_comm_reduce_async(); CURED_ERROR_CUDA if the stream
+ *         reports an error; with the global count known, as cured_reduce():
+ *         CURED_ERROR_EMPTY_INPUT (MINMAX, ARG of no element),
+ *         CURED_ERROR_TOO_FEW_ELEMENTS (MEAN of none, VAR/STD/MEAN_VAR of
+ *         at most ddof = 0), CURED_ERROR_ALL_NAN; host_out is written only
+ *         on CURED_SUCCESS.
+ * \par Thread safety
+ * As cured_comm_reduce_async(). Not capturable.
+ */
+CURED_EXPORT cured_status cured_comm_reduce(cured_comm cc, cured_op op, const void *in, cured_type in_type,
+                                            size_t n_local, void *host_out, cured_type out_type, unsigned flags,
+                                            struct CUstream_st *stream);
+
+/**
+ * \brief Axis reduction whose axis 0 is sharded: each rank holds a slab of
+ * axis 0 (any extent, 0 included), axis 0 is among the reduced axes, and
+ * every rank receives the dense results of the whole array, as
+ * cured_reduce_axes_async() with a NULL output layout would give them for the
+ * slabs stacked in rank order (ARG indices: global, row-major over the
+ * reduced axes).
+ *
+ * Two ways, chosen by the operator: SUM and PRODUCT with a result type that
+ * is its own accumulator (INT32 and UINT32 results of 32-bit inputs, INT64,
+ * UINT64, FLOAT32 from FLOAT32, FLOAT64) and MIN and MAX of 32- and 64-bit
+ * integers, with more outputs than the communicator's max_outputs, reduce
+ * the slab into out and ncclAllReduce it in place: integer results are
+ * exact, but floating-point sums then depend on NCCL's algorithm and the
+ * rank placement (not bitwise reproducible across topologies).
+ * CURED_COMM_BITWISE, any other operator, or few outputs, gather states as
+ * cured_comm_reduce_async() does, in chunks of max_outputs outputs (the
+ * outputs of the outermost kept axis; the inner kept axes' outputs must fit
+ * in one chunk).
+ * \param cc         the communicator.
+ * \param op         operator (not DOT or a statistic).
+ * \param in         device pointer to the slab's element (0, ..., 0).
+ * \param in_type    element type.
+ * \param in_layout  the slab's layout (extents equal on every rank except axis 0's).
+ * \param axes       reduced axes; bit 0 must be set.
+ * \param out        device pointer to the dense results.
+ * \param out_type   result type.
+ * \param flags      0 or CURED_COMM_BITWISE.
+ * \param stream     CUstream or cudaStream_t.
+ * \return as cured_reduce_axes_async(); CURED_ERROR_INVALID_VALUE (axis 0 not
+ *         reduced, unknown flags, inner outputs over max_outputs);
+ *         CURED_ERROR_NOT_SUPPORTED (statistics); CURED_ERROR_NCCL.
+ * \par Thread safety
+ * As cured_comm_reduce_async().
+ */
+CURED_EXPORT cured_status cured_comm_reduce_axes_async(cured_comm cc, cured_op op, const void *in,
+                                                       cured_type in_type, const cured_layout *in_layout,
+                                                       uint32_t axes, void *out, cured_type out_type, unsigned flags,
+                                                       struct CUstream_st *stream);
+
+/** @} */
+
 /** \addtogroup cured_info
  *  @{ */
 
@@ -1212,6 +1408,64 @@ CURED_EXPORT cured_status cured_custom_reduce(cured_handle h, cured_custom op, c
  * No other thread may use op during or after the call.
  */
 CURED_EXPORT cured_status cured_custom_destroy(cured_custom op);
+
+/** @} */
+
+/** \addtogroup cured_comm
+ *  @{ */
+
+/**
+ * \brief A user-defined reduction (cured_custom_create() or
+ * cured_custom_create_multi()) of an array sharded over the ranks: each rank
+ * reduces its shard to the op's state (its accumulator or fields), one
+ * ncclAllGather moves the states and lengths, and every rank combines them
+ * in rank order with the op's combine expression(s) and writes the result
+ * (a multi-field op's finalize expressions with n, the global count). The
+ * same bits on every rank; equal to cured_custom_reduce_async() over the
+ * concatenated input when the op's combine is exact (integers), in general
+ * up to rounding otherwise. The op's kernels are compiled and loaded for the
+ * communicator on its first use here (by the op's source: the op may be
+ * destroyed and made again).
+ * \param cc       the communicator.
+ * \param op       the user-defined op (any handle's).
+ * \param x        device pointer to this rank's n_local elements (may be NULL when n_local is 0).
+ * \param y        the second input of a two-input op; ignored otherwise.
+ * \param n_local  this rank's element count.
+ * \param out      device pointer receiving the result, as cured_custom_reduce_async()'s.
+ * \param flags    0.
+ * \param stream   CUstream or cudaStream_t of the handle's context.
+ * \return CURED_SUCCESS; CURED_ERROR_NULL_HANDLE; CURED_ERROR_NULL_POINTER
+ *         (op, out, an input with n_local > 0); CURED_ERROR_SIZE_OVERFLOW;
+ *         CURED_ERROR_MISALIGNED; CURED_ERROR_INVALID_VALUE (flags);
+ *         CURED_ERROR_NOT_DEVICE_POINTER, CURED_ERROR_OUT_OF_RANGE;
+ *         CURED_ERROR_COMPILE, CURED_ERROR_NO_NVRTC (first use);
+ *         CURED_ERROR_NCCL; CURED_ERROR_CUDA.
+ * \par Thread safety
+ * As cured_comm_reduce_async().
+ */
+CURED_EXPORT cured_status cured_comm_custom_reduce_async(cured_comm cc, cured_custom op, const void *x, const void *y,
+                                                         size_t n_local, void *out, unsigned flags,
+                                                         struct CUstream_st *stream);
+
+/**
+ * \brief Synchronous cured_comm_custom_reduce_async(): the result goes to
+ * host memory and the call waits for the stream.
+ * \param cc        the communicator.
+ * \param op        the user-defined op.
+ * \param x         device pointer to this rank's n_local elements.
+ * \param y         the second input of a two-input op.
+ * \param n_local   this rank's element count.
+ * \param host_out  host pointer receiving the result.
+ * \param flags     0.
+ * \param stream    stream to run on and wait for.
+ * \return as cured_comm_custom_reduce_async(); CURED_ERROR_CUDA if the
+ *         stream reports an error.
+ * \par Thread safety
+ * As cured_comm_reduce_async(). Not capturable.
+ */
+CURED_EXPORT cured_status cured_comm_custom_reduce(cured_comm cc, cured_custom op, const void *x, const void *y,
+                                                   size_t n_local, void *host_out, unsigned flags,
+                                                   struct CUstream_st *stream);
 
 /** @} */
 

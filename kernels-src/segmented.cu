@@ -55,6 +55,11 @@ __device__ __forceinline__ void bind_winner(ArgOf<T, K, R, MAX, IGN> &op, const 
 {
     op.in = reinterpret_cast<const T *>(reinterpret_cast<u64>(at) - i * sizeof(T));
 }
+template <class Op, class A, bool RAW, class T>
+__device__ __forceinline__ void bind_winner(Record<Op, A, RAW> &op, const T *at, u64 i)
+{
+    bind_winner(static_cast<Op &>(op), at, i);
+}
 template <class A> __device__ __forceinline__ bool winner_index(const A &, u64 &) { return false; }
 template <class K> __device__ __forceinline__ bool winner_index(const Arg<K> &a, u64 &i)
 {

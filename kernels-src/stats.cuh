@@ -330,5 +330,11 @@ template <class T, class R, int KIND> __device__ __forceinline__ void bind_ddof(
 {
     op.ddof = d;
 }
+#ifdef CURED_STATE_CUH // (not in tests/stats_emu_kernels.cc, which has no state records)
+template <class Op, class A, bool RAW> __device__ __forceinline__ void bind_ddof(Record<Op, A, RAW> &op, double d)
+{
+    bind_ddof(static_cast<Op &>(op), d);
+}
+#endif
 
 #endif

@@ -188,8 +188,8 @@ static void plan_shape(cured_handle h, struct cr_request *r, const struct dim *d
 
 cured_status cr_axes_request(cured_handle h, cured_op op, const void *in, cured_type in_type,
                                  const cured_layout *lay, uint32_t axes, const void *out, cured_type out_type,
-                                 const cured_layout *out_lay, struct cr_request *r, struct cr_geometry *g,
-                                 int *whole)
+                                 const cured_layout *out_lay, int state, struct cr_request *r,
+                                 struct cr_geometry *g, int *whole)
 {
     if (lay == NULL)
         return cr_fail(CURED_ERROR_NULL_POINTER, "the input layout is NULL");
@@ -208,6 +208,8 @@ cured_status cr_axes_request(cured_handle h, cured_op op, const void *in, cured_
     if (cr_op(op)->flags & CR_OP_STATS)
         return cr_fail(CURED_ERROR_NOT_SUPPORTED, "CURED_OP_%s is not offered along axes or over segments yet",
                        cr_op(op)->name);
+    if (state) /* results are state records (comm_axes.c) */
+        cr_request_state(r);
     struct dim d[CR_MAX_DIMS];
     int nkept = 0, empty = 0, overflow = 0;
     uint64_t nout = 1, total = 1;
@@ -307,14 +309,14 @@ CR_API cured_status cured_reduce_axes_async(cured_handle h, cured_op op, const v
     struct cr_geometry g;
     memset(&g, 0, sizeof g);
     int whole = 0;
-    cured_status st = cr_axes_request(h, op, in, in_type, in_layout, axes, out, out_type, out_layout, &r, &g, &whole);
+    cured_status st = cr_axes_request(h, op, in, in_type, in_layout, axes, out, out_type, out_layout, 0, &r, &g, &whole);
     if (st != CURED_SUCCESS || g.nout == 0)
         return st;
     if ((uintptr_t)out % r.acc.result_align)
         return cr_fail(CURED_ERROR_MISALIGNED, "the output %p is not aligned to %zu bytes", out, r.acc.result_align);
     if (whole)
         return cured_reduce_async(h, op, CURED_ALGO_AUTO, in, in_type, (size_t)g.len, out, out_type, stream);
-    struct cr_args a = {in, NULL, 0, (CUdeviceptr)(uintptr_t)out, 0, &g, 0.0};
+    struct cr_args a = {in, NULL, 0, (CUdeviceptr)(uintptr_t)out, 0, &g, 0.0, NULL};
     return cr_reduce_run_many(h, &r, &a, stream);
 }
 
@@ -374,6 +376,6 @@ CR_API cured_status cured_segmented_reduce_async(cured_handle h, cured_op op, co
     r.shape = CR_SHAPE_SEGMENTS;
     r.group = 8;
     r.offsets = offset_type;
-    struct cr_args a = {in, NULL, 0, (CUdeviceptr)(uintptr_t)out, 0, &g, 0.0};
+    struct cr_args a = {in, NULL, 0, (CUdeviceptr)(uintptr_t)out, 0, &g, 0.0, NULL};
     return cr_reduce_run_many(h, &r, &a, stream);
 }

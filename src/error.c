@@ -67,6 +67,8 @@ CR_API const char *cured_status_string(cured_status status)
     NAME(CURED_ERROR_INVALID_EXPRESSION)
     NAME(CURED_ERROR_OUT_OF_RANGE)
     NAME(CURED_ERROR_TOO_FEW_ELEMENTS)
+    NAME(CURED_ERROR_NO_NCCL)
+    NAME(CURED_ERROR_NCCL)
 #undef NAME
     }
     return "CURED_STATUS_UNKNOWN";

@@ -82,7 +82,8 @@ enum cr_shape {
     CR_SHAPE_ROWS_SPLIT, /* a contiguous row per output, one or more blocks each */
     CR_SHAPE_SEGMENTS,   /* rows given by begin/end offset arrays, `group` threads each */
     CR_SHAPE_COLS,       /* outputs adjacent in memory, reduced along a strided axis */
-    CR_SHAPE_STRIDED     /* any other layout: a warp per output */
+    CR_SHAPE_STRIDED,    /* any other layout: a warp per output */
+    CR_SHAPE_COMBINE     /* gathered states of a communicator's ranks, combined in rank order (family_comm.c) */
 };
 
 struct cr_request {
@@ -96,6 +97,7 @@ struct cr_request {
     int group, vec;        /* ROWS, SEGMENTS: threads per output; COLS: lanes across, columns per lane */
     cured_type offsets;    /* SEGMENTS: INT32 or INT64 */
     double ddof;           /* VAR, STD, MEAN_VAR: delta degrees of freedom (a launch parameter) */
+    int state;             /* write the state record, not the result (state.c, kernels-src/state.cuh) */
 };
 
 #define CR_MAX_KERNELS 2 /* name expressions in one program (two-pass: 2) */
@@ -134,6 +136,14 @@ struct cr_geometry {
     size_t in_bytes, out_bytes, offset_bytes; /* the ranges the call reads and writes */
 };
 
+/* Gathered state records (CR_SHAPE_COMBINE): nranks records of record_bytes,
+ * output j's state at j * slot in each. */
+struct cr_gather {
+    CUdeviceptr records;
+    uint64_t record_bytes, nout, slot;
+    int nranks;
+};
+
 /* What a plan launches with. */
 struct cr_args {
     const void *in, *in2; /* inputs (in2: second input, or NULL) */
@@ -142,6 +152,7 @@ struct cr_args {
     CUdeviceptr ws;       /* the stream's workspace slot */
     const struct cr_geometry *geo; /* many-result requests, else NULL */
     double ddof;          /* the request's ddof */
+    const struct cr_gather *gather; /* CR_SHAPE_COMBINE, else NULL */
 };
 
 /* One or two launches with their parameters; the values live in the plan.
@@ -194,7 +205,7 @@ struct cr_family {
 };
 extern const struct cr_family cr_family_segmented, cr_family_auto, cr_family_auto2, cr_family_two_pass_shared,
     cr_family_two_pass_shuffle, cr_family_two_pass_cg, cr_family_single_pass_ticket,
-    cr_family_single_pass_atomic, cr_family_listing_12_4, cr_family_stats;
+    cr_family_single_pass_atomic, cr_family_listing_12_4, cr_family_stats, cr_family_comm;
 /* The families, in catalog order: AUTO one-input, AUTO two-input, the
  * statistics, then the Handbook variants (one per cured_algorithm). */
 extern const struct cr_family *const cr_families[];
@@ -220,6 +231,19 @@ void cr_acc_cxx(const struct cr_acc *a, char *buf, size_t cap);
 void cr_functor_cxx(const struct cr_request *r, char *buf, size_t cap);
 /* Blocks of a kernel that are resident at once, capped by the workspace's partials. */
 unsigned cr_resident(const struct cr_kernel *k, const struct cr_device_facts *dev);
+
+/* ---- state.c: state records (kernels-src/state.cuh) ------------------------ */
+/* 1 if the request's state is its raw accumulator, 0 if its result is its state (MIN, MAX, MINMAX, ARG). */
+int cr_state_raw(const struct cr_request *r);
+/* Bytes of one record: the 8-byte count, then the state, rounded up to 8. */
+size_t cr_state_slot(const struct cr_request *r);
+/* Make r a state request: its kernels write records (result size = the slot). */
+void cr_request_state(struct cr_request *r);
+/* The combine rule on the host (tests): nranks records of stride bytes of a
+ * built-in integer request r (not a state request) combined in rank order into
+ * out (r's result layout). 1 on success, 0 for a request it does not handle
+ * (floating types, statistics). */
+int cr_state_combine_host(const struct cr_request *r, const void *records, size_t stride, int nranks, void *out);
 
 /* ---- catalog.c: what the families offer, enumerated ----------------------- */
 struct cr_spec {

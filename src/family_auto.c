@@ -36,7 +36,11 @@ void cr_functor_cxx(const struct cr_request *r, char *buf, size_t cap)
     }
     const char *t = cr_type_cxx(r->in);
     const char *fa = r->acc.layout == CR_LAYOUT_VALUE ? a : cr_type_cxx(r->acc.scalar);
-    snprintf(buf, cap, "%s<%s, %s, %s>", cr_op(r->op)->functor, t, fa, cr_type_cxx(r->out));
+    if (r->state) /* kernels-src/state.cuh: the record instead of the result */
+        snprintf(buf, cap, "Record<%s<%s, %s, %s>, %s, %s>", cr_op(r->op)->functor, t, fa, cr_type_cxx(r->out), a,
+                 cr_state_raw(r) ? "true" : "false");
+    else
+        snprintf(buf, cap, "%s<%s, %s, %s>", cr_op(r->op)->functor, t, fa, cr_type_cxx(r->out));
 }
 
 /* Statistics have their own family (family_stats.c). */
@@ -80,8 +84,8 @@ static void build(const struct cr_request *r, struct cr_unit *u)
     u->file = "fast.cu";
     u->unroll = cr_type(r->in)->cls == CR_HALF && r->acc.layout == CR_LAYOUT_ARG ? UNROLL_ARG16 : UNROLL;
     snprintf(u->kernels[0], sizeof u->kernels[0], "%s<%s, %s, %s, %d, %d>", kernel, t, a, f, BLOCK, u->unroll);
-    snprintf(u->label, sizeof u->label, "auto %s %s->%s (kernels-src/fast.cu)", o->name, cr_type_name(r->in),
-             cr_type_name(r->out));
+    snprintf(u->label, sizeof u->label, "auto %s %s->%s%s (kernels-src/fast.cu)", o->name, cr_type_name(r->in),
+             cr_type_name(r->out), r->state ? " state" : "");
 }
 
 /* One unrolled group of 16-byte loads per thread at least, at most the resident blocks. */

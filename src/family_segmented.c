@@ -15,7 +15,8 @@
 
 static int offers(const struct cr_request *r)
 {
-    return r->algo == CURED_ALGO_AUTO && r->shape != CR_SHAPE_WHOLE && r->ninputs == 1 && r->user == NULL &&
+    return r->algo == CURED_ALGO_AUTO && r->shape != CR_SHAPE_WHOLE && r->shape != CR_SHAPE_COMBINE &&
+           r->ninputs == 1 && r->user == NULL &&
            !(cr_op(r->op)->flags & CR_OP_STATS);
 }
 

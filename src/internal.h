@@ -259,11 +259,12 @@ cured_status cr_reduce_run(cured_handle h, const struct cr_request *r, const voi
 cured_status cr_reduce_run_many(cured_handle h, const struct cr_request *r, struct cr_args *a, CUstream stream);
 /* ---- axes.c --------------------------------------------------------------- */
 /* The checks and the plan of an axis request; nothing touches the GPU (the
- * handle gives device facts only). g->nout == 0: nothing to do; *whole: one
+ * handle gives device facts only). state: results are state records (state.c). g->nout == 0: nothing to do; *whole: one
  * contiguous result, for the whole-array kernels over g->len elements. */
 cured_status cr_axes_request(cured_handle h, cured_op op, const void *in, cured_type in_type,
                              const cured_layout *lay, uint32_t axes, const void *out, cured_type out_type,
-                             const cured_layout *out_lay, struct cr_request *r, struct cr_geometry *g, int *whole);
+                             const cured_layout *out_lay, int state, struct cr_request *r, struct cr_geometry *g,
+                             int *whole);
 
 /* The target of a built-in request (arg: the request): its loaded family, unit and kernels. */
 cured_status cr_builtin_target(cured_handle h, const void *arg, struct cr_target *t);

@@ -17,6 +17,7 @@ const char *cr_algo_name(cured_algorithm a)
 }
 
 const struct cr_family *const cr_families[] = {
+    &cr_family_comm,
     &cr_family_segmented,
     &cr_family_auto,
     &cr_family_auto2,
@@ -62,7 +63,7 @@ uint64_t cr_request_code(const struct cr_request *r)
 {
     return (uint64_t)r->algo | (uint64_t)r->op << 8 | (uint64_t)r->in << 16 | (uint64_t)r->out << 24 |
            (uint64_t)r->ninputs << 32 | (uint64_t)r->shape << 36 | (uint64_t)r->group << 40 |
-           (uint64_t)r->vec << 50 | (uint64_t)(r->shape == CR_SHAPE_SEGMENTS ? r->offsets : 0) << 56;
+           (uint64_t)r->vec << 50 | (uint64_t)(r->shape == CR_SHAPE_SEGMENTS ? r->offsets : 0) << 56 | (uint64_t)(r->state != 0) << 62;
 }
 
 unsigned cr_div_up(size_t a, size_t b)

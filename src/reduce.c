@@ -44,7 +44,7 @@ cured_status cr_reduce_run(cured_handle h, const struct cr_request *r, const voi
     cured_status st = cr_enter(h, &saved);
     if (st != CURED_SUCCESS)
         return st;
-    struct cr_args a = {in, in2, n, (CUdeviceptr)(uintptr_t)out, 0, NULL, r->ddof};
+    struct cr_args a = {in, in2, n, (CUdeviceptr)(uintptr_t)out, 0, NULL, r->ddof, NULL};
     struct cr_target t;
     struct cr_plan plan = {0};
     const size_t in_bytes = n * cr_type_size(r->in); /* the callers checked it for overflow */

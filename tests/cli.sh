@@ -3,7 +3,7 @@
 # stdout with exit 0; -V, --version and `version` print the version; usage
 # errors go to stderr with exit 2; without a GPU (the fake driver, which has
 # no device, stands in for one on any machine) the benchmarks say so on
-# stderr, print nothing on stdout and exit 1 (sweep and ops; the others
+# stderr, print nothing on stdout and exit 1 (sweep, ops, allreduce; the others
 # compile every kernel without a GPU, too slow for this suite); cured(1) names every command
 # that `cured --help` lists.
 set -u
@@ -15,7 +15,7 @@ trap 'rm -rf "$tmp"' EXIT
 status=0
 fail() { echo "FAIL: $*"; status=1; }
 
-for c in "" info cache "cache warm" bench "bench warmstart" "bench sweep" "bench ops"; do
+for c in "" info cache "cache warm" bench "bench warmstart" "bench sweep" "bench ops" "bench allreduce"; do
     # shellcheck disable=SC2086
     "$cured" $c --help >"$tmp/out" 2>"$tmp/err"; rc=$?
     [ $rc -eq 0 ] || fail "cured $c --help: exit $rc"
@@ -43,7 +43,7 @@ done
 
 if [ -f "${CURED_TEST_FAKE_DRIVER:-}" ]; then
     # (bench warmstart and bench itself compile every kernel without a GPU: too slow here)
-    for b in "bench sweep" "bench ops"; do
+    for b in "bench sweep" "bench ops" "bench allreduce"; do
         # shellcheck disable=SC2086
         CURED_CUDA_DRIVER_LIBRARY=$CURED_TEST_FAKE_DRIVER CURED_CACHE_DIR="$tmp/cache" \
             "$cured" $b >"$tmp/out" 2>"$tmp/err"; rc=$?

@@ -6,7 +6,7 @@
 # loader error; then the suite is SKIPPED (77), having checked that much.
 set -u
 : "${top_builddir:?run through make check (top_builddir is not set)}"
-examples="sum graph custom"
+examples="sum graph custom allreduce"
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/cured-examples.XXXXXX") || exit 99
 trap 'rm -rf "$tmp"' EXIT
 
@@ -19,8 +19,14 @@ fi
 
 status=0
 for e in $examples; do
-    "$top_builddir/examples/$e" >"$tmp/$e.out" 2>"$tmp/$e.err"
+    args=
+    [ "$e" = allreduce ] && args="0 1 $tmp/nccl-id 100000" # one rank
+    "$top_builddir/examples/$e" $args >"$tmp/$e.out" 2>"$tmp/$e.err"
     rc=$?
+    if [ "$e" = allreduce ] && [ $rc -eq 3 ]; then # a GPU but no NCCL
+        echo "no NCCL: examples/allreduce says so: $(head -n 1 "$tmp/$e.err")"
+        continue
+    fi
     if [ $nogpu -eq 1 ]; then
         if [ $rc -eq 1 ] && [ ! -s "$tmp/$e.out" ] &&
            grep -q -E '^cured_create: CURED_ERROR_NO_(DRIVER|DEVICE): .+' "$tmp/$e.err"; then

@@ -23,7 +23,7 @@ size_t ops_mid(void)
 
 /* ---- cached inputs ---------------------------------------------------------------- */
 
-#define MAX_INPUTS 48
+#define MAX_INPUTS 64
 static struct ops_input inputs[MAX_INPUTS];
 static int ninputs;
 

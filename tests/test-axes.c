@@ -39,7 +39,7 @@ static cured_status plan(cured_op op, cured_type t, const cured_layout *l, uint3
     cured_type out;
     ck_assert_int_eq(cured_default_result(op, t, &out), CURED_SUCCESS);
     clear_error();
-    return cr_axes_request(&fake, op, IN_OK, t, l, axes, OUT_OK, out, ol, r, g, whole);
+    return cr_axes_request(&fake, op, IN_OK, t, l, axes, OUT_OK, out, ol, 0, r, g, whole);
 }
 
 /* The 2-D shapes of 2^26 float32 elements, both axes. */
@@ -148,7 +148,7 @@ static void expect_bad(cured_status want, const char *needle, cured_op op, const
     cured_type ot = CURED_TYPE_FLOAT32;
     if (op == CURED_OP_ARGMIN)
         ot = CURED_TYPE_FLOAT32;
-    cured_status st = cr_axes_request(&fake, op, in, CURED_TYPE_FLOAT32, l, axes, out, ot, ol, &r, &g, &whole);
+    cured_status st = cr_axes_request(&fake, op, in, CURED_TYPE_FLOAT32, l, axes, out, ot, ol, 0, &r, &g, &whole);
     ck_assert_msg(st == want, "got %s, want %s (%s)", cured_status_string(st), cured_status_string(want),
                   cured_last_error());
     if (want != CURED_SUCCESS)
@@ -280,7 +280,7 @@ START_TEST(test_compile_shapes)
         int whole = 0;
         fake_h200();
         memset(&g, 0, sizeof g);
-        ck_assert_int_eq(cr_axes_request(&fake, op, IN_OK, t, &layouts[k], axes[k], OUT_OK, out, NULL, &r, &g, &whole),
+        ck_assert_int_eq(cr_axes_request(&fake, op, IN_OK, t, &layouts[k], axes[k], OUT_OK, out, NULL, 0, &r, &g, &whole),
                          CURED_SUCCESS);
         if (whole)
             continue;

@@ -9,6 +9,7 @@
  *   cured bench warmstart          first call of a fresh process  (warmstart.c)
  *   cured bench sweep              sizes 2^10 ... 2^30            (sweep.c)
  *   cured bench ops                operators x types              (opsbench.c)
+ *   cured bench allreduce          cured_comm over NCCL           (allreducebench.c)
  *
  * The driver is opened at run time (src/driver.c, compiled into the tool
  * too), so every command starts where there is no GPU or no driver.
@@ -38,6 +39,7 @@ static const char usage_text[] =
     "  bench sweep            the sum from 2^10 to 2^30 elements beside CUB\n"
     "  bench ops              every operator and type at 64Mi elements beside CUB\n"
     "  bench axes             axis and segmented reductions beside the read ceiling\n"
+    "  bench allreduce        cured_comm's cost over a local reduction, beside NCCL\n"
     "  help                   this text (also -h, --help)\n"
     "  version                the version (also -V, --version)\n"
     "Run `cured <command> --help` for a command's options; `man cured` for more.\n";
@@ -52,7 +54,7 @@ static const char info_usage[] =
     "NVRTC is reported, not a failure); 1 if a query failed; 2 for usage.\n";
 
 static const char *const env_names[] = {
-    "CURED_ARCH",       "CURED_NVRTC_LIBRARY", "CURED_CUDA_DRIVER_LIBRARY", "CURED_CUDA_HOME",
+    "CURED_ARCH",       "CURED_NVRTC_LIBRARY", "CURED_CUDA_DRIVER_LIBRARY", "CURED_CUDA_HOME", "CURED_NCCL_LIBRARY",
     "CURED_CACHE_DIR",  "CURED_CACHE_DISABLE", "CURED_CACHE_MAX_BYTES",     "CURED_LOG"};
 
 /* One device: facts from the driver, then the target from a cured handle. */
@@ -198,6 +200,7 @@ static int cmd_bench(int argc, char **argv)
         {"sweep", cmd_bench_sweep},
         {"ops", cmd_bench_ops},
         {"axes", cmd_bench_axes},
+        {"allreduce", cmd_bench_allreduce},
     };
     for (size_t i = 0; argc > 1 && i < sizeof subs / sizeof *subs; i++)
         if (strcmp(argv[1], subs[i].name) == 0)

@@ -20,6 +20,7 @@ int cmd_warmstart(int argc, char **argv); /* warmstart.c */
 int cmd_bench_sweep(int argc, char **argv); /* sweep.c: sizes 2^10 ... 2^30 beside CUB */
 int cmd_bench_ops(int argc, char **argv);   /* opsbench.c: operators x types beside CUB */
 int cmd_bench_axes(int argc, char **argv);  /* axesbench.c: axes and segments vs the read ceiling */
+int cmd_bench_allreduce(int argc, char **argv); /* allreducebench.c: cured_comm over NCCL's latency */
 int cmd_warmstart_child(int argc, char **argv); /* warmstart_child.c: run by cmd_warmstart */
 
 /* ---- util.c -------------------------------------------------------------- */

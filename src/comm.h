@@ -1,0 +1,45 @@
+/* A communicator's side of cured (comm.c, comm_axes.c): shared declarations. */
+#ifndef CURED_COMM_H
+#define CURED_COMM_H
+
+#include "internal.h"
+#include "nccl_lib.h"
+
+#define CR_COMM_SLOT_MAX 40       /* the largest state record: count + a 32-byte state */
+#define CR_COMM_DEFAULT_OUTPUTS 4096
+
+struct cr_comm_user; /* a user op's kernels in this communicator (comm_custom.c) */
+
+struct cured_comm_st {
+    cured_handle h;
+    struct ncclComm *nccl;
+    const struct cr_nccl *n;
+    int rank, nranks;
+    size_t max_outputs;
+    CUdeviceptr records;          /* nranks * max_outputs * CR_COMM_SLOT_MAX bytes */
+    CUdeviceptr result;           /* CR_MAX_RESULT bytes: the synchronous call's result */
+    pthread_mutex_t lock;         /* users */
+    struct cr_comm_user *users;   /* user ops' kernels, by source text */
+    size_t nusers;
+};
+/* Free the user ops' kernels (cured_comm_destroy), unloading their modules
+ * when unload is set (the handle's context is then current). */
+void cr_comm_users_free(cured_comm cc, int unload);
+
+/* The rank's record area for a call whose records hold nout states of r (a state request). */
+static inline CUdeviceptr cr_comm_mine(cured_comm cc, const struct cr_request *sr, uint64_t nout)
+{
+    return cc->records + (CUdeviceptr)cc->rank * nout * cr_state_slot(sr);
+}
+/* Load the combine kernel of the (plain) request r now, so that a failure launches nothing. */
+cured_status cr_comm_prepare(cured_comm cc, const struct cr_request *r);
+/* The local records of nout outputs are written (or launched): gather them in
+ * place and combine them into out (nout dense results of r) with the combine
+ * kernel that target gives (NULL: the built-in combine request of r). */
+cured_status cr_comm_finish(cured_comm cc, const struct cr_request *r, uint64_t nout, CUdeviceptr out, CUstream s,
+                            cr_target_fn target, const void *arg);
+/* The synchronous calls' end: wait, read the result (result_size bytes of r)
+ * and the counts back, apply cured_reduce()'s statuses, write host_out. */
+cured_status cr_comm_read_back(cured_comm cc, const struct cr_request *r, size_t slot, void *host_out, CUstream s);
+
+#endif

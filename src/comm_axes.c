@@ -1,0 +1,118 @@
+/*
+ * Axis reductions whose axis 0 is sharded over a communicator's ranks
+ * (cured_comm_reduce_axes_async): ncclAllReduce of the local results where
+ * NCCL computes the operator itself, else the state records of each output
+ * gathered and combined as comm.c does, in chunks that fit the buffers.
+ */
+#include "comm.h"
+
+#include <string.h>
+
+/* NCCL's type and operator for a request whose result is its own accumulator, or 0. */
+static int nccl_maps(const struct cr_request *r, int *type, int *op)
+{
+    const struct cr_type_info *ti = cr_type(r->out);
+    const int is_int = ti->cls == CR_SIGNED || ti->cls == CR_UNSIGNED;
+    if (r->acc.layout != CR_LAYOUT_VALUE || r->acc.scalar != r->out || ti->size < 4)
+        return 0;
+    switch (r->op) {
+    case CURED_OP_SUM: *op = CR_NCCL_SUM; break;
+    case CURED_OP_PRODUCT: *op = CR_NCCL_PROD; break;
+    case CURED_OP_MIN: if (!is_int) return 0; *op = CR_NCCL_MIN; break; /* NCCL's float min/max: no NaN rule */
+    case CURED_OP_MAX: if (!is_int) return 0; *op = CR_NCCL_MAX; break;
+    default: return 0;
+    }
+    switch (r->out) {
+    case CURED_TYPE_INT32: *type = CR_NCCL_INT32; break;
+    case CURED_TYPE_UINT32: *type = CR_NCCL_UINT32; break;
+    case CURED_TYPE_INT64: *type = CR_NCCL_INT64; break;
+    case CURED_TYPE_UINT64: *type = CR_NCCL_UINT64; break;
+    case CURED_TYPE_FLOAT32: *type = CR_NCCL_FLOAT32; break;
+    case CURED_TYPE_FLOAT64: *type = CR_NCCL_FLOAT64; break;
+    default: return 0;
+    }
+    return 1;
+}
+
+/* One chunk: the slab's states into this rank's records, then gather and combine. */
+static cured_status chunk(cured_comm cc, cured_op op, const void *in, cured_type in_type, const cured_layout *lay,
+                          uint32_t axes, cured_type out_type, const struct cr_request *plain, uint64_t nout,
+                          CUdeviceptr out, CUstream s)
+{
+    struct cr_request sr;
+    struct cr_geometry g;
+    memset(&g, 0, sizeof g);
+    int whole = 0;
+    struct cr_request probe = *plain;
+    cr_request_state(&probe);
+    CUdeviceptr mine = cr_comm_mine(cc, &probe, nout);
+    cured_status st = cr_axes_request(cc->h, op, in, in_type, lay, axes, (const void *)(uintptr_t)mine, out_type,
+                                      NULL, 1, &sr, &g, &whole);
+    if (st != CURED_SUCCESS)
+        return st;
+    if (whole)
+        st = cr_reduce_run(cc->h, &sr, in, NULL, (size_t)g.len, (void *)(uintptr_t)mine, 0, s, cr_builtin_target,
+                           &sr);
+    else {
+        struct cr_args a = {in, NULL, 0, mine, 0, &g, 0.0, NULL};
+        st = cr_reduce_run_many(cc->h, &sr, &a, s);
+    }
+    return st != CURED_SUCCESS ? st : cr_comm_finish(cc, plain, nout, out, s, NULL, NULL);
+}
+
+CR_API cured_status cured_comm_reduce_axes_async(cured_comm cc, cured_op op, const void *in, cured_type in_type,
+                                                 const cured_layout *lay, uint32_t axes, void *out,
+                                                 cured_type out_type, unsigned flags, struct CUstream_st *stream)
+{
+    if (cc == NULL)
+        return cr_fail(CURED_ERROR_NULL_HANDLE, "cured_comm_reduce_axes_async: the communicator is NULL");
+    if (flags & ~CURED_COMM_BITWISE)
+        return cr_fail(CURED_ERROR_INVALID_VALUE, "cured_comm_reduce_axes_async: unknown flags 0x%x", flags);
+    if (lay != NULL && (lay->rank < 1 || !(axes & 1u)))
+        return cr_fail(CURED_ERROR_INVALID_VALUE, "the sharded axis 0 must exist and be reduced (rank %d, axes 0x%x)",
+                       lay->rank, axes);
+    struct cr_request r;
+    struct cr_geometry g;
+    memset(&g, 0, sizeof g);
+    int whole = 0;
+    cured_status st = cr_axes_request(cc->h, op, in, in_type, lay, axes, out, out_type, NULL, 0, &r, &g, &whole);
+    if (st != CURED_SUCCESS || g.nout == 0)
+        return st;
+    if ((uintptr_t)out % r.acc.result_align)
+        return cr_fail(CURED_ERROR_MISALIGNED, "the output %p is not aligned to %zu bytes", out, r.acc.result_align);
+    int ntype, nop;
+    if (!(flags & CURED_COMM_BITWISE) && g.nout > cc->max_outputs && nccl_maps(&r, &ntype, &nop)) {
+        st = cured_reduce_axes_async(cc->h, op, in, in_type, lay, axes, out, out_type, NULL, stream);
+        if (st != CURED_SUCCESS)
+            return st;
+        int res = cc->n->AllReduce(out, out, (size_t)g.nout, ntype, nop, cc->nccl, stream);
+        return res == CR_NCCL_SUCCESS ? CURED_SUCCESS : cr_fail_nccl(cc->n, res, "ncclAllReduce of the results");
+    }
+    /* Chunks of whole rows of the outermost kept axis: its inner outputs must fit. */
+    int k0 = -1;
+    uint64_t inner = 1;
+    for (int k = 0; k < lay->rank; k++)
+        if (!((axes >> k) & 1u)) {
+            if (k0 < 0)
+                k0 = k;
+            else
+                inner *= (uint64_t)lay->extent[k];
+        }
+    if ((st = cr_comm_prepare(cc, &r)) != CURED_SUCCESS)
+        return st;
+    if (g.nout <= cc->max_outputs || k0 < 0)
+        return chunk(cc, op, in, in_type, lay, axes, out_type, &r, g.nout, (CUdeviceptr)(uintptr_t)out, stream);
+    if (inner > cc->max_outputs)
+        return cr_fail(CURED_ERROR_INVALID_VALUE,
+                       "%llu outputs per index of the outermost kept axis exceed the communicator's %zu (max_outputs)",
+                       (unsigned long long)inner, cc->max_outputs);
+    const int64_t rows = (int64_t)(cc->max_outputs / inner), extent = lay->extent[k0];
+    for (int64_t i = 0; i < extent && st == CURED_SUCCESS; i += rows) {
+        cured_layout part = *lay;
+        part.extent[k0] = extent - i < rows ? extent - i : rows;
+        const char *at = (const char *)in + (size_t)(i * lay->stride[k0]) * cr_type_size(in_type);
+        st = chunk(cc, op, in ? at : in, in_type, &part, axes, out_type, &r, (uint64_t)part.extent[k0] * inner,
+                   (CUdeviceptr)(uintptr_t)out + (CUdeviceptr)((uint64_t)i * inner * r.acc.result_size), stream);
+    }
+    return st;
+}

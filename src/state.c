@@ -1,0 +1,115 @@
+/*
+ * State records (kernels-src/state.cuh): what a state request writes, and
+ * the rule by which gathered records combine (kernels-src/combine.cu runs
+ * it on the device; cr_state_combine_host is the same rule on the host, for
+ * the tests' integer oracles). A record is the element count (8 bytes), then
+ * the raw accumulator or, for MIN, MAX, MINMAX and ARG, the result itself.
+ */
+#include "internal.h"
+
+#include <string.h>
+
+int cr_state_raw(const struct cr_request *r)
+{
+    return cr_op(r->op)->rule != CR_RULE_SAME;
+}
+
+size_t cr_state_slot(const struct cr_request *r)
+{
+    if (r->state) /* already a state request: its result is the record */
+        return r->acc.result_size;
+    size_t s = cr_state_raw(r) ? r->acc.size : r->acc.result_size;
+    return 8 + (s + 7) / 8 * 8;
+}
+
+void cr_request_state(struct cr_request *r)
+{
+    r->acc.result_size = cr_state_slot(r);
+    r->acc.result_align = 8;
+    r->state = 1;
+}
+
+/* Integers widened to 64 bits (signed or not, by class) and back. */
+static uint64_t get(const void *p, cured_type t)
+{
+    switch (t) {
+    case CURED_TYPE_INT8: return (uint64_t)(int64_t) * (const int8_t *)p;
+    case CURED_TYPE_UINT8: return *(const uint8_t *)p;
+    case CURED_TYPE_INT16: return (uint64_t)(int64_t) * (const int16_t *)p;
+    case CURED_TYPE_UINT16: return *(const uint16_t *)p;
+    case CURED_TYPE_INT32: return (uint64_t)(int64_t) * (const int32_t *)p;
+    case CURED_TYPE_UINT32: return *(const uint32_t *)p;
+    default: { uint64_t v; memcpy(&v, p, 8); return v; }
+    }
+}
+
+static void put(void *p, cured_type t, uint64_t v)
+{
+    memcpy(p, &v, cr_type_size(t)); /* little-endian: the low bytes */
+}
+
+/* a before b in the order of type t. */
+static int less(uint64_t a, uint64_t b, cured_type t)
+{
+    return cr_type(t)->cls == CR_SIGNED ? (int64_t)a < (int64_t)b : a < b;
+}
+
+int cr_state_combine_host(const struct cr_request *r, const void *records, size_t stride, int nranks, void *out)
+{
+    const struct cr_type_info *ti = cr_type(r->in);
+    if (r->state || (ti->cls != CR_SIGNED && ti->cls != CR_UNSIGNED) || (cr_op(r->op)->flags & CR_OP_STATS) ||
+        r->op == CURED_OP_NORM2)
+        return 0;
+    const cured_type st = cr_state_raw(r) ? r->acc.scalar : r->out; /* the type in the record */
+    uint64_t acc = 0, lo = 0, hi = 0, total = 0, value = 0;
+    int64_t best = -1;
+    for (int k = 0; k < nranks; k++) {
+        const unsigned char *s = (const unsigned char *)records + (size_t)k * stride;
+        uint64_t n;
+        memcpy(&n, s, 8);
+        if (n == 0)
+            continue;
+        const int first = total == 0;
+        uint64_t v = get(s + 8, st);
+        switch (r->op) {
+        case CURED_OP_SUM: case CURED_OP_SUM_SQUARES: case CURED_OP_SUM_ABS: case CURED_OP_COUNT_NONZERO:
+            acc = first ? v : acc + v; break;
+        case CURED_OP_PRODUCT: acc = first ? v : acc * v; break;
+        case CURED_OP_AND: acc = first ? v : acc & v; break;
+        case CURED_OP_OR: acc = first ? v : acc | v; break;
+        case CURED_OP_XOR: acc = first ? v : acc ^ v; break;
+        case CURED_OP_MIN: acc = first || less(v, acc, st) ? v : acc; break;
+        case CURED_OP_MAX: acc = first || less(acc, v, st) ? v : acc; break;
+        case CURED_OP_MINMAX: {
+            uint64_t h = get(s + 8 + cr_type_size(st), st);
+            lo = first || less(v, lo, st) ? v : lo;
+            hi = first || less(hi, h, st) ? h : hi;
+            break;
+        }
+        case CURED_OP_ARGMIN: case CURED_OP_ARGMAX: {
+            int64_t i;
+            memcpy(&i, s + 8, 8);
+            uint64_t x = get(s + 16, st);
+            /* Strictly better wins: a tie keeps the earlier rank's (lower) index. */
+            if (best < 0 || (r->op == CURED_OP_ARGMIN ? less(x, value, st) : less(value, x, st)))
+                best = i + (int64_t)total, value = x;
+            break;
+        }
+        default: return 0;
+        }
+        total += n;
+    }
+    const size_t rs = cr_type_size(r->out);
+    memset(out, 0, r->acc.result_size);
+    if (r->acc.layout == CR_LAYOUT_ARG) {
+        int64_t i = total ? best : -1;
+        memcpy(out, &i, 8);
+        put((unsigned char *)out + 8, r->out, total ? value : 0);
+    } else if (r->acc.layout == CR_LAYOUT_PAIR) {
+        put(out, r->out, lo);
+        put((unsigned char *)out + rs, r->out, hi);
+    } else {
+        put(out, r->out, acc);
+    }
+    return 1;
+}

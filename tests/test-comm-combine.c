@@ -1,0 +1,205 @@
+/*
+ * The rank-order combine of state records (src/state.c), off the GPU:
+ * random integer data cut into shards at random points (empty shards, ties
+ * of the extreme on both sides of a shard boundary), each shard reduced on
+ * the host to its record, the records combined by cr_state_combine_host,
+ * against the host reduction of the whole array: the rule that
+ * kernels-src/combine.cu runs (test-gpu-nccl checks the device against
+ * cured_reduce_async). Then every state and combine kernel of every
+ * offered (operator, type, result), and a segmented state kernel of each,
+ * compiles with NVRTC for sm_90 (skipped without NVRTC; a quarter of them
+ * with CURED_TEST_QUICK=1).
+ */
+#include "api_test.h"
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#define N 4096
+#define MAXR 9
+
+static uint64_t rng = 88172645463325252ull;
+static uint64_t next(void)
+{
+    rng ^= rng << 13, rng ^= rng >> 7, rng ^= rng << 17;
+    return rng;
+}
+
+/* Value i of t as a 64-bit integer (signed ones sign-extended). */
+static uint64_t get(cured_type t, const void *b, size_t i)
+{
+    switch (t) {
+    case CURED_TYPE_INT8: return (uint64_t)(int64_t)((const int8_t *)b)[i];
+    case CURED_TYPE_UINT8: return ((const uint8_t *)b)[i];
+    case CURED_TYPE_INT32: return (uint64_t)(int64_t)((const int32_t *)b)[i];
+    case CURED_TYPE_UINT32: return ((const uint32_t *)b)[i];
+    default: return ((const uint64_t *)b)[i];
+    }
+}
+
+static int lt(cured_type t, uint64_t a, uint64_t b)
+{
+    return (t == CURED_TYPE_INT8 || t == CURED_TYPE_INT32 || t == CURED_TYPE_INT64) ? (int64_t)a < (int64_t)b : a < b;
+}
+
+/* The host reduction of x[0..n) as the record's state (raw: in the
+ * accumulator's scalar) or result; *v2 the max for MINMAX, *idx the ARG index. */
+static uint64_t reduce(const struct cr_request *r, const void *x, size_t n, uint64_t *v2, int64_t *idx)
+{
+    uint64_t a = 0, b = 0;
+    *idx = -1;
+    for (size_t i = 0; i < n; i++) {
+        uint64_t v = get(r->in, x, i);
+        switch (r->op) {
+        case CURED_OP_SUM: a += v; break;
+        case CURED_OP_PRODUCT: a = i ? a * v : v; break;
+        case CURED_OP_AND: a = i ? a & v : v; break;
+        case CURED_OP_OR: a |= v; break;
+        case CURED_OP_XOR: a ^= v; break;
+        case CURED_OP_COUNT_NONZERO: a += v != 0; break;
+        case CURED_OP_MIN: case CURED_OP_ARGMIN: if (!i || lt(r->in, v, a)) a = v, *idx = (int64_t)i; break;
+        case CURED_OP_MAX: case CURED_OP_ARGMAX: if (!i || lt(r->in, a, v)) a = v, *idx = (int64_t)i; break;
+        case CURED_OP_MINMAX:
+            if (!i || lt(r->in, v, a)) a = v;
+            if (!i || lt(r->in, b, v)) b = v;
+            break;
+        default: ck_abort_msg("no host reference for %s", cured_op_name(r->op));
+        }
+    }
+    *v2 = b;
+    return a;
+}
+
+static void put(void *p, size_t size, uint64_t v)
+{
+    memcpy(p, &v, size);
+}
+
+static const cured_op ops[] = {CURED_OP_SUM, CURED_OP_PRODUCT, CURED_OP_MIN, CURED_OP_MAX, CURED_OP_MINMAX,
+                               CURED_OP_ARGMIN, CURED_OP_ARGMAX, CURED_OP_AND, CURED_OP_OR, CURED_OP_XOR,
+                               CURED_OP_COUNT_NONZERO};
+static const struct { cured_type in, out; } types[] = {
+    {CURED_TYPE_INT32, CURED_TYPE_INT64}, {CURED_TYPE_INT8, CURED_TYPE_INT8}, {CURED_TYPE_UINT8, CURED_TYPE_UINT8},
+    {CURED_TYPE_INT32, CURED_TYPE_INT32}, {CURED_TYPE_UINT32, CURED_TYPE_UINT64}, {CURED_TYPE_INT64, CURED_TYPE_INT64}};
+
+/* Loop index: operator x type pair x trial. */
+START_TEST(test_host_combine)
+{
+    const int nt = (int)(sizeof types / sizeof *types);
+    const cured_op op = ops[_i / (nt * 8)];
+    cured_type in = types[_i / 8 % nt].in, out = types[_i / 8 % nt].out;
+    if (op == CURED_OP_COUNT_NONZERO)
+        out = CURED_TYPE_INT64;
+    else if (cr_op(op)->rule != CR_RULE_SUM)
+        out = in;
+    struct cr_request r;
+    if (cr_request_make(op, CURED_ALGO_AUTO, in, out, &r) != CURED_SUCCESS)
+        return; /* e.g. not offered for this pair */
+    rng += (uint64_t)_i * 7919;
+    const size_t es = cr_type_size(in);
+    static unsigned char x[N * 8];
+    const uint64_t span = 1 + next() % 7; /* few distinct values: ties everywhere */
+    for (size_t i = 0; i < N; i++) {
+        uint64_t v = (op == CURED_OP_PRODUCT ? 1 + next() % 3 : next() % span) - (in == CURED_TYPE_INT8 ? 3 : 0);
+        put(x + i * es, es, v);
+    }
+    /* Cuts: some at 0 (empty first shards), some equal (empty middle ones). */
+    const int nranks = 1 + (int)(next() % MAXR);
+    size_t cut[MAXR + 1] = {0};
+    for (int k = 1; k < nranks; k++)
+        cut[k] = next() % 3 == 0 ? cut[k - 1] : cut[k - 1] + next() % (N - cut[k - 1] + 1);
+    cut[nranks] = N;
+    struct cr_request sr = r;
+    cr_request_state(&sr);
+    const size_t slot = cr_state_slot(&sr), rs = cr_type_size(out);
+    const size_t ss = cr_state_raw(&r) ? cr_type_size(r.acc.scalar) : rs;
+    unsigned char rec[MAXR * 40];
+    memset(rec, 0xa5, sizeof rec);
+    for (int k = 0; k < nranks; k++) {
+        unsigned char *s = rec + (size_t)k * slot;
+        uint64_t n = cut[k + 1] - cut[k], hi;
+        int64_t idx;
+        uint64_t v = reduce(&r, x + cut[k] * es, (size_t)n, &hi, &idx);
+        memcpy(s, &n, 8);
+        if (r.acc.layout == CR_LAYOUT_ARG) {
+            memcpy(s + 8, &idx, 8);
+            put(s + 16, rs, v);
+        } else {
+            put(s + 8, ss, v);
+            if (r.acc.layout == CR_LAYOUT_PAIR)
+                put(s + 8 + ss, ss, hi);
+        }
+    }
+    unsigned char got[32], want[32];
+    memset(got, 0x5a, sizeof got);
+    memset(want, 0, sizeof want);
+    ck_assert_msg(cr_state_combine_host(&r, rec, slot, nranks, got), "%s %s->%s: no host combine", cured_op_name(op),
+                  cured_type_name(in), cured_type_name(out));
+    uint64_t hi;
+    int64_t idx;
+    uint64_t v = reduce(&r, x, N, &hi, &idx);
+    if (r.acc.layout == CR_LAYOUT_ARG) {
+        memcpy(want, &idx, 8);
+        put(want + 8, rs, v);
+    } else {
+        put(want, rs, v);
+        if (r.acc.layout == CR_LAYOUT_PAIR)
+            put(want + rs, rs, hi);
+    }
+    ck_assert_msg(memcmp(got, want, r.acc.result_size) == 0, "%s %s->%s over %d ranks: combined != whole",
+                  cured_op_name(op), cured_type_name(in), cured_type_name(out), nranks);
+}
+END_TEST
+
+/* The state and combine kernels of one offered request compile (sm_90 cubin). */
+START_TEST(test_units_compile)
+{
+    int major, minor;
+    if (cured_nvrtc_version(&major, &minor) != CURED_SUCCESS) {
+        printf("skipped: no NVRTC\n");
+        return;
+    }
+    int seen = 0;
+    for (int op = 0; op < CURED_OP_COUNT; op++)
+        for (int in = 0; in < CURED_TYPE_COUNT; in++)
+            for (int out = 0; out < CURED_TYPE_COUNT; out++) {
+                struct cr_request r;
+                if (op == CURED_OP_DOT || !cr_op_accumulator((cured_op)op, (cured_type)in, (cured_type)out, NULL) ||
+                    seen++ % 4 != _i)
+                    continue;
+                ck_assert_int_eq(cr_request_make((cured_op)op, CURED_ALGO_AUTO, (cured_type)in, (cured_type)out, &r),
+                                 CURED_SUCCESS);
+                struct cr_request s = r, c = r, seg;
+                cr_request_state(&s);
+                c.shape = CR_SHAPE_COMBINE;
+                seg = s; /* the axis path's state kernels (segmented.cu): two of its shapes */
+                seg.shape = (seen / 4) % 2 ? CR_SHAPE_STRIDED : CR_SHAPE_ROWS_SPLIT;
+                const struct cr_request *reqs[3] = {&s, &c, &seg};
+                const int nreq = cr_op(r.op)->flags & CR_OP_STATS ? 2 : 3; /* no statistics along axes */
+                for (int k = 0; k < nreq; k++) {
+                    struct cr_unit u;
+                    cr_family_for(reqs[k])->build(reqs[k], &u);
+                    struct cr_image img;
+                    cured_status st = cr_jit_compile(&u, 90, 0, &img);
+                    ck_assert_msg(st == CURED_SUCCESS, "%s: %s", u.label, cured_last_error());
+                    cr_image_free(&img);
+                }
+            }
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("comm-combine");
+    TCase *tc = tcase_create("host");
+    const int nt = (int)(sizeof types / sizeof *types), nops = (int)(sizeof ops / sizeof *ops);
+    tcase_add_loop_test(tc, test_host_combine, 0, nops * nt * 8);
+    suite_add_tcase(s, tc);
+    TCase *jit = tcase_create("compile");
+    tcase_set_timeout(jit, 600);
+    const char *quick = getenv("CURED_TEST_QUICK"); /* 1: a quarter of the kernels */
+    tcase_add_loop_test(jit, test_units_compile, 0, quick && strcmp(quick, "1") == 0 ? 1 : 4);
+    suite_add_tcase(s, jit);
+    return run_suite(s);
+}
