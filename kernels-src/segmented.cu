@@ -4,6 +4,7 @@
 // operators and ends are the whole-array kernels' pieces (common.cuh), given
 // a group of threads or blocks per output instead of the whole grid.
 #include "common.cuh"
+#include "packed.cuh"
 
 #define CURED_MAX_DIMS 8
 
@@ -178,13 +179,14 @@ reduce_segments(const T *in, u64 nseg, const Off *begin, const Off *end, void *o
 // Columns: outputs (b, c) adjacent along c (in-stride 1), reduced along
 // rows r (stride row) of each batch b. A block is TX x TY threads: TX lanes
 // across VEC-wide column groups, TY phases down the rows; the rows may be
-// split over gridDim.y / nbatch blocks, whose partials the last of them
-// combines: a thread per column over few splits, the whole block per column
-// over many (each in a fixed order).
+// split over gridDim.y / nbatch blocks, whose partials cols_finish combines
+// (cols_combine.cuh).
 struct Cols {
     long long rows, row, batches, batch, cols, out_batch, out_col;
     unsigned splits, tiles;
+    unsigned group, ngroups; // splits > 1: splits per group, groups (cols_finish)
 };
+#include "cols_combine.cuh"
 template <class T, class A, class Op, int BLOCK, int TX, int VEC>
 __global__ void __launch_bounds__(BLOCK)
 reduce_cols(const T *in, Cols g, void *out, unsigned result_size, A *partials, unsigned int *tickets)
@@ -235,7 +237,6 @@ reduce_cols(const T *in, Cols g, void *out, unsigned result_size, A *partials, u
     }
     // The TY phases of each column, combined in phase order.
     __shared__ A sm[BLOCK];
-    __shared__ bool last;
     const unsigned tile = (unsigned)(b * g.tiles + blockIdx.x);
     if (TY > 1)
         for (int k = 0; k < VEC; k++) {
@@ -250,43 +251,8 @@ reduce_cols(const T *in, Cols g, void *out, unsigned result_size, A *partials, u
         if (ty == 0 && c0 < g.cols)
             for (int k = 0; k < VEC && c0 + k < g.cols; k++)
                 partials[((u64)split * g.batches + b) * g.cols + c0 + k] = acc[k];
-        __threadfence();
-        __syncthreads();
-        if (threadIdx.x == 0)
-            last = atomicAdd(tickets + tile, 1u) == g.splits - 1;
-        __syncthreads();
-        if (!last)
-            return;
-        __threadfence();
-        if (threadIdx.x == 0)
-            tickets[tile] = 0;
-        if (g.splits > 32) { // many splits: a warp per column, its lanes across the splits
-            const long long first = (long long)blockIdx.x * TX * VEC;
-            const int lane = threadIdx.x % 32;
-            for (int cc = threadIdx.x / 32; cc < TX * VEC; cc += BLOCK / 32) { // warp-uniform
-                const long long c = first + cc;
-                if (c >= g.cols)
-                    break;
-                A v = Op::identity();
-                for (unsigned s = lane; s < g.splits; s += 32)
-                    v = op(v, load_cg(partials + ((u64)s * g.batches + b) * g.cols + c));
-                v = group_reduce<32>(v, op);
-                if (lane == 0) {
-                    u64 i;
-                    if (winner_index(v, i))
-                        bind_winner(op, base + (long long)i * g.row + c, i);
-                    op.write((char *)out + (b * g.out_batch + c * g.out_col) * result_size, v, (u64)g.rows);
-                }
-            }
-            return;
-        } else if (ty == 0 && c0 < g.cols) {
-            for (int k = 0; k < VEC && c0 + k < g.cols; k++) {
-                A v = Op::identity();
-                for (unsigned s = 0; s < g.splits; s++)
-                    v = op(v, load_cg(partials + ((u64)s * g.batches + b) * g.cols + c0 + k));
-                acc[k] = v;
-            }
-        }
+        cols_finish<BLOCK, TX * VEC>(g, b, split, tile, base, partials, tickets, out, result_size, op, sm);
+        return;
     }
     if (ty == 0 && c0 < g.cols)
         for (int k = 0; k < VEC && c0 + k < g.cols; k++) {

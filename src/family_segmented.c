@@ -51,6 +51,10 @@ static void build(const struct cr_request *r, struct cr_unit *u)
         snprintf(k, cap, "reduce_cols<%s, %s, %s, %d, %d, %d>", t, a, f, BLOCK, r->group, r->vec);
         what = "columns";
         break;
+    case CR_SHAPE_PACKED:
+        snprintf(k, cap, "reduce_packed<%s, %s, %s, %d, %d, %zu>", t, a, f, BLOCK, r->group, r->acc.result_size);
+        what = "short rows";
+        break;
     default:
         snprintf(k, cap, "reduce_strided<%s, %s, %s, %d>", t, a, f, BLOCK);
         what = "strided";
@@ -114,6 +118,18 @@ static void plan(const struct cr_request *r, const struct cr_unit *u, const stru
         cr_plan_param(p, l, partials);
         cr_plan_param(p, l, tickets);
         break;
+    case CR_SHAPE_PACKED: {
+        /* whole vectors: rows of group bytes, four vectors in flight per thread */
+        const uint64_t rpv = r->group < 16 ? 16 / (uint64_t)r->group : 1, vpr = r->group > 16 ? (uint64_t)r->group / 16 : 1;
+        const uint64_t items = vpr >= 4 ? 1 : 4 / vpr, per_block = (uint64_t)BLOCK * items;
+        l = cr_plan_launch(p, 0, at_most((g->nout / rpv + per_block - 1) / per_block, resident), BLOCK);
+        cr_plan_param(p, l, in);
+        cr_plan_param(p, l, g->nout);
+        cr_plan_param(p, l, (uint64_t)g->kept.out_stride[0]);
+        cr_plan_param(p, l, a->out);
+        cr_plan_param(p, l, g->dense);
+        break;
+    }
     default:
         l = cr_plan_launch(p, 0, at_most((g->nout + BLOCK / 32 - 1) / (BLOCK / 32), resident), BLOCK);
         cr_plan_param(p, l, in);
