@@ -5,6 +5,7 @@
 // a group of threads or blocks per output instead of the whole grid.
 #include "common.cuh"
 #include "packed.cuh"
+#include "segments_long.cuh"
 
 #define CURED_MAX_DIMS 8
 
@@ -129,10 +130,12 @@ reduce_rows_split(const T *in, u64 nout, u64 len, Kept kept, void *out, unsigned
 // A block takes BLOCK / G consecutive segments at a time, G threads each;
 // the long ones among them (more than 16 of the group's 16-byte steps) are
 // left to the whole block afterwards, so one long segment does not hold a
-// group of G threads for the whole launch.
+// group of G threads for the whole launch; those over `huge` elements go
+// to the list of reduce_long_segments (segments_long.cuh), while it has room.
 template <class T, class A, class Op, class Off, int BLOCK, int G, int UNROLL>
 __global__ void __launch_bounds__(BLOCK)
-reduce_segments(const T *in, u64 nseg, const Off *begin, const Off *end, void *out, unsigned result_size)
+reduce_segments(const T *in, u64 nseg, const Off *begin, const Off *end, void *out, unsigned result_size, u64 huge,
+                LongList list)
 {
     const int lane = threadIdx.x % G;
     const u64 LONG = (u64)G * (16 / sizeof(T)) * 16;
@@ -151,7 +154,7 @@ reduce_segments(const T *in, u64 nseg, const Off *begin, const Off *end, void *o
         }
         const u64 len = e > b ? (u64)(e - b) : 0;
         const bool short_one = live && len <= LONG;
-        if (live && !short_one && lane == 0)
+        if (live && !short_one && lane == 0 && !(len > huge && list_long(list, s)))
             longs[atomicAdd(&nlong, 1)] = s;
         const T *seg = in + b;
         Op op;

@@ -45,6 +45,9 @@ static void build(const struct cr_request *r, struct cr_unit *u)
     case CR_SHAPE_SEGMENTS:
         snprintf(k, cap, "reduce_segments<%s, %s, %s, %s, %d, %d, %d>", t, a, f, cr_type_cxx(r->offsets), BLOCK,
                  r->group, u->unroll);
+        snprintf(u->kernels[1], cap, "reduce_long_segments<%s, %s, %s, %s, %d, %d>", t, a, f, cr_type_cxx(r->offsets),
+                 BLOCK, u->unroll);
+        u->nkernels = 2;
         what = "segments";
         break;
     case CR_SHAPE_COLS:
@@ -62,6 +65,43 @@ static void build(const struct cr_request *r, struct cr_unit *u)
     }
     snprintf(u->label, sizeof u->label, "%s %s %s->%s (kernels-src/segmented.cu)", what, cr_op(r->op)->name,
              cr_type_name(r->in), cr_type_name(r->out));
+}
+
+/* Segments over LONG_BYTES go to reduce_long_segments (segments_long.cuh),
+ * LONG_CAP of them per call, each over blocks for an eighth of the SMs. */
+#define LONG_BYTES ((uint64_t)128 << 10)
+#define LONG_CAP 32u
+struct long_list { /* struct LongList of segments_long.cuh */
+    uint64_t seg, count, done, tickets;
+    uint32_t cap, pad;
+};
+
+static void plan_segments(const struct cr_request *r, const struct cr_device_facts *dev, const struct cr_args *a,
+                          unsigned grid, struct cr_plan *p)
+{
+    const struct cr_geometry *g = a->geo;
+    const uint64_t tickets = a->ws + CR_WS_TICKETS, partials = a->ws + CR_WS_PARTIALS;
+    const unsigned parts = dev->sms / 8 > 4 ? (unsigned)dev->sms / 8 : 4;
+    struct long_list list = {partials + (uint64_t)LONG_CAP * parts * CR_MAX_ACC, tickets + 4 * LONG_CAP,
+                             tickets + 4 * (LONG_CAP + 1), tickets, LONG_CAP, 0};
+    struct cr_launch *l = cr_plan_launch(p, 0, grid, BLOCK);
+    cr_plan_param(p, l, (uint64_t)(uintptr_t)a->in);
+    cr_plan_param(p, l, g->nout);
+    cr_plan_param(p, l, (uint64_t)(uintptr_t)g->begin);
+    cr_plan_param(p, l, (uint64_t)(uintptr_t)g->end);
+    cr_plan_param(p, l, a->out);
+    cr_plan_param(p, l, r->acc.result_size);
+    cr_plan_param(p, l, LONG_BYTES / cr_type_size(r->in));
+    cr_plan_struct(p, l, &list, sizeof list);
+    l = cr_plan_launch(p, 1, parts, BLOCK);
+    l->grid_y = LONG_CAP;
+    cr_plan_param(p, l, (uint64_t)(uintptr_t)a->in);
+    cr_plan_param(p, l, (uint64_t)(uintptr_t)g->begin);
+    cr_plan_param(p, l, (uint64_t)(uintptr_t)g->end);
+    cr_plan_param(p, l, a->out);
+    cr_plan_param(p, l, r->acc.result_size);
+    cr_plan_struct(p, l, &list, sizeof list);
+    cr_plan_param(p, l, partials);
 }
 
 static unsigned at_most(uint64_t want, unsigned cap)
@@ -100,13 +140,7 @@ static void plan(const struct cr_request *r, const struct cr_unit *u, const stru
         cr_plan_param(p, l, tickets);
         break;
     case CR_SHAPE_SEGMENTS:
-        l = cr_plan_launch(p, 0, at_most((g->nout + BLOCK / r->group - 1) / (BLOCK / r->group), resident), BLOCK);
-        cr_plan_param(p, l, in);
-        cr_plan_param(p, l, g->nout);
-        cr_plan_param(p, l, (uint64_t)(uintptr_t)g->begin);
-        cr_plan_param(p, l, (uint64_t)(uintptr_t)g->end);
-        cr_plan_param(p, l, a->out);
-        cr_plan_param(p, l, result);
+        plan_segments(r, dev, a, at_most((g->nout + BLOCK / r->group - 1) / (BLOCK / r->group), resident), p);
         break;
     case CR_SHAPE_COLS:
         l = cr_plan_launch(p, 0, g->cols.tiles, BLOCK);

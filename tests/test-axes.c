@@ -281,6 +281,35 @@ START_TEST(test_plans_fit)
         shapes |= 1 << r.shape;
     }
     ck_assert_msg(shapes & (1 << CR_SHAPE_ROWS_SPLIT), "no split rows planned");
+    /* Segments: the segments' launch, then the long segments' (a grid of blocks per listed segment). */
+    struct cr_request r;
+    ck_assert_int_eq(cr_request_make(CURED_OP_ARGMAX, CURED_ALGO_AUTO, CURED_TYPE_FLOAT32, CURED_TYPE_FLOAT32, &r),
+                     CURED_SUCCESS);
+    r.shape = CR_SHAPE_SEGMENTS;
+    r.group = 8;
+    r.offsets = CURED_TYPE_INT64;
+    struct cr_geometry g;
+    memset(&g, 0, sizeof g);
+    g.nout = 1 << 20;
+    g.begin = IN_OK;
+    g.end = IN_OK;
+    struct cr_unit u;
+    cr_family_for(&r)->build(&r, &u);
+    ck_assert_int_eq(u.nkernels, 2);
+    struct cr_kernel kern = {0};
+    kern.blocks_per_sm = 8;
+    struct cr_args a = {IN_OK, NULL, 0, (CUdeviceptr)(uintptr_t)OUT_OK, 0x40000, &g, 0.0};
+    struct cr_plan p;
+    memset(&p, 0, sizeof p);
+    fake_h200();
+    cr_family_for(&r)->plan(&r, &u, &kern, &fake.facts, &a, &p);
+    ck_assert_msg(!p.overflow && p.nlaunch == 2 && p.l[1].fn == 1 && p.l[1].grid >= 4 && p.l[1].grid_y >= 1,
+                  "segments: overflow %d, %d launches", p.overflow, p.nlaunch);
+    /* the list (partials, then segment indices) stays inside the slot's partials area */
+    const uint64_t list_end = CR_WS_PARTIALS + (uint64_t)p.l[1].grid_y * p.l[1].grid * CR_MAX_ACC + 8u * p.l[1].grid_y;
+    ck_assert_msg(list_end <= CR_WS_PARTIALS + fake.facts.partials_capacity * CR_MAX_ACC + CR_WS_COLS_BYTES,
+                  "the long-segment list outgrows the workspace");
+    ck_assert_msg(p.l[1].grid_y + 2 <= CR_WS_NTICKETS, "the list's tickets outgrow the workspace");
 }
 END_TEST
 
