@@ -36,7 +36,7 @@ __device__ __forceinline__ void packed_item(const T *in, const uint4 *v, u64 ite
                                             bool dense)
 {
     const int VEC = 16 / sizeof(T);
-    __align__(16) unsigned char buf[RPV * RS];
+    __align__(16) unsigned char buf[RPV * RS] = {0}; // padding bytes of a result are stored as zeros
     const T *e = reinterpret_cast<const T *>(v);
 #pragma unroll
     for (int r = 0; r < RPV; r++) {
