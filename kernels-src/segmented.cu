@@ -216,7 +216,7 @@ reduce_cols(const T *in, Cols g, void *out, unsigned result_size, A *partials, u
                 typename CA::N part[VEC];
 #pragma unroll
                 for (int k = 0; k < VEC; k++)
-                    part[k] = CA::zero();
+                    part[k] = CA::start(acc[k]);
                 for (; r + 3 * TY < end; r += 4 * TY) { // four rows in flight
                     uint4 v[4];
 #pragma unroll

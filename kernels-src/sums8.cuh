@@ -47,20 +47,21 @@ CURED_SUM8_STEP(unsigned char, unsigned long long, unsigned)
 CURED_SUM8_STEP(signed char, int, int)
 CURED_SUM8_STEP(unsigned char, unsigned, unsigned)
 
-// A thread's running value down a column: the operator's accumulator, or for
-// 8-bit sums a 32-bit one flushed into it every CHUNK rows.
+// A thread's running value down a column: the operator's accumulator itself
+// (start and flush hand it over), or for 8-bit sums a 32-bit one started at
+// zero and added into it every CHUNK rows.
 template <class Op, class T, class A> struct ColumnAcc {
     typedef A N;
     static const long long CHUNK = 1ll << 62;
-    __device__ static __forceinline__ N zero() { return Op::identity(); }
+    __device__ static __forceinline__ N start(A a) { return a; }
     __device__ static __forceinline__ N add(N n, T x, u64 r, Op op) { return op(n, op.map(x, r)); }
-    __device__ static __forceinline__ A flush(A a, N n, Op op) { return op(a, n); }
+    __device__ static __forceinline__ A flush(A, N n, Op) { return n; }
 };
 #define CURED_SUM8_COLUMN(T, A, NT)                                                                  \
     template <class R> struct ColumnAcc<Sum<T, A, R>, T, A> {                                        \
         typedef NT N;                                                                                \
         static const long long CHUNK = 1ll << 16;                                                    \
-        __device__ static __forceinline__ N zero() { return 0; }                                     \
+        __device__ static __forceinline__ N start(A) { return 0; }                                   \
         __device__ static __forceinline__ N add(N n, T x, u64, Sum<T, A, R>) { return n + (N)x; }    \
         __device__ static __forceinline__ A flush(A a, N n, Sum<T, A, R> op) { return op(a, (A)n); } \
     };
