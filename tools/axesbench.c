@@ -20,23 +20,27 @@
 
 #include "benchkit.h"
 #include "ceiling.h"
+#include "cub_compare.h"
 #include "tool.h"
 
 #define PROG "cured bench axes"
 #define BYTES ((size_t)256 << 20)
 
 static const char usage_text[] =
-    "usage: cured bench axes [--iters K] [--device D] [--csv FILE]\n"
+    "usage: cured bench axes [--iters K] [--device D] [--csv FILE] [--only TEXT]\n"
     "Axis reductions of 256 MiB 2-D arrays (rows = 1, 4, ..., 2^26 float32 rows; the same bytes\n"
     "for bfloat16, int32 and int8), along axis 1 and axis 0: SUM of each type, MAX and ARGMAX\n"
     "of float32; a 3-D middle axis (256 x 1024 x 256 float32); 1M float32 segments of\n"
     "power-law lengths (mean 64, int64 offsets). Each cell: the median of K timed calls (after\n"
     "an untimed one that compiles), as GB/s of input read plus results written, and as a share\n"
     "of the read ceiling: the best of a streaming-load read-only kernel over a grid sweep, in\n"
-    "the same run. Progress on stderr.\n"
+    "the same run. Where CUB has the same reduction (cub::DeviceSegmentedReduce: rows of float32\n"
+    "SUM, MAX, ARGMAX and int32 SUM, and the segments), a CUB row follows, timed alike, with\n"
+    "cured's speed as a multiple of CUB's. Progress on stderr.\n"
     "  --iters K     timed calls per cell (default 20)\n"
     "  --device D    CUDA device ordinal (default 0)\n"
     "  --csv FILE    also write the rows as CSV\n"
+    "  --only TEXT   only the 2-D cells whose name contains TEXT (e.g. \"int8\"), and no 3-D or segment cells\n"
     "Exit status: 0 if every cell ran and its spot checks passed; 1 otherwise or without a GPU.\n";
 
 struct cell {
@@ -130,6 +134,64 @@ static int call_ceiling(void *user)
     return ceiling_launch(k->c, k->variant, k->grid, k->block, k->in, BYTES, k->s) == 0 ? 0 : -1;
 }
 
+/* cub::DeviceSegmentedReduce beside a cell, where CUB has the same reduction. */
+struct cub_req {
+    struct bk_gpu *g;
+    cmp_op op;
+    cmp_type type;
+    const void *in;
+    long long nseg, len; /* len: uniform segments (begin == NULL) */
+    const long long *begin, *end;
+    void *out, *temp;
+    size_t temp_bytes;
+    char why[600];
+};
+static int cub_of(const struct cell *c, cmp_op *op, cmp_type *t)
+{
+    *t = c->type == CURED_TYPE_FLOAT32 ? CMP_FLOAT32 : CMP_INT32;
+    *op = c->op == CURED_OP_SUM ? CMP_SUM : c->op == CURED_OP_MAX ? CMP_MAX : CMP_ARGMAX;
+    return c->type == CURED_TYPE_FLOAT32 || (c->type == CURED_TYPE_INT32 && c->op == CURED_OP_SUM);
+}
+static int call_cub(void *user)
+{
+    struct cub_req *q = user;
+    size_t bytes = q->temp_bytes;
+    if (cmp_segmented(q->op, q->type, q->in, q->nseg, q->begin, q->end, q->len, q->out, q->temp, &bytes,
+                      q->g->stream) != 0) {
+        snprintf(q->why, sizeof q->why, "%s", cmp_last_error());
+        return -1;
+    }
+    return 0;
+}
+/* The CUB row after a cured row (us: cured's time); -1 if CUB could not run. */
+static double cub_row(struct cub_req *q, int iters, size_t bytes, double ceil_gbps, double cured_us,
+                      const char *label, const char *shape, const char *csv_shape, FILE *csv)
+{
+    size_t need = 0;
+    double us = -1;
+    if (q->g->cmp == NULL)
+        snprintf(q->why, sizeof q->why, "comparator not usable: %s", q->g->cmp_error);
+    else if (cmp_segmented(q->op, q->type, q->in, q->nseg, q->begin, q->end, q->len, q->out, NULL, &need,
+                           q->g->stream) != 0)
+        snprintf(q->why, sizeof q->why, "%s", cmp_last_error());
+    else if (need > q->temp_bytes)
+        snprintf(q->why, sizeof q->why, "CUB needs %zu bytes of temporary storage", need);
+    else
+        us = time_events(q->g, iters, call_cub, q, q->why, sizeof q->why);
+    const double gbps = us > 0 ? (double)bytes / (us * 1e3) : 0;
+    char note[700];
+    if (us > 0)
+        snprintf(note, sizeof note, "cured %.2fx CUB's speed", cured_us > 0 ? us / cured_us : 0);
+    else
+        snprintf(note, sizeof note, "not run: %s", q->why);
+    printf("  CUB %-11s %-22s %4s %10.2f %9.1f %7.2fx  %s\n", label, shape, "1", us, gbps, gbps / ceil_gbps, note);
+    if (csv != NULL)
+        fprintf(csv, "CUB %s,%s,1,%zu,%.3f,%.1f,%.1f,%.4f,%s\n", label, csv_shape, bytes, us, gbps, ceil_gbps,
+                gbps / ceil_gbps, us > 0 ? "cub" : "cub-failed");
+    fflush(stdout);
+    return us;
+}
+
 /* Element i of a cell's input: small integers, so float sums of a column or row are exact. */
 static void fill_host(cured_type t, void *h, size_t n)
 {
@@ -196,8 +258,8 @@ static int spot_check(const struct cell *c, const void *h, size_t rows, size_t c
 int cmd_bench_axes(int argc, char **argv)
 {
     struct count_option counts[] = {{"--iters", 1, 100000, 20}, {"--device", 0, 1024, 0}};
-    struct string_option strings[] = {{"--csv", NULL}};
-    int parsed = parse_options(argc, argv, PROG, usage_text, counts, 2, strings, 1);
+    struct string_option strings[] = {{"--csv", NULL}, {"--only", NULL}};
+    int parsed = parse_options(argc, argv, PROG, usage_text, counts, 2, strings, 2);
     if (parsed != 0)
         return parsed == 1 ? 0 : 2;
     const int iters = (int)counts[0].value;
@@ -213,13 +275,15 @@ int cmd_bench_axes(int argc, char **argv)
         return 1;
     }
     const struct cr_driver_all *d = gpu.d;
-    CUdeviceptr in = 0, out = 0, offs = 0;
+    const char *only = strings[1].value;
+    CUdeviceptr in = 0, out = 0, offs = 0, ctemp = 0;
+    const size_t ctemp_bytes = (size_t)64 << 20;
     void *host = malloc(BYTES);
     char why[600] = "";
     int rc = 0;
     struct ceiling ceil = {0};
     if (host == NULL || d->MemAlloc(&in, BYTES) != CUDA_SUCCESS || d->MemAlloc(&out, (size_t)2 << 30) != CUDA_SUCCESS ||
-        d->MemAlloc(&offs, (size_t)2 << 20 << 3) != CUDA_SUCCESS ||
+        d->MemAlloc(&offs, (size_t)2 << 20 << 3) != CUDA_SUCCESS || d->MemAlloc(&ctemp, ctemp_bytes) != CUDA_SUCCESS ||
         ceiling_prepare(&ceil, d, gpu.ccmaj, gpu.ccmin, why, sizeof why) != 0) {
         fprintf(stderr, "%s: %s\n", PROG, why[0] ? why : "out of memory");
         rc = 1;
@@ -251,10 +315,12 @@ int cmd_bench_axes(int argc, char **argv)
     printf("%-15s %-22s %4s %10s %9s %8s  %s\n", "cell", "shape", "axis", "cured us", "GB/s", "ceiling", "check");
     if (csv != NULL)
         fprintf(csv, "cell,rows,cols,axis,bytes,cured_us,cured_gbps,ceiling_gbps,ratio,check\n");
-    double worst = 1e9, sum_ratio = 0;
-    int ncells = 0;
+    double worst = 1e9, sum_ratio = 0, worst_cub = 1e9;
+    int ncells = 0, ncub = 0, cub_wins = 0;
     for (int c = 0; c < NCELLS; c++) {
         const struct cell *ce = &cells[c];
+        if (only != NULL && strstr(ce->label, only) == NULL)
+            continue;
         const size_t esize = cured_type_size(ce->type), n = BYTES / esize;
         bk_progress(PROG, "%s: filling the input", ce->label);
         fill_host(ce->type, host, n);
@@ -291,10 +357,27 @@ int cmd_bench_axes(int argc, char **argv)
                 sum_ratio += ratio;
                 ncells++;
                 fflush(stdout);
+                cmp_op cop;
+                cmp_type ct;
+                if (axis == 1 && cub_of(ce, &cop, &ct)) {
+                    struct cub_req cq = {&gpu, cop, ct, (void *)(uintptr_t)in, (long long)rows, (long long)cols,
+                                         NULL, NULL, (void *)(uintptr_t)out, (void *)(uintptr_t)ctemp, ctemp_bytes, ""};
+                    char cshape[48];
+                    snprintf(cshape, sizeof cshape, "%zu,%zu", rows, cols);
+                    const size_t cbytes = BYTES + rows * (ce->op == CURED_OP_ARGMAX ? 8 : cured_type_size(ce->out));
+                    const double cus = cub_row(&cq, iters, cbytes, ceil_gbps, us, ce->label, shape, cshape, csv);
+                    if (cus > 0 && us > 0) {
+                        ncub++;
+                        cub_wins += us < cus;
+                        worst_cub = cus / us < worst_cub ? cus / us : worst_cub;
+                    }
+                }
             }
         }
     }
     /* A 3-D middle axis and power-law segments, float32 SUM. */
+    if (only != NULL)
+        goto summary;
     fill_host(CURED_TYPE_FLOAT32, host, BYTES / 4);
     d->MemcpyHtoD(in, host, BYTES);
     {
@@ -337,8 +420,23 @@ int cmd_bench_axes(int argc, char **argv)
             fprintf(csv, "segments power law,%zu,%.1f,-,%zu,%.3f,%.1f,%.1f,%.4f,%s\n", nseg,
                     (double)total / (double)nseg, bytes, us, gbps, ceil_gbps, gbps / ceil_gbps, us > 0 ? "ran" : "failed");
         rc |= us <= 0;
+        struct cub_req cq = {&gpu, CMP_SUM, CMP_FLOAT32, (void *)(uintptr_t)in, (long long)nseg, 0,
+                             (const long long *)(uintptr_t)offs, (const long long *)(uintptr_t)(offs + 8),
+                             (void *)(uintptr_t)out, (void *)(uintptr_t)ctemp, ctemp_bytes, ""};
+        char cshape[60];
+        snprintf(cshape, sizeof cshape, "%zu,%.1f", nseg, (double)total / (double)nseg);
+        const double cus = cub_row(&cq, iters, bytes, ceil_gbps, us, "segments", shape, cshape, csv);
+        if (cus > 0 && us > 0) {
+            ncub++;
+            cub_wins += us < cus;
+            worst_cub = cus / us < worst_cub ? cus / us : worst_cub;
+        }
         free(off);
     }
+summary:
+    if (ncub)
+        printf("\nCUB DeviceSegmentedReduce: cured faster in %d of %d cells; slowest at %.2fx CUB's speed\n", cub_wins,
+               ncub, worst_cub);
     if (ncells)
         printf("\n2-D cells: worst %.2fx of the ceiling, mean %.2fx over %d cells\n", worst, sum_ratio / ncells, ncells);
 out:
@@ -352,6 +450,8 @@ out:
         d->MemFree(out);
     if (offs)
         d->MemFree(offs);
+    if (ctemp)
+        d->MemFree(ctemp);
     free(host);
     bk_close(&gpu);
     return rc;
