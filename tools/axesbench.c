@@ -20,6 +20,7 @@
 
 #include "benchkit.h"
 #include "ceiling.h"
+#include "axesbench.h"
 #include "cub_compare.h"
 #include "tool.h"
 
@@ -43,11 +44,6 @@ static const char usage_text[] =
     "  --only TEXT   only the 2-D cells whose name contains TEXT (e.g. \"int8\"), and no 3-D or segment cells\n"
     "Exit status: 0 if every cell ran and its spot checks passed; 1 otherwise or without a GPU.\n";
 
-struct cell {
-    const char *label;
-    cured_type type, out;
-    cured_op op;
-};
 static const struct cell cells[] = {
     {"float32 SUM", CURED_TYPE_FLOAT32, CURED_TYPE_FLOAT32, CURED_OP_SUM},
     {"bfloat16 SUM", CURED_TYPE_BFLOAT16, CURED_TYPE_FLOAT32, CURED_OP_SUM},
@@ -86,7 +82,7 @@ static int by_value(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-static double time_events(struct bk_gpu *g, int iters, int (*call)(void *), void *user, char *why, size_t len)
+double axes_time_events(struct bk_gpu *g, int iters, int (*call)(void *), void *user, char *why, size_t len)
 {
     double *t = calloc((size_t)iters, sizeof *t);
     if (t == NULL || call(user) != 0 || g->d->StreamSynchronize(g->stream) != CUDA_SUCCESS) {
@@ -132,64 +128,6 @@ static int call_ceiling(void *user)
 {
     struct ceil_call *k = user;
     return ceiling_launch(k->c, k->variant, k->grid, k->block, k->in, BYTES, k->s) == 0 ? 0 : -1;
-}
-
-/* cub::DeviceSegmentedReduce beside a cell, where CUB has the same reduction. */
-struct cub_req {
-    struct bk_gpu *g;
-    cmp_op op;
-    cmp_type type;
-    const void *in;
-    long long nseg, len; /* len: uniform segments (begin == NULL) */
-    const long long *begin, *end;
-    void *out, *temp;
-    size_t temp_bytes;
-    char why[600];
-};
-static int cub_of(const struct cell *c, cmp_op *op, cmp_type *t)
-{
-    *t = c->type == CURED_TYPE_FLOAT32 ? CMP_FLOAT32 : CMP_INT32;
-    *op = c->op == CURED_OP_SUM ? CMP_SUM : c->op == CURED_OP_MAX ? CMP_MAX : CMP_ARGMAX;
-    return c->type == CURED_TYPE_FLOAT32 || (c->type == CURED_TYPE_INT32 && c->op == CURED_OP_SUM);
-}
-static int call_cub(void *user)
-{
-    struct cub_req *q = user;
-    size_t bytes = q->temp_bytes;
-    if (cmp_segmented(q->op, q->type, q->in, q->nseg, q->begin, q->end, q->len, q->out, q->temp, &bytes,
-                      q->g->stream) != 0) {
-        snprintf(q->why, sizeof q->why, "%s", cmp_last_error());
-        return -1;
-    }
-    return 0;
-}
-/* The CUB row after a cured row (us: cured's time); -1 if CUB could not run. */
-static double cub_row(struct cub_req *q, int iters, size_t bytes, double ceil_gbps, double cured_us,
-                      const char *label, const char *shape, const char *csv_shape, FILE *csv)
-{
-    size_t need = 0;
-    double us = -1;
-    if (q->g->cmp == NULL)
-        snprintf(q->why, sizeof q->why, "comparator not usable: %s", q->g->cmp_error);
-    else if (cmp_segmented(q->op, q->type, q->in, q->nseg, q->begin, q->end, q->len, q->out, NULL, &need,
-                           q->g->stream) != 0)
-        snprintf(q->why, sizeof q->why, "%s", cmp_last_error());
-    else if (need > q->temp_bytes)
-        snprintf(q->why, sizeof q->why, "CUB needs %zu bytes of temporary storage", need);
-    else
-        us = time_events(q->g, iters, call_cub, q, q->why, sizeof q->why);
-    const double gbps = us > 0 ? (double)bytes / (us * 1e3) : 0;
-    char note[700];
-    if (us > 0)
-        snprintf(note, sizeof note, "cured %.2fx CUB's speed", cured_us > 0 ? us / cured_us : 0);
-    else
-        snprintf(note, sizeof note, "not run: %s", q->why);
-    printf("  CUB %-11s %-22s %4s %10.2f %9.1f %7.2fx  %s\n", label, shape, "1", us, gbps, gbps / ceil_gbps, note);
-    if (csv != NULL)
-        fprintf(csv, "CUB %s,%s,1,%zu,%.3f,%.1f,%.1f,%.4f,%s\n", label, csv_shape, bytes, us, gbps, ceil_gbps,
-                gbps / ceil_gbps, us > 0 ? "cub" : "cub-failed");
-    fflush(stdout);
-    return us;
 }
 
 /* Element i of a cell's input: small integers, so float sums of a column or row are exact. */
@@ -301,7 +239,7 @@ int cmd_bench_axes(int argc, char **argv)
             for (unsigned block = 256; block <= 512; block *= 2) {
                 struct ceil_call k = {&ceil, v, per * (unsigned)gpu.sms, block, (void *)(uintptr_t)in, gpu.stream};
                 bk_progress(PROG, "read ceiling: %d loads in flight, %u blocks of %u", v ? 8 : 4, k.grid, block);
-                double us = time_events(&gpu, iters, call_ceiling, &k, why, sizeof why);
+                double us = axes_time_events(&gpu, iters, call_ceiling, &k, why, sizeof why);
                 if (us > 0 && us < best)
                     best = us, best_grid = k.grid, best_block = block, best_var = v;
             }
@@ -335,7 +273,7 @@ int cmd_bench_axes(int argc, char **argv)
                 struct req q = {&gpu, ce->op, ce->type, ce->out, (void *)(uintptr_t)in, {2, {(int64_t)rows, (int64_t)cols}, {(int64_t)cols, 1}},
                                 1u << axis, (void *)(uintptr_t)out, 0, NULL, NULL, ""};
                 bk_progress(PROG, "%s: %zu x %zu, axis %d", ce->label, rows, cols, axis);
-                double us = time_events(&gpu, iters, call_req, &q, q.why, sizeof q.why);
+                double us = axes_time_events(&gpu, iters, call_req, &q, q.why, sizeof q.why);
                 const size_t nout = axis ? rows : cols, bytes = BYTES + nout * rsize;
                 unsigned char got[16] = {0};
                 char note[640] = "";
@@ -359,13 +297,13 @@ int cmd_bench_axes(int argc, char **argv)
                 fflush(stdout);
                 cmp_op cop;
                 cmp_type ct;
-                if (axis == 1 && cub_of(ce, &cop, &ct)) {
+                if (axis == 1 && axes_cub_of(ce, &cop, &ct)) {
                     struct cub_req cq = {&gpu, cop, ct, (void *)(uintptr_t)in, (long long)rows, (long long)cols,
                                          NULL, NULL, (void *)(uintptr_t)out, (void *)(uintptr_t)ctemp, ctemp_bytes, ""};
                     char cshape[48];
                     snprintf(cshape, sizeof cshape, "%zu,%zu", rows, cols);
                     const size_t cbytes = BYTES + rows * (ce->op == CURED_OP_ARGMAX ? 8 : cured_type_size(ce->out));
-                    const double cus = cub_row(&cq, iters, cbytes, ceil_gbps, us, ce->label, shape, cshape, csv);
+                    const double cus = axes_cub_row(&cq, iters, cbytes, ceil_gbps, us, ce->label, shape, cshape, csv);
                     if (cus > 0 && us > 0) {
                         ncub++;
                         cub_wins += us < cus;
@@ -383,7 +321,7 @@ int cmd_bench_axes(int argc, char **argv)
     {
         struct req q = {&gpu, CURED_OP_SUM, CURED_TYPE_FLOAT32, CURED_TYPE_FLOAT32, (void *)(uintptr_t)in,
                         {3, {256, 1024, 256}, {1024 * 256, 256, 1}}, 2u, (void *)(uintptr_t)out, 0, NULL, NULL, ""};
-        double us = time_events(&gpu, iters, call_req, &q, q.why, sizeof q.why);
+        double us = axes_time_events(&gpu, iters, call_req, &q, q.why, sizeof q.why);
         const size_t bytes = BYTES + 256 * 256 * 4;
         const double gbps = us > 0 ? (double)bytes / (us * 1e3) : 0;
         printf("%-15s %-22s %4d %10.2f %9.1f %7.2fx  %s\n", "float32 SUM", "256 x 1024 x 256", 1, us, gbps,
@@ -409,7 +347,7 @@ int cmd_bench_axes(int argc, char **argv)
                         {0, {0}, {0}}, 0, (void *)(uintptr_t)out, nseg, (void *)(uintptr_t)offs,
                         (void *)(uintptr_t)(offs + 8), ""};
         if (off != NULL && d->MemcpyHtoD(offs, off, (nseg + 1) * 8) == CUDA_SUCCESS)
-            us = time_events(&gpu, iters, call_req, &q, q.why, sizeof q.why);
+            us = axes_time_events(&gpu, iters, call_req, &q, q.why, sizeof q.why);
         const size_t bytes = (size_t)total * 4 + (nseg + 1) * 8 + nseg * 4;
         const double gbps = us > 0 ? (double)bytes / (us * 1e3) : 0;
         char shape[60];
@@ -425,7 +363,7 @@ int cmd_bench_axes(int argc, char **argv)
                              (void *)(uintptr_t)out, (void *)(uintptr_t)ctemp, ctemp_bytes, ""};
         char cshape[60];
         snprintf(cshape, sizeof cshape, "%zu,%.1f", nseg, (double)total / (double)nseg);
-        const double cus = cub_row(&cq, iters, bytes, ceil_gbps, us, "segments", shape, cshape, csv);
+        const double cus = axes_cub_row(&cq, iters, bytes, ceil_gbps, us, "segments", shape, cshape, csv);
         if (cus > 0 && us > 0) {
             ncub++;
             cub_wins += us < cus;
