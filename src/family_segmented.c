@@ -154,7 +154,8 @@ static void plan(const struct cr_request *r, const struct cr_unit *u, const stru
         break;
     case CR_SHAPE_PACKED: {
         /* whole vectors: rows of group bytes, four vectors in flight per thread */
-        const uint64_t rpv = r->group < 16 ? 16 / (uint64_t)r->group : 1, vpr = r->group > 16 ? (uint64_t)r->group / 16 : 1;
+        const uint64_t rpv = r->group < 16 ? 16 / (uint64_t)r->group : 1;
+        const uint64_t vpr = r->group > 16 ? (uint64_t)r->group / 16 : 1;
         const uint64_t items = vpr >= 4 ? 1 : 4 / vpr, per_block = (uint64_t)BLOCK * items;
         l = cr_plan_launch(p, 0, at_most((g->nout / rpv + per_block - 1) / per_block, resident), BLOCK);
         cr_plan_param(p, l, in);

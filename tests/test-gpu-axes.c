@@ -294,7 +294,8 @@ START_TEST(test_short_rows)
             const size_t shift = form == 2 ? rsize : 0, obytes = (rows * (size_t)ostride + 1) * rsize + 64;
             CUdeviceptr o = dev_alloc(obytes);
             poison(o, obytes);
-            cured_layout l = {2, {(int64_t)rows, (int64_t)len}, {(int64_t)len, 1}}, ol = {1, {(int64_t)rows}, {ostride}};
+            cured_layout l = {2, {(int64_t)rows, (int64_t)len}, {(int64_t)len, 1}};
+            cured_layout ol = {1, {(int64_t)rows}, {ostride}};
             CURED_OK(cured_reduce_axes_async(H, op, DP(d), t, &l, 2u, DP(o + shift), out, &ol, NULL));
             unsigned char *got = ops_malloc(obytes), *gather = ops_malloc(len * size);
             download(got, o, obytes);
@@ -307,7 +308,8 @@ START_TEST(test_short_rows)
             }
             for (size_t b = 0; b < obytes; b++) {
                 const size_t rel = b - shift;
-                const int inside = b >= shift && rel / rsize < rows * (size_t)ostride && (rel / rsize) % (size_t)ostride == 0;
+                const size_t slot = rel / rsize;
+                const int inside = b >= shift && slot < rows * (size_t)ostride && slot % (size_t)ostride == 0;
                 if (!inside)
                     ck_assert_msg(got[b] == POISON_BYTE, "%s %s rows of %zu form %d: byte %zu written",
                                   cured_op_name(op), cured_type_name(t), len, form, b);

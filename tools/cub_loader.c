@@ -48,7 +48,8 @@ static struct {
 static const char *const names[] = {
     "cmp_prepare", "cmp_release", "cmp_cub_sum_i64", "cmp_cub_sum_i32", "cmp_thrust_sum_i64",
     "cmp_read_ceiling", "cmp_read_ceiling_result", "cmp_read_ceiling_function", "cmp_read_ceiling_grid",
-    "cmp_thrust_sum_f32", "cmp_op_call", "cmp_reserve", "cmp_reduce", "cmp_cub_version", "cmp_last_error", "cmp_segmented"};
+    "cmp_thrust_sum_f32", "cmp_op_call", "cmp_reserve", "cmp_reduce", "cmp_cub_version", "cmp_last_error",
+    "cmp_segmented"};
 
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 static int loaded;
