@@ -6,13 +6,15 @@
 //   ops.cuh       the operators (functors)           words.cuh   moving any accumulator
 //   block.cuh     warp and block reductions          grid.cuh    ends over several blocks
 //   visit.cuh     16-byte load loops                 extremes.cuh  vector extremes, MIN/MAX ends
-//   arg.cuh       argmin/argmax loop and ends      state.cuh   states instead of results
+//   arg.cuh       argmin/argmax loop and ends        state.cuh   states instead of results
+//   sums8.cuh     8-bit sums in 32 bits
 // An operator supplies identity(), map(x, i), combine and write().
 #ifndef CURED_COMMON_CUH
 #define CURED_COMMON_CUH
 
 #include "arg.cuh"
 #include "state.cuh"
+#include "sums8.cuh"
 
 // Whole-grid forms of the tiled pieces, for kernels in which the grid
 // reduces one array (the Handbook variants, bench/*.cu).

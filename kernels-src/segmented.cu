@@ -4,6 +4,8 @@
 // operators and ends are the whole-array kernels' pieces (common.cuh), given
 // a group of threads or blocks per output instead of the whole grid.
 #include "common.cuh"
+#include "packed.cuh"
+#include "segments_long.cuh"
 
 #define CURED_MAX_DIMS 8
 
@@ -133,10 +135,12 @@ reduce_rows_split(const T *in, u64 nout, u64 len, Kept kept, void *out, unsigned
 // A block takes BLOCK / G consecutive segments at a time, G threads each;
 // the long ones among them (more than 16 of the group's 16-byte steps) are
 // left to the whole block afterwards, so one long segment does not hold a
-// group of G threads for the whole launch.
+// group of G threads for the whole launch; those over `huge` elements go
+// to the list of reduce_long_segments (segments_long.cuh), while it has room.
 template <class T, class A, class Op, class Off, int BLOCK, int G, int UNROLL>
 __global__ void __launch_bounds__(BLOCK)
-reduce_segments(const T *in, u64 nseg, const Off *begin, const Off *end, void *out, unsigned result_size)
+reduce_segments(const T *in, u64 nseg, const Off *begin, const Off *end, void *out, unsigned result_size, u64 huge,
+                LongList list)
 {
     const int lane = threadIdx.x % G;
     const u64 LONG = (u64)G * (16 / sizeof(T)) * 16;
@@ -155,7 +159,7 @@ reduce_segments(const T *in, u64 nseg, const Off *begin, const Off *end, void *o
         }
         const u64 len = e > b ? (u64)(e - b) : 0;
         const bool short_one = live && len <= LONG;
-        if (live && !short_one && lane == 0)
+        if (live && !short_one && lane == 0 && !(len > huge && list_long(list, s)))
             longs[atomicAdd(&nlong, 1)] = s;
         const T *seg = in + b;
         Op op;
@@ -183,13 +187,14 @@ reduce_segments(const T *in, u64 nseg, const Off *begin, const Off *end, void *o
 // Columns: outputs (b, c) adjacent along c (in-stride 1), reduced along
 // rows r (stride row) of each batch b. A block is TX x TY threads: TX lanes
 // across VEC-wide column groups, TY phases down the rows; the rows may be
-// split over gridDim.y / nbatch blocks, whose partials the last of them
-// combines: a thread per column over few splits, the whole block per column
-// over many (each in a fixed order).
+// split over gridDim.y / nbatch blocks, whose partials cols_finish combines
+// (cols_combine.cuh).
 struct Cols {
     long long rows, row, batches, batch, cols, out_batch, out_col;
     unsigned splits, tiles;
+    unsigned group, ngroups; // splits > 1: splits per group, groups (cols_finish)
 };
+#include "cols_combine.cuh"
 template <class T, class A, class Op, int BLOCK, int TX, int VEC>
 __global__ void __launch_bounds__(BLOCK)
 reduce_cols(const T *in, Cols g, void *out, unsigned result_size, A *partials, unsigned int *tickets)
@@ -210,25 +215,36 @@ reduce_cols(const T *in, Cols g, void *out, unsigned result_size, A *partials, u
     if (c0 < g.cols) {
         long long r = r0 + ty;
         if (VEC > 1 && whole) {
-            for (; r + 3 * TY < r1; r += 4 * TY) { // four rows in flight
-                uint4 v[4];
-#pragma unroll
-                for (int u = 0; u < 4; u++)
-                    v[u] = __ldg(reinterpret_cast<const uint4 *>(base + (r + u * TY) * g.row + c0));
-#pragma unroll
-                for (int u = 0; u < 4; u++) {
-                    const T *e = reinterpret_cast<const T *>(&v[u]);
-#pragma unroll
-                    for (int k = 0; k < VEC; k++)
-                        acc[k] = op(acc[k], op.map(e[k], (u64)(r + u * TY)));
-                }
-            }
-            for (; r < r1; r += TY) {
-                uint4 v = __ldg(reinterpret_cast<const uint4 *>(base + r * g.row + c0));
-                const T *e = reinterpret_cast<const T *>(&v);
+            typedef ColumnAcc<Op, T, A> CA; // 8-bit sums: 32-bit chunks of rows (sums8.cuh)
+            while (r < r1) {
+                const long long end = (r1 - r) / TY > CA::CHUNK ? r + CA::CHUNK * TY : r1;
+                typename CA::N part[VEC];
 #pragma unroll
                 for (int k = 0; k < VEC; k++)
-                    acc[k] = op(acc[k], op.map(e[k], (u64)r));
+                    part[k] = CA::start(acc[k]);
+                for (; r + 3 * TY < end; r += 4 * TY) { // four rows in flight
+                    uint4 v[4];
+#pragma unroll
+                    for (int u = 0; u < 4; u++)
+                        v[u] = __ldg(reinterpret_cast<const uint4 *>(base + (r + u * TY) * g.row + c0));
+#pragma unroll
+                    for (int u = 0; u < 4; u++) {
+                        const T *e = reinterpret_cast<const T *>(&v[u]);
+#pragma unroll
+                        for (int k = 0; k < VEC; k++)
+                            part[k] = CA::add(part[k], e[k], (u64)(r + u * TY), op);
+                    }
+                }
+                for (; r < end; r += TY) {
+                    uint4 v = __ldg(reinterpret_cast<const uint4 *>(base + r * g.row + c0));
+                    const T *e = reinterpret_cast<const T *>(&v);
+#pragma unroll
+                    for (int k = 0; k < VEC; k++)
+                        part[k] = CA::add(part[k], e[k], (u64)r, op);
+                }
+#pragma unroll
+                for (int k = 0; k < VEC; k++)
+                    acc[k] = CA::flush(acc[k], part[k], op);
             }
         } else {
             for (; r < r1; r += TY)
@@ -240,7 +256,6 @@ reduce_cols(const T *in, Cols g, void *out, unsigned result_size, A *partials, u
     }
     // The TY phases of each column, combined in phase order.
     __shared__ A sm[BLOCK];
-    __shared__ bool last;
     const unsigned tile = (unsigned)(b * g.tiles + blockIdx.x);
     if (TY > 1)
         for (int k = 0; k < VEC; k++) {
@@ -255,43 +270,8 @@ reduce_cols(const T *in, Cols g, void *out, unsigned result_size, A *partials, u
         if (ty == 0 && c0 < g.cols)
             for (int k = 0; k < VEC && c0 + k < g.cols; k++)
                 partials[((u64)split * g.batches + b) * g.cols + c0 + k] = acc[k];
-        __threadfence();
-        __syncthreads();
-        if (threadIdx.x == 0)
-            last = atomicAdd(tickets + tile, 1u) == g.splits - 1;
-        __syncthreads();
-        if (!last)
-            return;
-        __threadfence();
-        if (threadIdx.x == 0)
-            tickets[tile] = 0;
-        if (g.splits > 32) { // many splits: a warp per column, its lanes across the splits
-            const long long first = (long long)blockIdx.x * TX * VEC;
-            const int lane = threadIdx.x % 32;
-            for (int cc = threadIdx.x / 32; cc < TX * VEC; cc += BLOCK / 32) { // warp-uniform
-                const long long c = first + cc;
-                if (c >= g.cols)
-                    break;
-                A v = Op::identity();
-                for (unsigned s = lane; s < g.splits; s += 32)
-                    v = op(v, load_cg(partials + ((u64)s * g.batches + b) * g.cols + c));
-                v = group_reduce<32>(v, op);
-                if (lane == 0) {
-                    u64 i;
-                    if (winner_index(v, i))
-                        bind_winner(op, base + (long long)i * g.row + c, i);
-                    op.write((char *)out + (b * g.out_batch + c * g.out_col) * result_size, v, (u64)g.rows);
-                }
-            }
-            return;
-        } else if (ty == 0 && c0 < g.cols) {
-            for (int k = 0; k < VEC && c0 + k < g.cols; k++) {
-                A v = Op::identity();
-                for (unsigned s = 0; s < g.splits; s++)
-                    v = op(v, load_cg(partials + ((u64)s * g.batches + b) * g.cols + c0 + k));
-                acc[k] = v;
-            }
-        }
+        cols_finish<BLOCK, TX * VEC>(g, b, split, tile, base, partials, tickets, out, result_size, op, sm);
+        return;
     }
     if (ty == 0 && c0 < g.cols)
         for (int k = 0; k < VEC && c0 + k < g.cols; k++) {

@@ -94,9 +94,57 @@ static unsigned pow2_at_least(uint64_t x, unsigned cap)
     return p;
 }
 
+/* How many blocks share each column tile's rows, and how their partials
+ * meet (cols_combine.cuh): enough blocks for one wave, at least 4 rows a
+ * thread, within the partials area and the tickets. Over 16 splits they
+ * meet in groups of about sqrt(splits), then the groups, so that no block
+ * combines more than a few dozen partials per column. */
+static void cols_splits(struct cr_cols *c, uint64_t blocks, uint64_t guess, unsigned ty, uint64_t partial_room)
+{
+    const uint64_t per_split = (uint64_t)c->batches * (uint64_t)c->cols;
+    uint64_t splits = blocks >= guess ? 1 : (guess + blocks - 1) / blocks;
+    const uint64_t most = (uint64_t)c->rows / (4u * ty);
+    splits = splits < most ? splits : most;
+    while (splits > 1 && splits * (uint64_t)c->batches > 65535)
+        splits--;
+    uint64_t group = splits, ngroups = 1;
+    for (; splits > 1; splits = splits * 3 / 4) {
+        group = splits;
+        ngroups = 1;
+        if (splits > 16) {
+            group = 1;
+            while (group * group < splits)
+                group++;
+            ngroups = (splits + group - 1) / group;
+        }
+        const uint64_t tickets = blocks * (ngroups > 1 ? ngroups + 1 : 1);
+        if (tickets <= CR_WS_NTICKETS && (splits + (ngroups > 1 ? ngroups : 0)) * per_split <= partial_room)
+            break;
+    }
+    c->splits = splits < 1 ? 1 : (uint32_t)splits;
+    c->group = c->splits > 1 ? (uint32_t)group : 1;
+    c->ngroups = c->splits > 1 ? (uint32_t)ngroups : 1;
+}
+
+/* Short contiguous rows (up to 64 bytes, a power of two, 16-byte aligned
+ * input) and views that reduce nothing: whole vectors per thread across row
+ * boundaries (packed.cuh). 1 if chosen. */
+static int plan_packed(struct cr_request *r, struct cr_geometry *g, const void *in, const void *out, size_t size)
+{
+    const struct cr_kept *k = &g->kept;
+    const uint64_t rb = g->len * size;
+    if (k->n != 1 || (uint64_t)k->in_stride[0] != g->len || (uintptr_t)in % 16 || rb > 64 || (rb & (rb - 1)))
+        return 0;
+    const size_t rs = r->acc.result_size, rpv = rb < 16 ? 16 / rb : 1, w = rpv * rs < 16 ? rpv * rs : 16;
+    r->shape = CR_SHAPE_PACKED;
+    r->group = (int)rb;
+    g->dense = k->out_stride[0] == 1 && (rs & (rs - 1)) == 0 && (uintptr_t)out % w == 0;
+    return 1;
+}
+
 /* The planner: the shape, its variant and its geometry. */
 static void plan_shape(cured_handle h, struct cr_request *r, const struct dim *d, int n, const void *in,
-                       struct cr_geometry *g)
+                       const void *out, struct cr_geometry *g)
 {
     const size_t size = cr_type_size(r->in);
     /* Resident blocks of 256 threads: 2048 threads per SM at most. */
@@ -121,6 +169,8 @@ static void plan_shape(cured_handle h, struct cr_request *r, const struct dim *d
     for (int k = 0; k < nr; k++)
         g->len *= (uint64_t)g->red.extent[k];
 
+    if ((nr == 0 || (nr == 1 && g->red.stride[0] == 1)) && plan_packed(r, g, in, out, size))
+        return;
     if (nr == 0 && nk >= 1 && nk <= 2 && g->kept.in_stride[nk - 1] == 1) {
         /* Nothing reduced, contiguous outputs: columns of one row (16-byte loads across outputs). */
         g->red.n = 1;
@@ -165,16 +215,7 @@ static void plan_shape(cured_handle h, struct cr_request *r, const struct dim *d
             unsigned tx = pow2_at_least(vc, c->rows <= 64 ? 256 : 32), ty = 256 / tx;
             const uint64_t tiles = ((uint64_t)c->cols + (uint64_t)tx * vec - 1) / ((uint64_t)tx * vec);
             c->tiles = tiles <= 0x7fffffffu ? (uint32_t)tiles : 0;
-            uint64_t blocks = tiles * (uint64_t)c->batches;
-            uint64_t splits = blocks >= guess ? 1 : (guess + blocks - 1) / blocks;
-            uint64_t most = (uint64_t)c->rows / (4u * ty); /* at least 4 rows a thread */
-            splits = splits < most ? splits : most;
-            if (splits > 1 && (blocks > CR_WS_NTICKETS ||
-                               splits * (uint64_t)c->batches * (uint64_t)c->cols > partial_room))
-                splits = blocks > CR_WS_NTICKETS ? 1 : partial_room / ((uint64_t)c->batches * (uint64_t)c->cols);
-            while (splits > 1 && splits * (uint64_t)c->batches > 65535)
-                splits--;
-            c->splits = splits < 1 ? 1 : (uint32_t)splits;
+            cols_splits(c, tiles * (uint64_t)c->batches, guess, ty, partial_room);
             if (tiles <= 0x7fffffffu) {
                 r->shape = CR_SHAPE_COLS;
                 r->group = (int)tx;
@@ -294,7 +335,7 @@ cured_status cr_axes_request(cured_handle h, cured_op op, const void *in, cured_
         g->len = n == 0 ? 1 : (uint64_t)d[0].extent;
         return CURED_SUCCESS;
     }
-    plan_shape(h, r, d, n, in, g);
+    plan_shape(h, r, d, n, in, out, g);
     return CURED_SUCCESS;
 }
 

@@ -83,7 +83,8 @@ enum cr_shape {
     CR_SHAPE_SEGMENTS,   /* rows given by begin/end offset arrays, `group` threads each */
     CR_SHAPE_COLS,       /* outputs adjacent in memory, reduced along a strided axis */
     CR_SHAPE_STRIDED,    /* any other layout: a warp per output */
-    CR_SHAPE_COMBINE     /* gathered states of a communicator's ranks, combined in rank order (family_comm.c) */
+    CR_SHAPE_COMBINE,    /* gathered states of a communicator's ranks, combined in rank order (family_comm.c) */
+    CR_SHAPE_PACKED      /* short contiguous rows (`group` bytes, up to 64): whole 16-byte vectors per thread */
 };
 
 struct cr_request {
@@ -94,7 +95,8 @@ struct cr_request {
     struct cr_acc acc;
     const struct cr_user *user; /* NULL for built-in operators */
     enum cr_shape shape;
-    int group, vec;        /* ROWS, SEGMENTS: threads per output; COLS: lanes across, columns per lane */
+    int group, vec;        /* ROWS, SEGMENTS: threads per output; COLS: lanes across, columns per lane;
+                              PACKED: bytes per row */
     cured_type offsets;    /* SEGMENTS: INT32 or INT64 */
     double ddof;           /* VAR, STD, MEAN_VAR: delta degrees of freedom (a launch parameter) */
     int state;             /* write the state record, not the result (state.c, kernels-src/state.cuh) */
@@ -125,6 +127,7 @@ struct cr_reduced {
 struct cr_cols {
     int64_t rows, row, batches, batch, cols, out_batch, out_col;
     uint32_t splits, tiles;
+    uint32_t group, ngroups; /* splits > 1: splits per group, groups (their partials meet in two levels) */
 };
 struct cr_geometry {
     uint64_t nout, len;      /* outputs; elements per output (ROWS, STRIDED) */
@@ -132,6 +135,7 @@ struct cr_geometry {
     struct cr_reduced red;
     struct cr_cols cols;
     unsigned per;            /* ROWS_SPLIT: blocks per row */
+    unsigned dense;          /* PACKED: results stored a vector's rows at a time */
     const void *begin, *end; /* SEGMENTS: device offset arrays */
     size_t in_bytes, out_bytes, offset_bytes; /* the ranges the call reads and writes */
 };

@@ -46,11 +46,18 @@ static void build(const struct cr_request *r, struct cr_unit *u)
     case CR_SHAPE_SEGMENTS:
         snprintf(k, cap, "reduce_segments<%s, %s, %s, %s, %d, %d, %d>", t, a, f, cr_type_cxx(r->offsets), BLOCK,
                  r->group, u->unroll);
+        snprintf(u->kernels[1], cap, "reduce_long_segments<%s, %s, %s, %s, %d, %d>", t, a, f, cr_type_cxx(r->offsets),
+                 BLOCK, u->unroll);
+        u->nkernels = 2;
         what = "segments";
         break;
     case CR_SHAPE_COLS:
         snprintf(k, cap, "reduce_cols<%s, %s, %s, %d, %d, %d>", t, a, f, BLOCK, r->group, r->vec);
         what = "columns";
+        break;
+    case CR_SHAPE_PACKED:
+        snprintf(k, cap, "reduce_packed<%s, %s, %s, %d, %d, %zu>", t, a, f, BLOCK, r->group, r->acc.result_size);
+        what = "short rows";
         break;
     default:
         snprintf(k, cap, "reduce_strided<%s, %s, %s, %d>", t, a, f, BLOCK);
@@ -59,6 +66,43 @@ static void build(const struct cr_request *r, struct cr_unit *u)
     }
     snprintf(u->label, sizeof u->label, "%s %s %s->%s (kernels-src/segmented.cu)", what, cr_op(r->op)->name,
              cr_type_name(r->in), cr_type_name(r->out));
+}
+
+/* Segments over LONG_BYTES go to reduce_long_segments (segments_long.cuh),
+ * LONG_CAP of them per call, each over blocks for an eighth of the SMs. */
+#define LONG_BYTES ((uint64_t)128 << 10)
+#define LONG_CAP 32u
+struct long_list { /* struct LongList of segments_long.cuh */
+    uint64_t seg, count, done, tickets;
+    uint32_t cap, pad;
+};
+
+static void plan_segments(const struct cr_request *r, const struct cr_device_facts *dev, const struct cr_args *a,
+                          unsigned grid, struct cr_plan *p)
+{
+    const struct cr_geometry *g = a->geo;
+    const uint64_t tickets = a->ws + CR_WS_TICKETS, partials = a->ws + CR_WS_PARTIALS;
+    const unsigned parts = dev->sms / 8 > 4 ? (unsigned)dev->sms / 8 : 4;
+    struct long_list list = {partials + (uint64_t)LONG_CAP * parts * CR_MAX_ACC, tickets + 4 * LONG_CAP,
+                             tickets + 4 * (LONG_CAP + 1), tickets, LONG_CAP, 0};
+    struct cr_launch *l = cr_plan_launch(p, 0, grid, BLOCK);
+    cr_plan_param(p, l, (uint64_t)(uintptr_t)a->in);
+    cr_plan_param(p, l, g->nout);
+    cr_plan_param(p, l, (uint64_t)(uintptr_t)g->begin);
+    cr_plan_param(p, l, (uint64_t)(uintptr_t)g->end);
+    cr_plan_param(p, l, a->out);
+    cr_plan_param(p, l, r->acc.result_size);
+    cr_plan_param(p, l, LONG_BYTES / cr_type_size(r->in));
+    cr_plan_struct(p, l, &list, sizeof list);
+    l = cr_plan_launch(p, 1, parts, BLOCK);
+    l->grid_y = LONG_CAP;
+    cr_plan_param(p, l, (uint64_t)(uintptr_t)a->in);
+    cr_plan_param(p, l, (uint64_t)(uintptr_t)g->begin);
+    cr_plan_param(p, l, (uint64_t)(uintptr_t)g->end);
+    cr_plan_param(p, l, a->out);
+    cr_plan_param(p, l, r->acc.result_size);
+    cr_plan_struct(p, l, &list, sizeof list);
+    cr_plan_param(p, l, partials);
 }
 
 static unsigned at_most(uint64_t want, unsigned cap)
@@ -97,13 +141,7 @@ static void plan(const struct cr_request *r, const struct cr_unit *u, const stru
         cr_plan_param(p, l, tickets);
         break;
     case CR_SHAPE_SEGMENTS:
-        l = cr_plan_launch(p, 0, at_most((g->nout + BLOCK / r->group - 1) / (BLOCK / r->group), resident), BLOCK);
-        cr_plan_param(p, l, in);
-        cr_plan_param(p, l, g->nout);
-        cr_plan_param(p, l, (uint64_t)(uintptr_t)g->begin);
-        cr_plan_param(p, l, (uint64_t)(uintptr_t)g->end);
-        cr_plan_param(p, l, a->out);
-        cr_plan_param(p, l, result);
+        plan_segments(r, dev, a, at_most((g->nout + BLOCK / r->group - 1) / (BLOCK / r->group), resident), p);
         break;
     case CR_SHAPE_COLS:
         l = cr_plan_launch(p, 0, g->cols.tiles, BLOCK);
@@ -115,6 +153,19 @@ static void plan(const struct cr_request *r, const struct cr_unit *u, const stru
         cr_plan_param(p, l, partials);
         cr_plan_param(p, l, tickets);
         break;
+    case CR_SHAPE_PACKED: {
+        /* whole vectors: rows of group bytes, four vectors in flight per thread */
+        const uint64_t rpv = r->group < 16 ? 16 / (uint64_t)r->group : 1;
+        const uint64_t vpr = r->group > 16 ? (uint64_t)r->group / 16 : 1;
+        const uint64_t items = vpr >= 4 ? 1 : 4 / vpr, per_block = (uint64_t)BLOCK * items;
+        l = cr_plan_launch(p, 0, at_most((g->nout / rpv + per_block - 1) / per_block, resident), BLOCK);
+        cr_plan_param(p, l, in);
+        cr_plan_param(p, l, g->nout);
+        cr_plan_param(p, l, (uint64_t)g->kept.out_stride[0]);
+        cr_plan_param(p, l, a->out);
+        cr_plan_param(p, l, g->dense);
+        break;
+    }
     default:
         l = cr_plan_launch(p, 0, at_most((g->nout + BLOCK / 32 - 1) / (BLOCK / 32), resident), BLOCK);
         cr_plan_param(p, l, in);

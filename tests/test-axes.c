@@ -42,6 +42,26 @@ static cured_status plan(cured_op op, cured_type t, const cured_layout *l, uint3
     return cr_axes_request(&fake, op, IN_OK, t, l, axes, OUT_OK, out, ol, 0, r, g, whole);
 }
 
+/* Column splits: enough blocks, partials (both levels) and tickets within the workspace. */
+static void check_col_splits(const struct cr_geometry *g, size_t acc)
+{
+    const struct cr_cols *c = &g->cols;
+    ck_assert_msg(c->splits >= 1 && c->splits * c->batches <= 65535, "splits %u", c->splits);
+    if (c->splits == 1)
+        return;
+    const uint64_t level2 = c->ngroups > 1 ? c->ngroups : 0;
+    ck_assert_msg((uint64_t)(c->splits + level2) * (uint64_t)c->cols * (uint64_t)c->batches <=
+                      (fake.facts.partials_capacity * CR_MAX_ACC + CR_WS_COLS_BYTES) / acc,
+                  "the partials fit the workspace");
+    ck_assert_msg(c->group >= 1 && (uint64_t)c->group * c->ngroups >= c->splits &&
+                      (uint64_t)c->group * (c->ngroups - 1) < c->splits,
+                  "%u splits in %u groups of %u", c->splits, c->ngroups, c->group);
+    ck_assert_msg(c->splits <= 16 || (c->group <= 64 && c->ngroups <= 64), "%u splits: groups of %u, %u groups",
+                  c->splits, c->group, c->ngroups);
+    ck_assert_msg((uint64_t)c->tiles * (uint64_t)c->batches * (c->ngroups > 1 ? c->ngroups + 1 : 1) <= CR_WS_NTICKETS,
+                  "tickets: %u tiles, %u groups", c->tiles, c->ngroups);
+}
+
 /* The 2-D shapes of 2^26 float32 elements, both axes. */
 START_TEST(test_plan_matrix_shapes)
 {
@@ -56,8 +76,9 @@ START_TEST(test_plan_matrix_shapes)
         ck_assert_uint_eq(g.nout, (uint64_t)rows);
         if (rows == 1) {
             ck_assert_msg(whole, "1 x 2^26 along axis 1 is the whole-array kernel");
-        } else if (cols == 1) { /* nothing reduced: 16-byte loads across the outputs */
-            ck_assert_msg(r.shape == CR_SHAPE_COLS && g.cols.rows == 1, "2^26 x 1 axis 1: shape %d", r.shape);
+        } else if (cols * 4 <= 64) { /* rows of at most 64 bytes (one element: nothing reduced): packed */
+            ck_assert_msg(r.shape == CR_SHAPE_PACKED && r.group == (int)cols * 4 && g.dense,
+                          "%lld x %lld axis 1: shape %d", (long long)rows, (long long)cols, r.shape);
         } else {
             ck_assert_msg(r.shape == CR_SHAPE_ROWS || r.shape == CR_SHAPE_ROWS_SPLIT, "%lld x %lld axis 1: shape %d",
                           (long long)rows, (long long)cols, r.shape);
@@ -75,17 +96,45 @@ START_TEST(test_plan_matrix_shapes)
         if (cols == 1) {
             ck_assert_msg(whole, "2^26 x 1 along axis 0 is the whole-array kernel");
         } else if (rows == 1) { /* a length-1 axis: each result is one element, loaded 16 bytes at a time */
-            ck_assert_msg(r.shape == CR_SHAPE_COLS && g.cols.rows == 1 && r.vec == 4 && r.group == 256,
+            ck_assert_msg(r.shape == CR_SHAPE_PACKED && r.group == 4 && g.len == 1 && g.dense,
                           "1 x n axis 0: shape %d", r.shape);
         } else {
             ck_assert_msg(r.shape == CR_SHAPE_COLS, "%lld x %lld axis 0: shape %d", (long long)rows, (long long)cols,
                           r.shape);
             ck_assert_int_eq(r.vec, 4);
             ck_assert_msg(g.cols.splits >= 1 && g.cols.splits * g.cols.batches <= 65535, "splits %u", g.cols.splits);
-            ck_assert_msg(g.cols.splits == 1 ||
-                              (uint64_t)g.cols.splits * g.cols.cols <=
-                                  (fake.facts.partials_capacity * CR_MAX_ACC + CR_WS_COLS_BYTES) / 4,
-                          "the partials fit the workspace");
+            check_col_splits(&g, 4);
+        }
+    }
+}
+END_TEST
+
+/* The bench's other cells (256 MiB of bfloat16, int8, and float32 ARGMAX): short rows packed, columns'
+ * splits within the workspace for their accumulators. */
+START_TEST(test_plan_bench_cells)
+{
+    static const cured_type types[] = {CURED_TYPE_BFLOAT16, CURED_TYPE_INT8, CURED_TYPE_FLOAT32, CURED_TYPE_INT32};
+    static const cured_op ops[] = {CURED_OP_SUM, CURED_OP_SUM, CURED_OP_ARGMAX, CURED_OP_SUM};
+    for (int c = 0; c < 4; c++) {
+        const int64_t n = ((int64_t)256 << 20) / (int64_t)cured_type_size(types[c]);
+        for (int k = 0; k <= 26; k += 2) {
+            const int64_t rows = (int64_t)1 << k, cols = n / rows;
+            const cured_layout l = matrix(rows, cols);
+            struct cr_request r;
+            struct cr_geometry g;
+            int whole;
+            ck_assert_int_eq(plan(ops[c], types[c], &l, 2u, NULL, &r, &g, &whole), CURED_SUCCESS);
+            const int64_t rb = cols * (int64_t)cured_type_size(types[c]);
+            if (!whole && rb <= 64)
+                ck_assert_msg(r.shape == CR_SHAPE_PACKED && r.group == (int)rb && g.dense,
+                              "%s %lld x %lld axis 1: shape %d", cured_type_name(types[c]), (long long)rows,
+                              (long long)cols, r.shape);
+            ck_assert_int_eq(plan(ops[c], types[c], &l, 1u, NULL, &r, &g, &whole), CURED_SUCCESS);
+            if (r.shape == CR_SHAPE_COLS)
+                check_col_splits(&g, r.acc.size);
+            else
+                ck_assert_msg(whole || (rows == 1 && r.shape == CR_SHAPE_PACKED), "%s %lld x %lld axis 0: shape %d",
+                              cured_type_name(types[c]), (long long)rows, (long long)cols, r.shape);
         }
     }
 }
@@ -126,8 +175,12 @@ START_TEST(test_plan_other_shapes)
     ck_assert_uint_eq(g.nout, 0);
     /* No axis: one element per output */
     ck_assert_int_eq(plan(CURED_OP_SUM, CURED_TYPE_FLOAT32, &l3, 0u, NULL, &r, &g, &whole), CURED_SUCCESS);
-    ck_assert_msg(r.shape == CR_SHAPE_COLS && g.cols.rows == 1 && g.cols.cols == 64 * 1024 * 256,
+    ck_assert_msg(r.shape == CR_SHAPE_PACKED && r.group == 4 && g.len == 1 && g.nout == 64 * 1024 * 256 && g.dense,
                   "no axis: shape %d", r.shape);
+    /* ... with a padded (keepdims-style) output: packed loads, results one by one */
+    cured_layout pad = {3, {64, 1024, 256}, {1024 * 257, 257, 1}};
+    ck_assert_int_eq(plan(CURED_OP_SUM, CURED_TYPE_FLOAT32, &l3, 0u, &pad, &r, &g, &whole), CURED_SUCCESS);
+    ck_assert_msg(r.shape != CR_SHAPE_PACKED || !g.dense, "a padded output is not stored as vectors");
     /* No axis of a transposed view: one strided element per output */
     cured_layout t2 = {2, {300, 200}, {1, 300}};
     ck_assert_int_eq(plan(CURED_OP_SUM, CURED_TYPE_FLOAT32, &t2, 0u, NULL, &r, &g, &whole), CURED_SUCCESS);
@@ -228,6 +281,35 @@ START_TEST(test_plans_fit)
         shapes |= 1 << r.shape;
     }
     ck_assert_msg(shapes & (1 << CR_SHAPE_ROWS_SPLIT), "no split rows planned");
+    /* Segments: the segments' launch, then the long segments' (a grid of blocks per listed segment). */
+    struct cr_request r;
+    ck_assert_int_eq(cr_request_make(CURED_OP_ARGMAX, CURED_ALGO_AUTO, CURED_TYPE_FLOAT32, CURED_TYPE_FLOAT32, &r),
+                     CURED_SUCCESS);
+    r.shape = CR_SHAPE_SEGMENTS;
+    r.group = 8;
+    r.offsets = CURED_TYPE_INT64;
+    struct cr_geometry g;
+    memset(&g, 0, sizeof g);
+    g.nout = 1 << 20;
+    g.begin = IN_OK;
+    g.end = IN_OK;
+    struct cr_unit u;
+    cr_family_for(&r)->build(&r, &u);
+    ck_assert_int_eq(u.nkernels, 2);
+    struct cr_kernel kern = {0};
+    kern.blocks_per_sm = 8;
+    struct cr_args a = {IN_OK, NULL, 0, (CUdeviceptr)(uintptr_t)OUT_OK, 0x40000, &g, 0.0};
+    struct cr_plan p;
+    memset(&p, 0, sizeof p);
+    fake_h200();
+    cr_family_for(&r)->plan(&r, &u, &kern, &fake.facts, &a, &p);
+    ck_assert_msg(!p.overflow && p.nlaunch == 2 && p.l[1].fn == 1 && p.l[1].grid >= 4 && p.l[1].grid_y >= 1,
+                  "segments: overflow %d, %d launches", p.overflow, p.nlaunch);
+    /* the list (partials, then segment indices) stays inside the slot's partials area */
+    const uint64_t list_end = CR_WS_PARTIALS + (uint64_t)p.l[1].grid_y * p.l[1].grid * CR_MAX_ACC + 8u * p.l[1].grid_y;
+    ck_assert_msg(list_end <= CR_WS_PARTIALS + fake.facts.partials_capacity * CR_MAX_ACC + CR_WS_COLS_BYTES,
+                  "the long-segment list outgrows the workspace");
+    ck_assert_msg(p.l[1].grid_y + 2 <= CR_WS_NTICKETS, "the list's tickets outgrow the workspace");
 }
 END_TEST
 
@@ -261,9 +343,10 @@ START_TEST(test_compile_shapes)
     if (cured_default_result(op, t, &out) != CURED_SUCCESS)
         return;
     const cured_layout layouts[] = {
-        matrix(1 << 12, 4), matrix(1 << 10, 64), matrix(8, 1 << 16), {3, {4, 5, 6}, {30, 6, 1}},
+        matrix(1 << 12, 4),  matrix(1 << 10, 64), matrix(8, 1 << 16),     {3, {4, 5, 6}, {30, 6, 1}},
+        matrix(1 << 12, 100), matrix(1 << 12, 1), matrix(1 << 12, 32),
     };
-    const uint32_t axes[] = {2u, 1u, 2u, 5u};
+    const uint32_t axes[] = {2u, 1u, 2u, 5u, 2u, 2u, 2u};
     int arch = 90, ptx = 0;
     int archs[64], count = 0;
     if (cured_supported_archs(archs, 64, &count) != CURED_SUCCESS || count == 0)
@@ -303,6 +386,8 @@ START_TEST(test_compile_shapes)
     const struct cr_image *img;
     ck_assert_msg(cr_kcache_get(&u, arch, ptx, &img) == CURED_SUCCESS, "%s: %s", u.kernels[0], cured_last_error());
     ck_assert_msg(shapes & (1 << CR_SHAPE_COLS), "no column kernel planned");
+    ck_assert_msg(shapes & (1 << CR_SHAPE_PACKED), "no short-row kernel planned");
+    ck_assert_msg(shapes & (1 << CR_SHAPE_ROWS), "no row kernel planned");
     ck_assert_msg(shapes & (1 << CR_SHAPE_STRIDED), "no strided kernel planned");
 }
 END_TEST
@@ -314,6 +399,7 @@ int main(void)
     tcase_set_timeout(tc, 300);
     tcase_add_test(tc, test_plan_matrix_shapes);
     tcase_add_test(tc, test_plan_other_shapes);
+    tcase_add_test(tc, test_plan_bench_cells);
     tcase_add_test(tc, test_bad_layouts);
     tcase_add_test(tc, test_bad_calls);
     tcase_add_test(tc, test_plans_fit);

@@ -267,6 +267,63 @@ START_TEST(test_matrix_shapes)
 }
 END_TEST
 
+/* Short rows (1 to 64 bytes) and views that reduce nothing, read as whole vectors (packed.cuh): odd row
+ * counts (rows after the last whole vector), dense, strided and misaligned outputs. */
+START_TEST(test_short_rows)
+{
+    static const cured_op ops[] = {CURED_OP_SUM, CURED_OP_ARGMAX, CURED_OP_MINMAX, CURED_OP_NANMAX,
+                                   CURED_OP_COUNT_NONZERO, CURED_OP_SUM_SQUARES};
+    static const cured_type types[] = {CURED_TYPE_INT8, CURED_TYPE_BFLOAT16, CURED_TYPE_FLOAT32, CURED_TYPE_INT32,
+                                       CURED_TYPE_FLOAT64, CURED_TYPE_UINT8};
+    const cured_op op = ops[_i % 6];
+    const cured_type t = types[(_i / 6) % 6];
+    cured_type out;
+    if (cured_default_result(op, t, &out) != CURED_SUCCESS)
+        return;
+    struct rng rg;
+    rng_init(&rg, "short-rows", _i);
+    const size_t size = ref_size(t), rsize = ref_result_size(op, out);
+    for (size_t rb = size; rb <= 64; rb *= 2) {
+        const size_t len = rb / size, rows = (ops_reduced() ? 300 : 5000) + 2 * (rb / size) + 1;
+        unsigned char *host = ops_malloc(rows * len * size);
+        ref_fill(t, flavour_of(op), &rg, host, rows * len);
+        CUdeviceptr d = dev_alloc(rows * len * size);
+        upload(d, host, rows * len * size);
+        for (int form = 0; form < 3; form++) { /* dense, every other result, shifted by one result */
+            const int64_t ostride = form == 1 ? 2 : 1;
+            const size_t shift = form == 2 ? rsize : 0, obytes = (rows * (size_t)ostride + 1) * rsize + 64;
+            CUdeviceptr o = dev_alloc(obytes);
+            poison(o, obytes);
+            cured_layout l = {2, {(int64_t)rows, (int64_t)len}, {(int64_t)len, 1}};
+            cured_layout ol = {1, {(int64_t)rows}, {ostride}};
+            CURED_OK(cured_reduce_axes_async(H, op, DP(d), t, &l, 2u, DP(o + shift), out, &ol, NULL));
+            unsigned char *got = ops_malloc(obytes), *gather = ops_malloc(len * size);
+            download(got, o, obytes);
+            for (size_t j = 0; j < rows; j++) {
+                char w[200];
+                snprintf(w, sizeof w, "%s %s->%s rows of %zu, form %d, row %zu of %zu", cured_op_name(op),
+                         cured_type_name(t), cured_type_name(out), len, form, j, rows);
+                const int64_t idx[1] = {(int64_t)j};
+                check_output(op, t, out, host, &l, 2u, idx, got + shift + j * (size_t)ostride * rsize, gather, w);
+            }
+            for (size_t b = 0; b < obytes; b++) {
+                const size_t rel = b - shift;
+                const size_t slot = rel / rsize;
+                const int inside = b >= shift && slot < rows * (size_t)ostride && slot % (size_t)ostride == 0;
+                if (!inside)
+                    ck_assert_msg(got[b] == POISON_BYTE, "%s %s rows of %zu form %d: byte %zu written",
+                                  cured_op_name(op), cured_type_name(t), len, form, b);
+            }
+            ops_free(gather);
+            ops_free(got);
+            dev_free(o);
+        }
+        dev_free(d);
+        ops_free(host);
+    }
+}
+END_TEST
+
 /* Random segments: empty, reversed, overlapping, long; int32 and int64 offsets. */
 START_TEST(test_segments_random)
 {
@@ -479,6 +536,7 @@ static Suite *axes_suite(void)
     tcase_set_timeout(tc, 600);
     tcase_add_loop_test(tc, test_axes_random, 0, CURED_OP_COUNT);
     tcase_add_test(tc, test_matrix_shapes);
+    tcase_add_loop_test(tc, test_short_rows, 0, 36);
     tcase_add_loop_test(tc, test_segments_random, 0, 36);
     tcase_add_test(tc, test_uniform_segments);
     tcase_add_test(tc, test_determinism_capture_streams);

@@ -20,30 +20,30 @@
 
 #include "benchkit.h"
 #include "ceiling.h"
+#include "axesbench.h"
+#include "cub_compare.h"
 #include "tool.h"
 
 #define PROG "cured bench axes"
 #define BYTES ((size_t)256 << 20)
 
 static const char usage_text[] =
-    "usage: cured bench axes [--iters K] [--device D] [--csv FILE]\n"
+    "usage: cured bench axes [--iters K] [--device D] [--csv FILE] [--only TEXT]\n"
     "Axis reductions of 256 MiB 2-D arrays (rows = 1, 4, ..., 2^26 float32 rows; the same bytes\n"
     "for bfloat16, int32 and int8), along axis 1 and axis 0: SUM of each type, MAX and ARGMAX\n"
     "of float32; a 3-D middle axis (256 x 1024 x 256 float32); 1M float32 segments of\n"
     "power-law lengths (mean 64, int64 offsets). Each cell: the median of K timed calls (after\n"
     "an untimed one that compiles), as GB/s of input read plus results written, and as a share\n"
     "of the read ceiling: the best of a streaming-load read-only kernel over a grid sweep, in\n"
-    "the same run. Progress on stderr.\n"
+    "the same run. Where CUB has the same reduction (cub::DeviceSegmentedReduce: rows of float32\n"
+    "SUM, MAX, ARGMAX and int32 SUM, and the segments), a CUB row follows, timed alike, with\n"
+    "cured's speed as a multiple of CUB's. Progress on stderr.\n"
     "  --iters K     timed calls per cell (default 20)\n"
     "  --device D    CUDA device ordinal (default 0)\n"
     "  --csv FILE    also write the rows as CSV\n"
+    "  --only TEXT   only the 2-D cells whose name contains TEXT (e.g. \"int8\"), and no 3-D or segment cells\n"
     "Exit status: 0 if every cell ran and its spot checks passed; 1 otherwise or without a GPU.\n";
 
-struct cell {
-    const char *label;
-    cured_type type, out;
-    cured_op op;
-};
 static const struct cell cells[] = {
     {"float32 SUM", CURED_TYPE_FLOAT32, CURED_TYPE_FLOAT32, CURED_OP_SUM},
     {"bfloat16 SUM", CURED_TYPE_BFLOAT16, CURED_TYPE_FLOAT32, CURED_OP_SUM},
@@ -82,7 +82,7 @@ static int by_value(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-static double time_events(struct bk_gpu *g, int iters, int (*call)(void *), void *user, char *why, size_t len)
+double axes_time_events(struct bk_gpu *g, int iters, int (*call)(void *), void *user, char *why, size_t len)
 {
     double *t = calloc((size_t)iters, sizeof *t);
     if (t == NULL || call(user) != 0 || g->d->StreamSynchronize(g->stream) != CUDA_SUCCESS) {
@@ -196,8 +196,8 @@ static int spot_check(const struct cell *c, const void *h, size_t rows, size_t c
 int cmd_bench_axes(int argc, char **argv)
 {
     struct count_option counts[] = {{"--iters", 1, 100000, 20}, {"--device", 0, 1024, 0}};
-    struct string_option strings[] = {{"--csv", NULL}};
-    int parsed = parse_options(argc, argv, PROG, usage_text, counts, 2, strings, 1);
+    struct string_option strings[] = {{"--csv", NULL}, {"--only", NULL}};
+    int parsed = parse_options(argc, argv, PROG, usage_text, counts, 2, strings, 2);
     if (parsed != 0)
         return parsed == 1 ? 0 : 2;
     const int iters = (int)counts[0].value;
@@ -213,13 +213,15 @@ int cmd_bench_axes(int argc, char **argv)
         return 1;
     }
     const struct cr_driver_all *d = gpu.d;
-    CUdeviceptr in = 0, out = 0, offs = 0;
+    const char *only = strings[1].value;
+    CUdeviceptr in = 0, out = 0, offs = 0, ctemp = 0;
+    const size_t ctemp_bytes = (size_t)64 << 20;
     void *host = malloc(BYTES);
     char why[600] = "";
     int rc = 0;
     struct ceiling ceil = {0};
     if (host == NULL || d->MemAlloc(&in, BYTES) != CUDA_SUCCESS || d->MemAlloc(&out, (size_t)2 << 30) != CUDA_SUCCESS ||
-        d->MemAlloc(&offs, (size_t)2 << 20 << 3) != CUDA_SUCCESS ||
+        d->MemAlloc(&offs, (size_t)2 << 20 << 3) != CUDA_SUCCESS || d->MemAlloc(&ctemp, ctemp_bytes) != CUDA_SUCCESS ||
         ceiling_prepare(&ceil, d, gpu.ccmaj, gpu.ccmin, why, sizeof why) != 0) {
         fprintf(stderr, "%s: %s\n", PROG, why[0] ? why : "out of memory");
         rc = 1;
@@ -237,7 +239,7 @@ int cmd_bench_axes(int argc, char **argv)
             for (unsigned block = 256; block <= 512; block *= 2) {
                 struct ceil_call k = {&ceil, v, per * (unsigned)gpu.sms, block, (void *)(uintptr_t)in, gpu.stream};
                 bk_progress(PROG, "read ceiling: %d loads in flight, %u blocks of %u", v ? 8 : 4, k.grid, block);
-                double us = time_events(&gpu, iters, call_ceiling, &k, why, sizeof why);
+                double us = axes_time_events(&gpu, iters, call_ceiling, &k, why, sizeof why);
                 if (us > 0 && us < best)
                     best = us, best_grid = k.grid, best_block = block, best_var = v;
             }
@@ -251,10 +253,12 @@ int cmd_bench_axes(int argc, char **argv)
     printf("%-15s %-22s %4s %10s %9s %8s  %s\n", "cell", "shape", "axis", "cured us", "GB/s", "ceiling", "check");
     if (csv != NULL)
         fprintf(csv, "cell,rows,cols,axis,bytes,cured_us,cured_gbps,ceiling_gbps,ratio,check\n");
-    double worst = 1e9, sum_ratio = 0;
-    int ncells = 0;
+    double worst = 1e9, sum_ratio = 0, worst_cub = 1e9;
+    int ncells = 0, ncub = 0, cub_wins = 0;
     for (int c = 0; c < NCELLS; c++) {
         const struct cell *ce = &cells[c];
+        if (only != NULL && strstr(ce->label, only) == NULL)
+            continue;
         const size_t esize = cured_type_size(ce->type), n = BYTES / esize;
         bk_progress(PROG, "%s: filling the input", ce->label);
         fill_host(ce->type, host, n);
@@ -269,7 +273,7 @@ int cmd_bench_axes(int argc, char **argv)
                 struct req q = {&gpu, ce->op, ce->type, ce->out, (void *)(uintptr_t)in, {2, {(int64_t)rows, (int64_t)cols}, {(int64_t)cols, 1}},
                                 1u << axis, (void *)(uintptr_t)out, 0, NULL, NULL, ""};
                 bk_progress(PROG, "%s: %zu x %zu, axis %d", ce->label, rows, cols, axis);
-                double us = time_events(&gpu, iters, call_req, &q, q.why, sizeof q.why);
+                double us = axes_time_events(&gpu, iters, call_req, &q, q.why, sizeof q.why);
                 const size_t nout = axis ? rows : cols, bytes = BYTES + nout * rsize;
                 unsigned char got[16] = {0};
                 char note[640] = "";
@@ -291,16 +295,33 @@ int cmd_bench_axes(int argc, char **argv)
                 sum_ratio += ratio;
                 ncells++;
                 fflush(stdout);
+                cmp_op cop;
+                cmp_type ct;
+                if (axis == 1 && axes_cub_of(ce, &cop, &ct)) {
+                    struct cub_req cq = {&gpu, cop, ct, (void *)(uintptr_t)in, (long long)rows, (long long)cols,
+                                         NULL, NULL, (void *)(uintptr_t)out, (void *)(uintptr_t)ctemp, ctemp_bytes, ""};
+                    char cshape[48];
+                    snprintf(cshape, sizeof cshape, "%zu,%zu", rows, cols);
+                    const size_t cbytes = BYTES + rows * (ce->op == CURED_OP_ARGMAX ? 8 : cured_type_size(ce->out));
+                    const double cus = axes_cub_row(&cq, iters, cbytes, ceil_gbps, us, ce->label, shape, cshape, csv);
+                    if (cus > 0 && us > 0) {
+                        ncub++;
+                        cub_wins += us < cus;
+                        worst_cub = cus / us < worst_cub ? cus / us : worst_cub;
+                    }
+                }
             }
         }
     }
     /* A 3-D middle axis and power-law segments, float32 SUM. */
+    if (only != NULL)
+        goto summary;
     fill_host(CURED_TYPE_FLOAT32, host, BYTES / 4);
     d->MemcpyHtoD(in, host, BYTES);
     {
         struct req q = {&gpu, CURED_OP_SUM, CURED_TYPE_FLOAT32, CURED_TYPE_FLOAT32, (void *)(uintptr_t)in,
                         {3, {256, 1024, 256}, {1024 * 256, 256, 1}}, 2u, (void *)(uintptr_t)out, 0, NULL, NULL, ""};
-        double us = time_events(&gpu, iters, call_req, &q, q.why, sizeof q.why);
+        double us = axes_time_events(&gpu, iters, call_req, &q, q.why, sizeof q.why);
         const size_t bytes = BYTES + 256 * 256 * 4;
         const double gbps = us > 0 ? (double)bytes / (us * 1e3) : 0;
         printf("%-15s %-22s %4d %10.2f %9.1f %7.2fx  %s\n", "float32 SUM", "256 x 1024 x 256", 1, us, gbps,
@@ -326,7 +347,7 @@ int cmd_bench_axes(int argc, char **argv)
                         {0, {0}, {0}}, 0, (void *)(uintptr_t)out, nseg, (void *)(uintptr_t)offs,
                         (void *)(uintptr_t)(offs + 8), ""};
         if (off != NULL && d->MemcpyHtoD(offs, off, (nseg + 1) * 8) == CUDA_SUCCESS)
-            us = time_events(&gpu, iters, call_req, &q, q.why, sizeof q.why);
+            us = axes_time_events(&gpu, iters, call_req, &q, q.why, sizeof q.why);
         const size_t bytes = (size_t)total * 4 + (nseg + 1) * 8 + nseg * 4;
         const double gbps = us > 0 ? (double)bytes / (us * 1e3) : 0;
         char shape[60];
@@ -337,8 +358,23 @@ int cmd_bench_axes(int argc, char **argv)
             fprintf(csv, "segments power law,%zu,%.1f,-,%zu,%.3f,%.1f,%.1f,%.4f,%s\n", nseg,
                     (double)total / (double)nseg, bytes, us, gbps, ceil_gbps, gbps / ceil_gbps, us > 0 ? "ran" : "failed");
         rc |= us <= 0;
+        struct cub_req cq = {&gpu, CMP_SUM, CMP_FLOAT32, (void *)(uintptr_t)in, (long long)nseg, 0,
+                             (const long long *)(uintptr_t)offs, (const long long *)(uintptr_t)(offs + 8),
+                             (void *)(uintptr_t)out, (void *)(uintptr_t)ctemp, ctemp_bytes, ""};
+        char cshape[60];
+        snprintf(cshape, sizeof cshape, "%zu,%.1f", nseg, (double)total / (double)nseg);
+        const double cus = axes_cub_row(&cq, iters, bytes, ceil_gbps, us, "segments", shape, cshape, csv);
+        if (cus > 0 && us > 0) {
+            ncub++;
+            cub_wins += us < cus;
+            worst_cub = cus / us < worst_cub ? cus / us : worst_cub;
+        }
         free(off);
     }
+summary:
+    if (ncub)
+        printf("\nCUB DeviceSegmentedReduce: cured faster in %d of %d cells; slowest at %.2fx CUB's speed\n", cub_wins,
+               ncub, worst_cub);
     if (ncells)
         printf("\n2-D cells: worst %.2fx of the ceiling, mean %.2fx over %d cells\n", worst, sum_ratio / ncells, ncells);
 out:
@@ -352,6 +388,8 @@ out:
         d->MemFree(out);
     if (offs)
         d->MemFree(offs);
+    if (ctemp)
+        d->MemFree(ctemp);
     free(host);
     bk_close(&gpu);
     return rc;

@@ -25,6 +25,9 @@ cudaError_t reduce_int(cmp_op op, cmp_type type, void *temp, size_t &bytes, cons
                        void *d_out, int n, cudaStream_t stream);
 cudaError_t reduce_float(cmp_op op, cmp_type type, void *temp, size_t &bytes, const void *d_in,
                          void *d_out, int n, cudaStream_t stream);
+cudaError_t segmented(cmp_op op, cmp_type type, const void *in, long long nseg, const long long *begin,
+                      const long long *end, long long seg_len, void *out, void *temp, size_t &bytes,
+                      cudaStream_t s); // cub_segmented.cu
 } // namespace cmp_ops
 
 namespace {
@@ -318,6 +321,21 @@ extern "C" int cmp_reduce(cmp_state *s, cmp_op op, cmp_type type, const void *d_
         return fail_msg("cmp_reduce", "state is NULL");
     size_t bytes = s->temp_bytes;
     return ops_call("cmp_reduce", op, type, s->temp, bytes, d_in, n, d_out, stream);
+}
+
+extern "C" int cmp_segmented(cmp_op op, cmp_type type, const void *d_in, long long num_segments,
+                             const long long *d_begin, const long long *d_end, long long seg_len, void *d_out,
+                             void *temp, size_t *temp_bytes, cudaStream_t stream)
+{
+    if (temp_bytes == nullptr)
+        return fail_msg("cmp_segmented", "temp_bytes is NULL");
+    cudaError_t e = cmp_ops::segmented(op, type, d_in, num_segments, d_begin, d_end, seg_len, d_out, temp,
+                                       *temp_bytes, stream);
+    if (e == cudaErrorNotSupported)
+        return fail_msg("cub::DeviceSegmentedReduce", "no such comparison (float32 SUM/MAX/ARGMAX, int32 SUM)");
+    if (e != cudaSuccess)
+        return fail("cub::DeviceSegmentedReduce", e);
+    return 0;
 }
 
 extern "C" int cmp_read_ceiling(cmp_state *s, const int *d_in, size_t n, cudaStream_t stream)

@@ -103,6 +103,18 @@ int cmp_reserve(cmp_state *s, cmp_op op, cmp_type type, size_t n);
 int cmp_reduce(cmp_state *s, cmp_op op, cmp_type type, const void *d_in, size_t n, void *d_out,
                struct CUstream_st *stream);
 
+/* cub::DeviceSegmentedReduce (`cured bench axes`; cub_segmented.cu):
+ * num_segments segments of d_in, segment k = [d_begin[k], d_end[k]) with
+ * int64 offset arrays, or, when d_begin is NULL, [k * seg_len, (k + 1) *
+ * seg_len) from a counting iterator. Offered: CMP_FLOAT32 with CMP_SUM
+ * (float), CMP_MAX (float), CMP_ARGMAX (cub::KeyValuePair<int, float>: the
+ * index within the segment, then the value; 8 bytes); CMP_INT32 with CMP_SUM
+ * (long long). temp == NULL: *temp_bytes gets the storage needed, nothing
+ * runs; else the reduction is issued asynchronously on stream. */
+int cmp_segmented(cmp_op op, cmp_type type, const void *d_in, long long num_segments, const long long *d_begin,
+                  const long long *d_end, long long seg_len, void *d_out, void *temp, size_t *temp_bytes,
+                  struct CUstream_st *stream);
+
 /* "CUB 3.0.1 (Thrust 3.0.1, CUDA runtime 13.0)": a static string. */
 const char *cmp_cub_version(void);
 

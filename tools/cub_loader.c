@@ -41,12 +41,15 @@ static struct {
     int (*reduce)(cmp_state *, cmp_op, cmp_type, const void *, size_t, void *, struct CUstream_st *);
     const char *(*cub_version)(void);
     const char *(*last_error)(void);
+    int (*segmented)(cmp_op, cmp_type, const void *, long long, const long long *, const long long *, long long,
+                     void *, void *, size_t *, struct CUstream_st *);
 } f;
 
 static const char *const names[] = {
     "cmp_prepare", "cmp_release", "cmp_cub_sum_i64", "cmp_cub_sum_i32", "cmp_thrust_sum_i64",
     "cmp_read_ceiling", "cmp_read_ceiling_result", "cmp_read_ceiling_function", "cmp_read_ceiling_grid",
-    "cmp_thrust_sum_f32", "cmp_op_call", "cmp_reserve", "cmp_reduce", "cmp_cub_version", "cmp_last_error"};
+    "cmp_thrust_sum_f32", "cmp_op_call", "cmp_reserve", "cmp_reduce", "cmp_cub_version", "cmp_last_error",
+    "cmp_segmented"};
 
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 static int loaded;
@@ -194,6 +197,13 @@ int cmp_reduce(cmp_state *s, cmp_op op, cmp_type type, const void *in, size_t n,
                struct CUstream_st *st)
 {
     return ok() ? f.reduce(s, op, type, in, n, out, st) : -1;
+}
+
+int cmp_segmented(cmp_op op, cmp_type type, const void *in, long long nseg, const long long *begin,
+                  const long long *end, long long seg_len, void *out, void *temp, size_t *temp_bytes,
+                  struct CUstream_st *st)
+{
+    return ok() ? f.segmented(op, type, in, nseg, begin, end, seg_len, out, temp, temp_bytes, st) : -1;
 }
 
 const char *cmp_cub_version(void)

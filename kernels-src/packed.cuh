@@ -1,0 +1,102 @@
+// Short contiguous rows, read as whole 16-byte vectors: a row of RB bytes
+// (a power of two up to 64) is part of a vector (RB < 16: RPV rows in each)
+// or a few whole vectors (RB >= 16). Each thread takes whole vectors, four
+// in flight, so the loads do not stop at row boundaries; the results of a
+// vector's rows are stored together (16-byte stores where the output is
+// dense). Rows of one element are the views that reduce nothing: this is
+// then a vectorised copy or conversion.
+#ifndef CURED_PACKED_CUH
+#define CURED_PACKED_CUH
+
+#include "common.cuh"
+
+// N bytes from an aligned local buffer to dst (aligned to N, or to 16).
+template <int N> __device__ __forceinline__ void store_bytes(const unsigned char *buf, char *dst)
+{
+    if (N % 16 == 0) {
+#pragma unroll
+        for (int j = 0; j < N / 16; j++)
+            reinterpret_cast<uint4 *>(dst)[j] = reinterpret_cast<const uint4 *>(buf)[j];
+    } else if (N == 8) {
+        *reinterpret_cast<uint2 *>(dst) = *reinterpret_cast<const uint2 *>(buf);
+    } else if (N == 4) {
+        *reinterpret_cast<unsigned *>(dst) = *reinterpret_cast<const unsigned *>(buf);
+    } else if (N == 2) {
+        *reinterpret_cast<unsigned short *>(dst) = *reinterpret_cast<const unsigned short *>(buf);
+    } else {
+#pragma unroll
+        for (int j = 0; j < N; j++)
+            dst[j] = (char)buf[j];
+    }
+}
+
+// The RPV rows of one item (VPR vectors v, rows item * RPV ...): reduced and written.
+template <class T, class A, class Op, int RPV, int VPR, int L, int RS>
+__device__ __forceinline__ void packed_item(const T *in, const uint4 *v, u64 item, long long out_stride, void *out,
+                                            bool dense)
+{
+    const int VEC = 16 / sizeof(T);
+    __align__(16) unsigned char buf[RPV * RS] = {0}; // padding bytes of a result are stored as zeros
+    const T *e = reinterpret_cast<const T *>(v);
+#pragma unroll
+    for (int r = 0; r < RPV; r++) {
+        const u64 row = item * RPV + r;
+        Op op;
+        bind_input(op, in + row * L);
+        A a = Op::identity();
+        if (RPV == 1) { // whole vectors: the operator's vector step
+#pragma unroll
+            for (int w = 0; w < VPR; w++)
+                a = VecStep<Op>::template step<T, A>(a, v[w], (u64)w * VEC, op);
+        } else {
+            a = op.map(e[r * L], 0);
+#pragma unroll
+            for (int k = 1; k < L; k++)
+                a = op(a, op.map(e[r * L + k], (u64)k));
+        }
+        if (dense)
+            op.write(buf + r * RS, a, (u64)L);
+        else
+            op.write((char *)out + (long long)row * out_stride * RS, a, (u64)L);
+    }
+    if (dense)
+        store_bytes<RPV * RS>(buf, (char *)out + item * (u64)(RPV * RS));
+}
+
+// nout rows of RB bytes at in (16-byte aligned), result r at out + r * out_stride
+// results of RS bytes; dense: out_stride 1 and out aligned to the stores.
+template <class T, class A, class Op, int BLOCK, int RB, int RS>
+__global__ void __launch_bounds__(BLOCK)
+reduce_packed(const T *in, u64 nout, long long out_stride, void *out, int dense)
+{
+    const int RPV = RB < 16 ? 16 / RB : 1, VPR = RB > 16 ? RB / 16 : 1, L = RB / (int)sizeof(T);
+    const int ITEMS = VPR >= 4 ? 1 : 4 / VPR;
+    const u64 nitem = nout / RPV, rank = (u64)blockIdx.x * BLOCK + threadIdx.x, size = (u64)gridDim.x * BLOCK;
+    const uint4 *vin = reinterpret_cast<const uint4 *>(in);
+    for (u64 i = rank; i < nitem; i += ITEMS * size) {
+        uint4 v[ITEMS][VPR];
+#pragma unroll
+        for (int u = 0; u < ITEMS; u++) // all loads issued before any use
+#pragma unroll
+            for (int w = 0; w < VPR; w++)
+                if (i + u * size < nitem)
+                    v[u][w] = __ldg(vin + (i + u * size) * VPR + w);
+#pragma unroll
+        for (int u = 0; u < ITEMS; u++)
+            if (i + u * size < nitem)
+                packed_item<T, A, Op, RPV, VPR, L, RS>(in, v[u], i + u * size, out_stride, out, dense != 0);
+    }
+    // The rows after the last whole vector (fewer than RPV): a thread each.
+    const u64 row = nitem * RPV + rank;
+    if (row < nout) {
+        const T *x = in + row * L;
+        Op op;
+        bind_input(op, x);
+        A a = op.map(x[0], 0);
+        for (int k = 1; k < L; k++)
+            a = op(a, op.map(x[k], (u64)k));
+        op.write((char *)out + (long long)row * out_stride * RS, a, (u64)L);
+    }
+}
+
+#endif

@@ -1,0 +1,42 @@
+/*
+ * `cured bench axes` (axesbench.c) and its CUB rows (axesbench_cub.c).
+ */
+#ifndef CURED_AXESBENCH_H
+#define CURED_AXESBENCH_H
+
+#include <stdio.h>
+
+#include "benchkit.h"
+#include "cub_compare.h"
+
+struct cell {
+    const char *label;
+    cured_type type, out;
+    cured_op op;
+};
+
+/* The median of iters calls of call(user), each between its own pair of
+ * events, after one untimed call, in microseconds; -1 on failure (why says). */
+double axes_time_events(struct bk_gpu *g, int iters, int (*call)(void *), void *user, char *why, size_t len);
+
+/* cub::DeviceSegmentedReduce beside a cell, where CUB has the same reduction. */
+struct cub_req {
+/* cub::DeviceSegmentedReduce beside a cell, where CUB has the same reduction. */
+    struct bk_gpu *g;
+    cmp_op op;
+    cmp_type type;
+    const void *in;
+    long long nseg, len; /* len: uniform segments (begin == NULL) */
+    const long long *begin, *end;
+    void *out, *temp;
+    size_t temp_bytes;
+    char why[600];
+};
+/* Does CUB have the cell's reduction (rows of float32 SUM/MAX/ARGMAX, int32 SUM)? Its op and type. */
+int axes_cub_of(const struct cell *c, cmp_op *op, cmp_type *t);
+/* Time and print (and write to csv) the CUB row after a cured row whose time
+ * was cured_us; CUB's time, or -1 if CUB could not run. */
+double axes_cub_row(struct cub_req *q, int iters, size_t bytes, double ceil_gbps, double cured_us, const char *label,
+                    const char *shape, const char *csv_shape, FILE *csv);
+
+#endif
