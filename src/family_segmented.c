@@ -15,18 +15,29 @@
 
 static int offers(const struct cr_request *r)
 {
-    return r->algo == CURED_ALGO_AUTO && r->shape != CR_SHAPE_WHOLE && r->ninputs == 1 && r->user == NULL &&
-           !(cr_op(r->op)->flags & CR_OP_STATS);
+    return r->algo == CURED_ALGO_AUTO && r->shape != CR_SHAPE_WHOLE && r->ninputs == 1;
+}
+
+/* The accumulator's C++ type: a statistic's and a user op's state are named by their functor. */
+static void state_cxx(const struct cr_request *r, const char *functor, char *buf, size_t cap)
+{
+    if (r->user != NULL)
+        snprintf(buf, cap, "UserOp::A");
+    else if (cr_op(r->op)->flags & CR_OP_STATS)
+        snprintf(buf, cap, "%s::State", functor);
+    else
+        cr_acc_cxx(&r->acc, buf, cap);
 }
 
 static void build(const struct cr_request *r, struct cr_unit *u)
 {
-    char a[48], f[160];
+    char a[96], f[80];
     const char *t = cr_type_cxx(r->in);
-    cr_acc_cxx(&r->acc, a, sizeof a);
     cr_functor_cxx(r, f, sizeof f);
+    state_cxx(r, f, a, sizeof a);
     memset(u, 0, sizeof *u);
-    u->file = "segmented.cu";
+    u->file = r->user != NULL ? "user-op.cu" : "segmented.cu";
+    u->source = r->user != NULL ? cr_user_axes_source(r->user) : NULL;
     u->block = BLOCK;
     u->unroll = cr_type(r->in)->cls == CR_HALF && r->acc.layout == CR_LAYOUT_ARG ? 8 : UNROLL;
     u->nkernels = 1;
@@ -56,8 +67,8 @@ static void build(const struct cr_request *r, struct cr_unit *u)
         what = "strided";
         break;
     }
-    snprintf(u->label, sizeof u->label, "%s %s %s->%s (kernels-src/segmented.cu)", what, cr_op(r->op)->name,
-             cr_type_name(r->in), cr_type_name(r->out));
+    snprintf(u->label, sizeof u->label, "%s %s %s->%s (kernels-src/segmented.cu)", what,
+             r->user != NULL ? "user-defined" : cr_op(r->op)->name, cr_type_name(r->in), cr_type_name(r->out));
 }
 
 static unsigned at_most(uint64_t want, unsigned cap)
@@ -125,6 +136,9 @@ static void plan(const struct cr_request *r, const struct cr_unit *u, const stru
         cr_plan_param(p, l, result);
         break;
     }
+    uint64_t ddof; /* the statistics' (every kernel takes it last) */
+    memcpy(&ddof, &a->ddof, sizeof ddof);
+    cr_plan_param(p, l, ddof);
     (void)u;
 }
 
