@@ -200,7 +200,7 @@ START_TEST(test_bad_layouts)
 }
 END_TEST
 
-/* Every shape's plan fits struct cr_plan (split rows take 9 parameters). */
+/* Every shape's plan fits struct cr_plan (split rows take 10 parameters). */
 START_TEST(test_plans_fit)
 {
     const cured_layout layouts[] = {matrix(4, 1 << 16), matrix(1 << 12, 4), matrix(64, 1 << 16),
@@ -224,7 +224,7 @@ START_TEST(test_plans_fit)
         ck_assert_msg(!p.overflow && p.nlaunch == 1 && p.l[0].grid >= 1 && p.l[0].grid_y >= 1,
                       "shape %d: overflow %d, %d launches", r.shape, p.overflow, p.nlaunch);
         if (r.shape == CR_SHAPE_ROWS_SPLIT)
-            ck_assert_int_eq(p.l[0].nparams, 9);
+            ck_assert_int_eq(p.l[0].nparams, 10); /* and ddof last */
         shapes |= 1 << r.shape;
     }
     ck_assert_msg(shapes & (1 << CR_SHAPE_ROWS_SPLIT), "no split rows planned");
