@@ -13,15 +13,6 @@
 #define BLOCK 256
 #define UNROLL 4 /* 16-byte loads in flight per thread, as AUTO */
 
-/* The moments with a FLOAT32 result (plain float64 shifted sums): 8 loads
- * in flight. Their registers are set by the block end's double-double
- * merges, not by the loop, so the deeper loop costs no occupancy and
- * brings the bytes in flight per SM past SUM's (bench/NOTES.md). */
-static int unroll_of(const struct cr_request *r)
-{
-    return r->op != CURED_OP_LOGSUMEXP && r->out == CURED_TYPE_FLOAT32 ? 8 : UNROLL;
-}
-
 static int is_stats(cured_op op)
 {
     const struct cr_op_info *o = cr_op(op);
@@ -42,7 +33,7 @@ static void build(const struct cr_request *r, struct cr_unit *u)
     const char *t = cr_type_cxx(r->in);
     u->file = "stats.cu";
     u->block = BLOCK;
-    u->unroll = unroll_of(r);
+    u->unroll = UNROLL;
     u->nkernels = 1;
     snprintf(u->kernels[0], sizeof u->kernels[0], "reduce_stats<%s, %s<%s, %s, %s>, %d, %d>", t, o->functor, t,
              cr_type_cxx(r->acc.scalar), cr_type_cxx(r->out), BLOCK, u->unroll);
