@@ -600,8 +600,10 @@ typedef struct cured_layout {
  * the value. An output whose reduced extent is 0 gets the operator's value
  * for an empty input: 0 for sums and COUNT_NONZERO, 1 for PRODUCT, all ones
  * for AND, the identities of cured_op for MIN/MAX (MINMAX: the largest then
- * the smallest value), and for the ARG operators index -1 and a zero value.
- * Reducing no axis maps each element (op over one element).
+ * the smallest value), for the ARG operators index -1 and a zero value, NaN
+ * for MEAN, VAR, STD and both of MEAN_VAR's values, and -inf for LOGSUMEXP.
+ * Reducing no axis maps each element (op over one element). The statistics
+ * use ddof = 0 here; cured_reduce_axes_stats_async() takes any ddof.
  *
  * Like cured_reduce_async(): no allocation, memset or synchronisation in
  * the call (capture-safe once the stream has its workspace), results
@@ -696,6 +698,74 @@ CURED_EXPORT cured_status cured_uniform_segmented_reduce_async(cured_handle h, c
                                                                cured_type in_type, size_t num_segments,
                                                                size_t segment_size, void *out, cured_type out_type,
                                                                struct CUstream_st *stream);
+
+/**
+ * \brief cured_reduce_axes_async() for the statistics, with a delta degrees
+ * of freedom.
+ *
+ * Each output is MEAN, VAR, STD, MEAN_VAR (two values, mean then
+ * variance) or LOGSUMEXP of its elements, with the result types, accuracy
+ * and NaN/inf rules of cured_reduce_stats_async(), in one pass: per-thread
+ * states (or, where outputs are adjacent in memory or the layout is
+ * strided, one state per element) merged by Chan's formulas in a fixed
+ * order, so results are bitwise identical run to run. An output of n
+ * elements with n <= ddof gets a NaN variance (VAR, STD, MEAN_VAR's second
+ * value); n == 0 gives a NaN mean and -inf for LOGSUMEXP, as NumPy and
+ * SciPy. No status reports these (the call is asynchronous). Uniform
+ * segments: a layout {num_segments, segment_size} with strides
+ * {segment_size, 1} and axes = 2.
+ *
+ * \param h          handle.
+ * \param op         CURED_OP_MEAN, VAR, STD, MEAN_VAR or LOGSUMEXP.
+ * \param in         device pointer to the element at index (0, ..., 0).
+ * \param in_type    element type.
+ * \param in_layout  the input view.
+ * \param axes       bit k set: reduce axis k.
+ * \param ddof       delta degrees of freedom, as cured_reduce_stats_async()
+ *                   (finite, >= 0; MEAN and LOGSUMEXP ignore it).
+ * \param out        device pointer to the first result, aligned to the result type.
+ * \param out_type   FLOAT32 or FLOAT64 (see cured_op).
+ * \param out_layout as cured_reduce_axes_async() (strides in results: two
+ *                   values for MEAN_VAR).
+ * \param stream     CUstream or cudaStream_t.
+ * \return as cured_reduce_axes_async(); CURED_ERROR_INVALID_VALUE for
+ *         another operator or a negative or non-finite ddof.
+ * \par Thread safety
+ * As cured_reduce_async().
+ */
+CURED_EXPORT cured_status cured_reduce_axes_stats_async(cured_handle h, cured_op op, const void *in,
+                                                        cured_type in_type, const cured_layout *in_layout,
+                                                        uint32_t axes, double ddof, void *out, cured_type out_type,
+                                                        const cured_layout *out_layout, struct CUstream_st *stream);
+
+/**
+ * \brief cured_segmented_reduce_async() for the statistics, with a delta
+ * degrees of freedom: segment s's MEAN, VAR, STD, MEAN_VAR or LOGSUMEXP
+ * goes to out[s] (MEAN_VAR: out[2s] and out[2s + 1]), under the rules of
+ * cured_reduce_axes_stats_async() (an empty segment: NaN mean and
+ * variance, -inf LOGSUMEXP; n <= ddof: NaN variance).
+ * \param h            handle.
+ * \param op           CURED_OP_MEAN, VAR, STD, MEAN_VAR or LOGSUMEXP.
+ * \param in           device pointer to the elements the offsets index.
+ * \param in_type      element type.
+ * \param num_segments number of segments.
+ * \param begin        device array of num_segments first offsets.
+ * \param end          device array of num_segments end offsets.
+ * \param offset_type  CURED_TYPE_INT32 or CURED_TYPE_INT64.
+ * \param ddof         delta degrees of freedom (finite, >= 0).
+ * \param out          device pointer to num_segments results, dense.
+ * \param out_type     FLOAT32 or FLOAT64.
+ * \param stream       CUstream or cudaStream_t.
+ * \return as cured_segmented_reduce_async(); CURED_ERROR_INVALID_VALUE for
+ *         another operator or a negative or non-finite ddof.
+ * \par Thread safety
+ * As cured_reduce_async().
+ */
+CURED_EXPORT cured_status cured_segmented_reduce_stats_async(cured_handle h, cured_op op, const void *in,
+                                                             cured_type in_type, size_t num_segments,
+                                                             const void *begin, const void *end,
+                                                             cured_type offset_type, double ddof, void *out,
+                                                             cured_type out_type, struct CUstream_st *stream);
 /** @} */
 
 /** \addtogroup cured_comm
@@ -1394,6 +1464,59 @@ CURED_EXPORT cured_status cured_custom_reduce_async(cured_handle h, cured_custom
 CURED_EXPORT cured_status cured_custom_reduce(cured_handle h, cured_custom op, const void *x,
                                               const void *y, size_t n, void *host_out,
                                               struct CUstream_st *stream);
+
+/**
+ * \brief A one-input user-defined op (cured_custom_create() or
+ * cured_custom_create_multi()) along the axes of a strided view,
+ * asynchronously: the layout rules, planner and guarantees of
+ * cured_reduce_axes_async(). Each output is the op's combine over its
+ * elements' maps, in a fixed order (bitwise reproducible), then its
+ * finalize with n = the reduced extent; an output of no element gets the
+ * finalize of the identity with n = 0 (one-field ops: the identity). Each
+ * shape the planner picks is compiled for the op on its first use in a
+ * context (NVRTC, through the caches) and kept until cured_custom_destroy().
+ * \param h          handle.
+ * \param op         a one-input op.
+ * \param in         device pointer to the element at index (0, ..., 0), of the op's input type.
+ * \param in_layout  the input view.
+ * \param axes       bit k set: reduce axis k.
+ * \param out        device pointer to the first result (the op's result: the
+ *                   accumulator type, or nresults values of the multi-field result type).
+ * \param out_layout as cured_reduce_axes_async() (strides in results).
+ * \param stream     CUstream or cudaStream_t.
+ * \return as cured_reduce_axes_async(); CURED_ERROR_NULL_POINTER for a NULL
+ *         op; CURED_ERROR_INVALID_VALUE for a two-input op; CURED_ERROR_COMPILE
+ *         when a shape's first compilation fails.
+ * \par Thread safety
+ * As cured_custom_reduce_async(): any thread; the first use of a shape in a
+ * context waits for its compilation under the op's lock.
+ */
+CURED_EXPORT cured_status cured_custom_reduce_axes_async(cured_handle h, cured_custom op, const void *in,
+                                                         const cured_layout *in_layout, uint32_t axes, void *out,
+                                                         const cured_layout *out_layout, struct CUstream_st *stream);
+
+/**
+ * \brief A one-input user-defined op over segments given by offset arrays
+ * (the conventions of cured_segmented_reduce_async()); an empty segment
+ * gets the finalize of the identity with n = 0. Otherwise as
+ * cured_custom_reduce_axes_async().
+ * \param h            handle.
+ * \param op           a one-input op.
+ * \param in           device pointer to the elements the offsets index.
+ * \param num_segments number of segments.
+ * \param begin        device array of num_segments first offsets.
+ * \param end          device array of num_segments end offsets.
+ * \param offset_type  CURED_TYPE_INT32 or CURED_TYPE_INT64.
+ * \param out          device pointer to num_segments results, dense.
+ * \param stream       CUstream or cudaStream_t.
+ * \return as cured_segmented_reduce_async() and cured_custom_reduce_axes_async().
+ * \par Thread safety
+ * As cured_custom_reduce_axes_async().
+ */
+CURED_EXPORT cured_status cured_custom_segmented_reduce_async(cured_handle h, cured_custom op, const void *in,
+                                                              size_t num_segments, const void *begin,
+                                                              const void *end, cured_type offset_type, void *out,
+                                                              struct CUstream_st *stream);
 
 /**
  * \brief Free a user-defined op, unload its modules and release its compiled

@@ -8,7 +8,7 @@
 #ifndef CURED_PACKED_CUH
 #define CURED_PACKED_CUH
 
-#include "common.cuh"
+#include "stats.cuh"
 
 // N bytes from an aligned local buffer to dst (aligned to N, or to 16).
 template <int N> __device__ __forceinline__ void store_bytes(const unsigned char *buf, char *dst)
@@ -33,7 +33,7 @@ template <int N> __device__ __forceinline__ void store_bytes(const unsigned char
 // The RPV rows of one item (VPR vectors v, rows item * RPV ...): reduced and written.
 template <class T, class A, class Op, int RPV, int VPR, int L, int RS>
 __device__ __forceinline__ void packed_item(const T *in, const uint4 *v, u64 item, long long out_stride, void *out,
-                                            bool dense)
+                                            bool dense, double ddof)
 {
     const int VEC = 16 / sizeof(T);
     __align__(16) unsigned char buf[RPV * RS] = {0}; // padding bytes of a result are stored as zeros
@@ -42,6 +42,7 @@ __device__ __forceinline__ void packed_item(const T *in, const uint4 *v, u64 ite
     for (int r = 0; r < RPV; r++) {
         const u64 row = item * RPV + r;
         Op op;
+        bind_ddof(op, ddof);
         bind_input(op, in + row * L);
         A a = Op::identity();
         if (RPV == 1) { // whole vectors: the operator's vector step
@@ -67,7 +68,7 @@ __device__ __forceinline__ void packed_item(const T *in, const uint4 *v, u64 ite
 // results of RS bytes; dense: out_stride 1 and out aligned to the stores.
 template <class T, class A, class Op, int BLOCK, int RB, int RS>
 __global__ void __launch_bounds__(BLOCK)
-reduce_packed(const T *in, u64 nout, long long out_stride, void *out, int dense)
+reduce_packed(const T *in, u64 nout, long long out_stride, void *out, int dense, double ddof)
 {
     const int RPV = RB < 16 ? 16 / RB : 1, VPR = RB > 16 ? RB / 16 : 1, L = RB / (int)sizeof(T);
     const int ITEMS = VPR >= 4 ? 1 : 4 / VPR;
@@ -84,13 +85,14 @@ reduce_packed(const T *in, u64 nout, long long out_stride, void *out, int dense)
 #pragma unroll
         for (int u = 0; u < ITEMS; u++)
             if (i + u * size < nitem)
-                packed_item<T, A, Op, RPV, VPR, L, RS>(in, v[u], i + u * size, out_stride, out, dense != 0);
+                packed_item<T, A, Op, RPV, VPR, L, RS>(in, v[u], i + u * size, out_stride, out, dense != 0, ddof);
     }
     // The rows after the last whole vector (fewer than RPV): a thread each.
     const u64 row = nitem * RPV + rank;
     if (row < nout) {
         const T *x = in + row * L;
         Op op;
+        bind_ddof(op, ddof);
         bind_input(op, x);
         A a = op.map(x[0], 0);
         for (int k = 1; k < L; k++)

@@ -2,8 +2,9 @@
 // given by offset arrays), columns (outputs adjacent in memory, reduced
 // along a strided axis) and any other strided layout. The per-thread loops,
 // operators and ends are the whole-array kernels' pieces (common.cuh), given
-// a group of threads or blocks per output instead of the whole grid.
-#include "common.cuh"
+// a group of threads or blocks per output instead of the whole grid. Every
+// kernel takes the statistics' ddof last (bind_ddof: ignored by the others).
+#include "stats.cuh"
 #include "packed.cuh"
 #include "segments_long.cuh"
 
@@ -84,7 +85,7 @@ template <int G, class A, class Op> __device__ __forceinline__ A group_reduce(A 
 // a row allows them (thread_visit handles each row's head and tail).
 template <class T, class A, class Op, int BLOCK, int G, int UNROLL>
 __global__ void __launch_bounds__(BLOCK)
-reduce_rows(const T *in, u64 nout, u64 len, Kept kept, void *out, unsigned result_size)
+reduce_rows(const T *in, u64 nout, u64 len, Kept kept, void *out, unsigned result_size, double ddof)
 {
     const int lane = threadIdx.x % G;
     const u64 step = (u64)gridDim.x * (BLOCK / G);
@@ -98,6 +99,7 @@ reduce_rows(const T *in, u64 nout, u64 len, Kept kept, void *out, unsigned resul
             kept_offsets(kept, o, in_off, out_off);
         const T *row = in + in_off;
         Op op;
+        bind_ddof(op, ddof);
         bind_input(op, row);
         A v = live ? ThreadLoop<Op>::template run<T, A, UNROLL>(row, len, (size_t)lane, G, op) : Op::identity();
         v = group_reduce<G>(v, op);
@@ -112,7 +114,7 @@ reduce_rows(const T *in, u64 nout, u64 len, Kept kept, void *out, unsigned resul
 template <class T, class A, class Op, int BLOCK, int UNROLL>
 __global__ void __launch_bounds__(BLOCK)
 reduce_rows_split(const T *in, u64 nout, u64 len, Kept kept, void *out, unsigned result_size, unsigned per,
-                  A *partials, unsigned int *tickets)
+                  A *partials, unsigned int *tickets, double ddof)
 {
     for (u64 b = blockIdx.x; b < nout * per; b += gridDim.x) {
         const u64 o = b / per;
@@ -121,6 +123,7 @@ reduce_rows_split(const T *in, u64 nout, u64 len, Kept kept, void *out, unsigned
         kept_offsets(kept, o, in_off, out_off);
         const T *row = in + in_off;
         Op op;
+        bind_ddof(op, ddof);
         bind_input(op, row);
         A v = ThreadLoop<Op>::template run<T, A, UNROLL>(row, len, (size_t)part * BLOCK + threadIdx.x,
                                                           (size_t)per * BLOCK, op);
@@ -140,7 +143,7 @@ reduce_rows_split(const T *in, u64 nout, u64 len, Kept kept, void *out, unsigned
 template <class T, class A, class Op, class Off, int BLOCK, int G, int UNROLL>
 __global__ void __launch_bounds__(BLOCK)
 reduce_segments(const T *in, u64 nseg, const Off *begin, const Off *end, void *out, unsigned result_size, u64 huge,
-                LongList list)
+                LongList list, double ddof)
 {
     const int lane = threadIdx.x % G;
     const u64 LONG = (u64)G * (16 / sizeof(T)) * 16;
@@ -163,6 +166,7 @@ reduce_segments(const T *in, u64 nseg, const Off *begin, const Off *end, void *o
             longs[atomicAdd(&nlong, 1)] = s;
         const T *seg = in + b;
         Op op;
+        bind_ddof(op, ddof);
         bind_input(op, seg);
         A v = short_one ? ThreadLoop<Op>::template run<T, A, UNROLL>(seg, len, (size_t)lane, G, op) : Op::identity();
         v = group_reduce<G>(v, op);
@@ -174,6 +178,7 @@ reduce_segments(const T *in, u64 nseg, const Off *begin, const Off *end, void *o
             const long long lb = (long long)begin[ls];
             const u64 llen = (u64)((long long)end[ls] - lb);
             Op lop;
+            bind_ddof(lop, ddof);
             bind_input(lop, in + lb);
             A w = ThreadLoop<Op>::template run<T, A, UNROLL>(in + lb, llen, threadIdx.x, BLOCK, lop);
             w = block_reduce_shuffle<BLOCK>(w, lop);
@@ -197,7 +202,7 @@ struct Cols {
 #include "cols_combine.cuh"
 template <class T, class A, class Op, int BLOCK, int TX, int VEC>
 __global__ void __launch_bounds__(BLOCK)
-reduce_cols(const T *in, Cols g, void *out, unsigned result_size, A *partials, unsigned int *tickets)
+reduce_cols(const T *in, Cols g, void *out, unsigned result_size, A *partials, unsigned int *tickets, double ddof)
 {
     const int TY = BLOCK / TX;
     const int tx = threadIdx.x % TX, ty = threadIdx.x / TX;
@@ -207,6 +212,7 @@ reduce_cols(const T *in, Cols g, void *out, unsigned result_size, A *partials, u
     const long long r0 = g.rows * split / g.splits, r1 = g.rows * (split + 1) / g.splits;
     const T *base = in + b * g.batch;
     Op op;
+    bind_ddof(op, ddof);
     A acc[VEC];
 #pragma unroll
     for (int k = 0; k < VEC; k++)
@@ -286,7 +292,8 @@ reduce_cols(const T *in, Cols g, void *out, unsigned result_size, A *partials, u
 // index and find each element through the reduced dimensions.
 template <class T, class A, class Op, int BLOCK>
 __global__ void __launch_bounds__(BLOCK)
-reduce_strided(const T *in, u64 nout, u64 len, Kept kept, Reduced red, void *out, unsigned result_size)
+reduce_strided(const T *in, u64 nout, u64 len, Kept kept, Reduced red, void *out, unsigned result_size,
+               double ddof)
 {
     const int lane = threadIdx.x % 32;
     const u64 step = (u64)gridDim.x * (BLOCK / 32);
@@ -295,6 +302,7 @@ reduce_strided(const T *in, u64 nout, u64 len, Kept kept, Reduced red, void *out
         kept_offsets(kept, o, in_off, out_off);
         const T *base = in + in_off;
         Op op;
+        bind_ddof(op, ddof);
         A v = Op::identity();
         for (u64 i = lane; i < len; i += 32)
             v = op(v, op.map(base[reduced_offset(red, i)], i));

@@ -6,7 +6,7 @@
 #ifndef CURED_SEGMENTS_LONG_CUH
 #define CURED_SEGMENTS_LONG_CUH
 
-#include "common.cuh"
+#include "stats.cuh"
 
 // The workspace of the list: cap entries, their count, and a ticket of this
 // launch's blocks (the last resets the count for the next call).
@@ -29,7 +29,7 @@ __device__ __forceinline__ bool list_long(const LongList &l, u64 s)
 template <class T, class A, class Op, class Off, int BLOCK, int UNROLL>
 __global__ void __launch_bounds__(BLOCK)
 reduce_long_segments(const T *in, const Off *begin, const Off *end, void *out, unsigned result_size, LongList l,
-                     A *partials)
+                     A *partials, double ddof)
 {
     __shared__ unsigned listed;
     if (threadIdx.x == 0)
@@ -41,6 +41,7 @@ reduce_long_segments(const T *in, const Off *begin, const Off *end, void *out, u
         const long long b = (long long)begin[s];
         const u64 len = (u64)((long long)end[s] - b);
         Op op;
+        bind_ddof(op, ddof);
         bind_input(op, in + b);
         A v = ThreadLoop<Op>::template run<T, A, UNROLL>(in + b, len, (size_t)blockIdx.x * BLOCK + threadIdx.x,
                                                           (size_t)gridDim.x * BLOCK, op);

@@ -185,6 +185,14 @@ template <class T, class R, int KIND> struct MeanVarOf {
         return s;
     }
     __device__ State operator()(State a, State b) const { return mv_merge(a, b); }
+    // One element as a state, for the kernels that merge element by element
+    // (columns and strided layouts of segmented.cu): exact, as mv_merge is.
+    __device__ State map(T x_in, u64) const
+    {
+        const double x = widen<double>(x_in);
+        State s = {1.0, x, 0.0, stats_finite(x) ? 0.0 : stats_nan()};
+        return s;
+    }
     // n == 0 (and n <= ddof for the variance): NaN.
     __device__ void write(void *out, State s, u64) const
     {
@@ -309,6 +317,11 @@ template <class T, class P, class R> struct LogSumExp {
         return s;
     }
     __device__ State operator()(State a, State b) const { return lse_merge(a, b); }
+    __device__ State map(T x, u64) const // one element (segmented.cu's columns and strided layouts)
+    {
+        State s = {widen<double>(x), 1.0};
+        return s;
+    }
     __device__ void write(void *out, State s, u64) const { *(R *)out = (R)(s.m + log(s.s)); }
 };
 

@@ -133,7 +133,8 @@ static int plan_packed(struct cr_request *r, struct cr_geometry *g, const void *
 {
     const struct cr_kept *k = &g->kept;
     const uint64_t rb = g->len * size;
-    if (k->n != 1 || (uint64_t)k->in_stride[0] != g->len || (uintptr_t)in % 16 || rb > 64 || (rb & (rb - 1)))
+    if (k->n != 1 || (uint64_t)k->in_stride[0] != g->len || (uintptr_t)in % 16 || rb > 64 || (rb & (rb - 1)) ||
+        r->user != NULL || (cr_op(r->op)->flags & CR_OP_STATS)) /* packed.cuh's vector steps: built-in ops only */
         return 0;
     const size_t rs = r->acc.result_size, rpv = rb < 16 ? 16 / rb : 1, w = rpv * rs < 16 ? rpv * rs : 16;
     r->shape = CR_SHAPE_PACKED;
@@ -227,10 +228,7 @@ static void plan_shape(cured_handle h, struct cr_request *r, const struct dim *d
     r->shape = CR_SHAPE_STRIDED;
 }
 
-cured_status cr_axes_request(cured_handle h, cured_op op, const void *in, cured_type in_type,
-                                 const cured_layout *lay, uint32_t axes, const void *out, cured_type out_type,
-                                 const cured_layout *out_lay, int state, struct cr_request *r,
-                                 struct cr_geometry *g, int *whole)
+static cured_status layout_head(const cured_layout *lay, uint32_t axes)
 {
     if (lay == NULL)
         return cr_fail(CURED_ERROR_NULL_POINTER, "the input layout is NULL");
@@ -238,19 +236,41 @@ cured_status cr_axes_request(cured_handle h, cured_op op, const void *in, cured_
         return cr_fail(CURED_ERROR_INVALID_VALUE, "rank %d is not in 0..%d", lay->rank, CURED_MAX_RANK);
     if (lay->rank < 32 && (axes >> lay->rank) != 0)
         return cr_fail(CURED_ERROR_INVALID_VALUE, "axes 0x%x name an axis at or above the rank %d", axes, lay->rank);
+    return CURED_SUCCESS;
+}
+
+cured_status cr_axes_request(cured_handle h, cured_op op, const void *in, cured_type in_type,
+                             const cured_layout *lay, uint32_t axes, const void *out, cured_type out_type,
+                             const cured_layout *out_lay, int state, struct cr_request *r, struct cr_geometry *g,
+                             int *whole)
+{
+    cured_status st = layout_head(lay, axes);
+    if (st != CURED_SUCCESS)
+        return st;
     /* The operator and types (stand-in pointers: the real ones are checked below). */
-    cured_status st = cr_check_args(op, CURED_ALGO_AUTO, (const void *)(uintptr_t)64, in_type, 1,
-                                    (const void *)(uintptr_t)64, out_type, r);
+    st = cr_check_args(op, CURED_ALGO_AUTO, (const void *)(uintptr_t)64, in_type, 1, (const void *)(uintptr_t)64,
+                       out_type, r);
     if (st != CURED_SUCCESS)
         return st;
     if (r->ninputs != 1)
         return cr_fail(CURED_ERROR_INVALID_VALUE, "CURED_OP_%s takes two inputs; axis and segmented reductions take one",
                        cr_op(op)->name);
-    if (cr_op(op)->flags & CR_OP_STATS)
-        return cr_fail(CURED_ERROR_NOT_SUPPORTED, "CURED_OP_%s is not offered along axes or over segments yet",
-                       cr_op(op)->name);
-    if (state) /* results are state records (comm_axes.c) */
+    if (state) { /* results are state records (comm_axes.c) */
+        if (cr_op(op)->flags & CR_OP_STATS)
+            return cr_fail(CURED_ERROR_NOT_SUPPORTED, "CURED_OP_%s is not offered along axes across ranks yet",
+                           cr_op(op)->name);
         cr_request_state(r);
+    }
+    return cr_axes_layout(h, in, lay, axes, out, out_lay, r, g, whole);
+}
+
+cured_status cr_axes_layout(cured_handle h, const void *in, const cured_layout *lay, uint32_t axes, const void *out,
+                            const cured_layout *out_lay, struct cr_request *r, struct cr_geometry *g, int *whole)
+{
+    cured_status st = layout_head(lay, axes);
+    if (st != CURED_SUCCESS)
+        return st;
+    const cured_type in_type = r->in;
     struct dim d[CR_MAX_DIMS];
     int nkept = 0, empty = 0, overflow = 0;
     uint64_t nout = 1, total = 1;
@@ -339,26 +359,49 @@ cured_status cr_axes_request(cured_handle h, cured_op op, const void *in, cured_
     return CURED_SUCCESS;
 }
 
-CR_API cured_status cured_reduce_axes_async(cured_handle h, cured_op op, const void *in, cured_type in_type,
-                                            const cured_layout *in_layout, uint32_t axes, void *out,
-                                            cured_type out_type, const cured_layout *out_layout,
-                                            struct CUstream_st *stream)
+/* An axis request of a built-in operator; with_ddof == 0: the call takes none (0). */
+static cured_status axes_run(cured_handle h, const char *call, cured_op op, const void *in, cured_type in_type,
+                             const cured_layout *in_layout, uint32_t axes, int with_ddof, double ddof, void *out,
+                             cured_type out_type, const cured_layout *out_layout, CUstream stream)
 {
     if (h == NULL)
-        return cr_fail(CURED_ERROR_NULL_HANDLE, "cured_reduce_axes_async: the handle is NULL");
+        return cr_fail(CURED_ERROR_NULL_HANDLE, "%s: the handle is NULL", call);
     struct cr_request r;
     struct cr_geometry g;
     memset(&g, 0, sizeof g);
     int whole = 0;
     cured_status st = cr_axes_request(h, op, in, in_type, in_layout, axes, out, out_type, out_layout, 0, &r, &g, &whole);
+    if (st == CURED_SUCCESS && with_ddof)
+        st = cr_stats_check_ddof(call, op, ddof);
     if (st != CURED_SUCCESS || g.nout == 0)
         return st;
     if ((uintptr_t)out % r.acc.result_align)
         return cr_fail(CURED_ERROR_MISALIGNED, "the output %p is not aligned to %zu bytes", out, r.acc.result_align);
+    r.ddof = with_ddof ? ddof : 0.0;
+    if (whole && (cr_op(op)->flags & CR_OP_STATS))
+        return cured_reduce_stats_async(h, op, in, in_type, (size_t)g.len, r.ddof, out, out_type, stream);
     if (whole)
         return cured_reduce_async(h, op, CURED_ALGO_AUTO, in, in_type, (size_t)g.len, out, out_type, stream);
-    struct cr_args a = {in, NULL, 0, (CUdeviceptr)(uintptr_t)out, 0, &g, 0.0, NULL};
-    return cr_reduce_run_many(h, &r, &a, stream);
+    struct cr_args a = {in, NULL, 0, (CUdeviceptr)(uintptr_t)out, 0, &g, r.ddof, NULL};
+    return cr_reduce_run_many(h, &a, stream, cr_builtin_target, &r);
+}
+
+CR_API cured_status cured_reduce_axes_async(cured_handle h, cured_op op, const void *in, cured_type in_type,
+                                            const cured_layout *in_layout, uint32_t axes, void *out,
+                                            cured_type out_type, const cured_layout *out_layout,
+                                            struct CUstream_st *stream)
+{
+    return axes_run(h, "cured_reduce_axes_async", op, in, in_type, in_layout, axes, 0, 0.0, out, out_type, out_layout,
+                    stream);
+}
+
+CR_API cured_status cured_reduce_axes_stats_async(cured_handle h, cured_op op, const void *in, cured_type in_type,
+                                                  const cured_layout *in_layout, uint32_t axes, double ddof,
+                                                  void *out, cured_type out_type, const cured_layout *out_layout,
+                                                  struct CUstream_st *stream)
+{
+    return axes_run(h, "cured_reduce_axes_stats_async", op, in, in_type, in_layout, axes, 1, ddof, out, out_type,
+                    out_layout, stream);
 }
 
 CR_API cured_status cured_uniform_segmented_reduce_async(cured_handle h, cured_op op, const void *in,
@@ -372,23 +415,11 @@ CR_API cured_status cured_uniform_segmented_reduce_async(cured_handle h, cured_o
     return cured_reduce_axes_async(h, op, in, in_type, &lay, 2u, out, out_type, NULL, stream);
 }
 
-CR_API cured_status cured_segmented_reduce_async(cured_handle h, cured_op op, const void *in, cured_type in_type,
-                                                 size_t num_segments, const void *begin, const void *end,
-                                                 cured_type offset_type, void *out, cured_type out_type,
-                                                 struct CUstream_st *stream)
+cured_status cr_segments_layout(const void *in, size_t num_segments, const void *begin, const void *end,
+                                cured_type offset_type, const void *out, struct cr_request *r,
+                                struct cr_geometry *g)
 {
-    if (h == NULL)
-        return cr_fail(CURED_ERROR_NULL_HANDLE, "cured_segmented_reduce_async: the handle is NULL");
-    struct cr_request r;
-    cured_status st = cr_check_args(op, CURED_ALGO_AUTO, in ? in : (const void *)(uintptr_t)64, in_type, 1,
-                                    out ? out : (const void *)(uintptr_t)64, out_type, &r);
-    if (st != CURED_SUCCESS)
-        return st;
-    if (r.ninputs != 1)
-        return cr_fail(CURED_ERROR_INVALID_VALUE, "CURED_OP_%s takes two inputs; segmented reductions take one",
-                       cr_op(op)->name);
-    if (cr_op(op)->flags & CR_OP_STATS)
-        return cr_fail(CURED_ERROR_NOT_SUPPORTED, "CURED_OP_%s is not offered over segments yet", cr_op(op)->name);
+    memset(g, 0, sizeof *g);
     if (offset_type != CURED_TYPE_INT32 && offset_type != CURED_TYPE_INT64)
         return cr_fail(CURED_ERROR_INVALID_VALUE, "offsets must be int32 or int64, not %s", cr_type_name(offset_type));
     if (num_segments == 0)
@@ -399,24 +430,68 @@ CR_API cured_status cured_segmented_reduce_async(cured_handle h, cured_op op, co
     const size_t osize = cr_type_size(offset_type);
     if ((uintptr_t)begin % osize || (uintptr_t)end % osize)
         return cr_fail(CURED_ERROR_MISALIGNED, "the offset arrays must be aligned to their %zu-byte elements", osize);
+    if ((uintptr_t)in % cr_type_size(r->in))
+        return cr_fail(CURED_ERROR_MISALIGNED, "the input %p is not aligned to its %zu-byte elements", in,
+                       cr_type_size(r->in));
     int overflow = 0;
     mul(num_segments, osize, &overflow);
-    mul(num_segments, r.acc.result_size, &overflow);
+    mul(num_segments, r->acc.result_size, &overflow);
     if (overflow)
         return cr_fail(CURED_ERROR_SIZE_OVERFLOW, "%zu segments overflow", num_segments);
-    if ((uintptr_t)out % r.acc.result_align)
-        return cr_fail(CURED_ERROR_MISALIGNED, "the output %p is not aligned to %zu bytes", out, r.acc.result_align);
+    if ((uintptr_t)out % r->acc.result_align)
+        return cr_fail(CURED_ERROR_MISALIGNED, "the output %p is not aligned to %zu bytes", out, r->acc.result_align);
+    g->nout = num_segments;
+    g->begin = begin;
+    g->end = end;
+    g->in_bytes = cr_type_size(r->in); /* the offsets are on the device: the first element only */
+    g->out_bytes = num_segments * r->acc.result_size;
+    g->offset_bytes = num_segments * osize;
+    r->shape = CR_SHAPE_SEGMENTS;
+    r->group = 8;
+    r->offsets = offset_type;
+    return CURED_SUCCESS;
+}
+
+/* A segmented request of a built-in operator; with_ddof == 0: the call takes none (0). */
+static cured_status segments_run(cured_handle h, const char *call, cured_op op, const void *in, cured_type in_type,
+                                 size_t num_segments, const void *begin, const void *end, cured_type offset_type,
+                                 int with_ddof, double ddof, void *out, cured_type out_type, CUstream stream)
+{
+    if (h == NULL)
+        return cr_fail(CURED_ERROR_NULL_HANDLE, "%s: the handle is NULL", call);
+    struct cr_request r;
+    cured_status st = cr_check_args(op, CURED_ALGO_AUTO, in ? in : (const void *)(uintptr_t)64, in_type, 1,
+                                    out ? out : (const void *)(uintptr_t)64, out_type, &r);
+    if (st != CURED_SUCCESS)
+        return st;
+    if (r.ninputs != 1)
+        return cr_fail(CURED_ERROR_INVALID_VALUE, "CURED_OP_%s takes two inputs; segmented reductions take one",
+                       cr_op(op)->name);
+    if (with_ddof && (st = cr_stats_check_ddof(call, op, ddof)) != CURED_SUCCESS)
+        return st;
     struct cr_geometry g;
-    memset(&g, 0, sizeof g);
-    g.nout = num_segments;
-    g.begin = begin;
-    g.end = end;
-    g.in_bytes = cr_type_size(in_type); /* the offsets are on the device: the first element only */
-    g.out_bytes = num_segments * r.acc.result_size;
-    g.offset_bytes = num_segments * osize;
-    r.shape = CR_SHAPE_SEGMENTS;
-    r.group = 8;
-    r.offsets = offset_type;
-    struct cr_args a = {in, NULL, 0, (CUdeviceptr)(uintptr_t)out, 0, &g, 0.0, NULL};
-    return cr_reduce_run_many(h, &r, &a, stream);
+    if ((st = cr_segments_layout(in, num_segments, begin, end, offset_type, out, &r, &g)) != CURED_SUCCESS ||
+        g.nout == 0)
+        return st;
+    r.ddof = with_ddof ? ddof : 0.0;
+    struct cr_args a = {in, NULL, 0, (CUdeviceptr)(uintptr_t)out, 0, &g, r.ddof, NULL};
+    return cr_reduce_run_many(h, &a, stream, cr_builtin_target, &r);
+}
+
+CR_API cured_status cured_segmented_reduce_async(cured_handle h, cured_op op, const void *in, cured_type in_type,
+                                                 size_t num_segments, const void *begin, const void *end,
+                                                 cured_type offset_type, void *out, cured_type out_type,
+                                                 struct CUstream_st *stream)
+{
+    return segments_run(h, "cured_segmented_reduce_async", op, in, in_type, num_segments, begin, end, offset_type,
+                        0, 0.0, out, out_type, stream);
+}
+
+CR_API cured_status cured_segmented_reduce_stats_async(cured_handle h, cured_op op, const void *in,
+                                                       cured_type in_type, size_t num_segments, const void *begin,
+                                                       const void *end, cured_type offset_type, double ddof,
+                                                       void *out, cured_type out_type, struct CUstream_st *stream)
+{
+    return segments_run(h, "cured_segmented_reduce_stats_async", op, in, in_type, num_segments, begin, end,
+                        offset_type, 1, ddof, out, out_type, stream);
 }

@@ -55,7 +55,7 @@ static cured_status chunk(cured_comm cc, cured_op op, const void *in, cured_type
                            &sr);
     else {
         struct cr_args a = {in, NULL, 0, mine, 0, &g, 0.0, NULL};
-        st = cr_reduce_run_many(cc->h, &sr, &a, s);
+        st = cr_reduce_run_many(cc->h, &a, s, cr_builtin_target, &sr);
     }
     return st != CURED_SUCCESS ? st : cr_comm_finish(cc, plain, nout, out, s, NULL, NULL);
 }
@@ -71,6 +71,9 @@ CR_API cured_status cured_comm_reduce_axes_async(cured_comm cc, cured_op op, con
     if (lay != NULL && (lay->rank < 1 || !(axes & 1u)))
         return cr_fail(CURED_ERROR_INVALID_VALUE, "the sharded axis 0 must exist and be reduced (rank %d, axes 0x%x)",
                        lay->rank, axes);
+    if ((unsigned)op < CURED_OP_COUNT && (cr_op(op)->flags & CR_OP_STATS))
+        return cr_fail(CURED_ERROR_NOT_SUPPORTED, "CURED_OP_%s is not offered along axes across ranks yet",
+                       cr_op(op)->name);
     struct cr_request r;
     struct cr_geometry g;
     memset(&g, 0, sizeof g);

@@ -3,33 +3,13 @@
  * operator struct and compiled with the AUTO kernels of kernels-src/fast.cu.
  */
 #include "internal.h"
+#include "custom.h"
 #include "expr.h"
 
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-struct loaded {
-    CUcontext ctx;
-    unsigned long long ctx_id; /* the key: a context id is never reused, a CUcontext value may be */
-    const struct cr_driver *d;
-    struct cr_kernel k;
-};
-
-struct cr_user {
-    char *source; /* the generated program */
-};
-
-struct cured_custom_st {
-    struct cr_user user;
-    struct cr_request req;
-    struct cr_unit unit;
-    const struct cr_image *compiled; /* compiled at creation: a kcache reference until destroy */
-    pthread_mutex_t lock;
-    struct loaded *loaded;
-    size_t nloaded;
-};
 
 /* Type of x and y as the expressions see them: half types as float. */
 const char *cr_custom_expr_type(cured_type t)
@@ -124,6 +104,16 @@ cured_status cr_custom_new(cured_type in_type, int ninputs, const struct cr_requ
         return cr_fail(CURED_ERROR_OUT_OF_MEMORY, "out of host memory");
     }
     op->user.source = source;
+    /* The many-result kernels of segmented.cu around the same UserOp (custom_axes.c). */
+    static const char axes_head[] = "#include \"segmented.cu\"\n";
+    op->user.axes_source = malloc(sizeof axes_head + strlen(source));
+    if (op->user.axes_source == NULL) {
+        free(op);
+        free(source);
+        return cr_fail(CURED_ERROR_OUT_OF_MEMORY, "out of host memory");
+    }
+    memcpy(op->user.axes_source, axes_head, sizeof axes_head - 1);
+    strcpy(op->user.axes_source + sizeof axes_head - 1, source);
     struct cr_request *r = &op->req;
     *r = *proto;
     r->op = CURED_OP_SUM; /* unused: the user's functor is the operator */
@@ -150,6 +140,11 @@ const struct cr_unit *cr_custom_unit(cured_custom op)
 const char *cr_user_source(const struct cr_user *u)
 {
     return u->source;
+}
+
+const char *cr_user_axes_source(const struct cr_user *u)
+{
+    return u->axes_source;
 }
 
 CR_API cured_status cured_custom_create(cured_handle h, cured_type in_type, cured_type acc_type,
@@ -271,10 +266,12 @@ CR_API cured_status cured_custom_destroy(cured_custom op)
             l->d->CtxPopCurrent(&popped);
         }
     }
+    cr_custom_variants_free(op);
     cr_kcache_put(op->compiled);
     pthread_mutex_destroy(&op->lock);
     free(op->loaded);
     free(op->user.source);
+    free(op->user.axes_source);
     free(op);
     return CURED_SUCCESS;
 }

@@ -108,7 +108,7 @@ struct cr_unit {
     const char *source; /* its text; NULL = the embedded file */
     int needs_toolkit;  /* includes cooperative_groups.h */
     int nkernels;
-    char kernels[CR_MAX_KERNELS][256]; /* NVRTC name expressions */
+    char kernels[CR_MAX_KERNELS][384]; /* NVRTC name expressions */
     char label[160];    /* for cured_kernel_name() and logs */
     int block, unroll;  /* compile-time shape the plan needs */
 };

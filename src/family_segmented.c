@@ -16,18 +16,29 @@
 static int offers(const struct cr_request *r)
 {
     return r->algo == CURED_ALGO_AUTO && r->shape != CR_SHAPE_WHOLE && r->shape != CR_SHAPE_COMBINE &&
-           r->ninputs == 1 && r->user == NULL &&
-           !(cr_op(r->op)->flags & CR_OP_STATS);
+           r->ninputs == 1;
+}
+
+/* The accumulator's C++ type: a statistic's and a user op's state are named by their functor. */
+static void state_cxx(const struct cr_request *r, const char *functor, char *buf, size_t cap)
+{
+    if (r->user != NULL)
+        snprintf(buf, cap, "UserOp::A");
+    else if (cr_op(r->op)->flags & CR_OP_STATS)
+        snprintf(buf, cap, "%s::State", functor);
+    else
+        cr_acc_cxx(&r->acc, buf, cap);
 }
 
 static void build(const struct cr_request *r, struct cr_unit *u)
 {
-    char a[48], f[160];
+    char a[144], f[128];
     const char *t = cr_type_cxx(r->in);
-    cr_acc_cxx(&r->acc, a, sizeof a);
     cr_functor_cxx(r, f, sizeof f);
+    state_cxx(r, f, a, sizeof a);
     memset(u, 0, sizeof *u);
-    u->file = "segmented.cu";
+    u->file = r->user != NULL ? "user-op.cu" : "segmented.cu";
+    u->source = r->user != NULL ? cr_user_axes_source(r->user) : NULL;
     u->block = BLOCK;
     u->unroll = cr_type(r->in)->cls == CR_HALF && r->acc.layout == CR_LAYOUT_ARG ? 8 : UNROLL;
     u->nkernels = 1;
@@ -64,8 +75,8 @@ static void build(const struct cr_request *r, struct cr_unit *u)
         what = "strided";
         break;
     }
-    snprintf(u->label, sizeof u->label, "%s %s %s->%s (kernels-src/segmented.cu)", what, cr_op(r->op)->name,
-             cr_type_name(r->in), cr_type_name(r->out));
+    snprintf(u->label, sizeof u->label, "%s %s %s->%s (kernels-src/segmented.cu)", what,
+             r->user != NULL ? "user-defined" : cr_op(r->op)->name, cr_type_name(r->in), cr_type_name(r->out));
 }
 
 /* Segments over LONG_BYTES go to reduce_long_segments (segments_long.cuh),
@@ -78,7 +89,7 @@ struct long_list { /* struct LongList of segments_long.cuh */
 };
 
 static void plan_segments(const struct cr_request *r, const struct cr_device_facts *dev, const struct cr_args *a,
-                          unsigned grid, struct cr_plan *p)
+                          unsigned grid, uint64_t ddof, struct cr_plan *p)
 {
     const struct cr_geometry *g = a->geo;
     const uint64_t tickets = a->ws + CR_WS_TICKETS, partials = a->ws + CR_WS_PARTIALS;
@@ -94,6 +105,7 @@ static void plan_segments(const struct cr_request *r, const struct cr_device_fac
     cr_plan_param(p, l, r->acc.result_size);
     cr_plan_param(p, l, LONG_BYTES / cr_type_size(r->in));
     cr_plan_struct(p, l, &list, sizeof list);
+    cr_plan_param(p, l, ddof);
     l = cr_plan_launch(p, 1, parts, BLOCK);
     l->grid_y = LONG_CAP;
     cr_plan_param(p, l, (uint64_t)(uintptr_t)a->in);
@@ -103,6 +115,7 @@ static void plan_segments(const struct cr_request *r, const struct cr_device_fac
     cr_plan_param(p, l, r->acc.result_size);
     cr_plan_struct(p, l, &list, sizeof list);
     cr_plan_param(p, l, partials);
+    cr_plan_param(p, l, ddof);
 }
 
 static unsigned at_most(uint64_t want, unsigned cap)
@@ -117,6 +130,8 @@ static void plan(const struct cr_request *r, const struct cr_unit *u, const stru
     const unsigned resident = (unsigned)k->blocks_per_sm * (unsigned)dev->sms;
     const uint64_t in = (uint64_t)(uintptr_t)a->in, partials = a->ws + CR_WS_PARTIALS;
     const uint64_t tickets = a->ws + CR_WS_TICKETS, result = r->acc.result_size;
+    uint64_t ddof; /* the statistics' (every kernel takes it last) */
+    memcpy(&ddof, &a->ddof, sizeof ddof);
     struct cr_launch *l;
     switch (r->shape) {
     case CR_SHAPE_ROWS:
@@ -141,8 +156,9 @@ static void plan(const struct cr_request *r, const struct cr_unit *u, const stru
         cr_plan_param(p, l, tickets);
         break;
     case CR_SHAPE_SEGMENTS:
-        plan_segments(r, dev, a, at_most((g->nout + BLOCK / r->group - 1) / (BLOCK / r->group), resident), p);
-        break;
+        plan_segments(r, dev, a, at_most((g->nout + BLOCK / r->group - 1) / (BLOCK / r->group), resident), ddof, p);
+        (void)u;
+        return; /* both launches took ddof */
     case CR_SHAPE_COLS:
         l = cr_plan_launch(p, 0, g->cols.tiles, BLOCK);
         l->grid_y = (unsigned)g->cols.batches * g->cols.splits;
@@ -177,6 +193,7 @@ static void plan(const struct cr_request *r, const struct cr_unit *u, const stru
         cr_plan_param(p, l, result);
         break;
     }
+    cr_plan_param(p, l, ddof);
     (void)u;
 }
 

@@ -39,9 +39,9 @@ static void build(const struct cr_request *r, struct cr_unit *u)
     snprintf(f, sizeof f, "%s<%s, %s, %s>", o->functor, t, cr_type_cxx(r->acc.scalar), cr_type_cxx(r->out));
     if (r->state) /* kernels-src/state.cuh: the raw state record */
         snprintf(u->kernels[0], sizeof u->kernels[0], "reduce_stats<%s, Record<%s, %s::State, true>, %d, %d>", t, f, f,
-                 BLOCK, UNROLL);
+                 BLOCK, u->unroll);
     else
-        snprintf(u->kernels[0], sizeof u->kernels[0], "reduce_stats<%s, %s, %d, %d>", t, f, BLOCK, UNROLL);
+        snprintf(u->kernels[0], sizeof u->kernels[0], "reduce_stats<%s, %s, %d, %d>", t, f, BLOCK, u->unroll);
     snprintf(u->label, sizeof u->label, "auto %s %s->%s%s (kernels-src/stats.cu)", o->name, cr_type_name(r->in),
              cr_type_name(r->out), r->state ? " state" : "");
 }

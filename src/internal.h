@@ -108,7 +108,7 @@ struct cr_image {
     size_t size;
     int ptx;
     int from_disk; /* read from the disk cache, not compiled in this process */
-    char lowered[CR_MAX_KERNELS][256]; /* mangled kernel names */
+    char lowered[CR_MAX_KERNELS][512]; /* mangled kernel names */
 };
 
 /* The NVRTC options for a program and target (the same list is hashed into cache keys). */
@@ -230,11 +230,14 @@ cured_status cr_custom_build_multi(cured_type in_type, int ninputs, const cured_
 const struct cr_request *cr_custom_request(cured_custom op);
 const struct cr_unit *cr_custom_unit(cured_custom op);
 const char *cr_user_source(const struct cr_user *u);
+const char *cr_user_axes_source(const struct cr_user *u); /* with segmented.cu's kernels */
 
 /* ---- stats.c --------------------------------------------------------------- */
 /* A synchronous call's rule for the operators with no value for n <= ddof:
  * CURED_ERROR_TOO_FEW_ELEMENTS (recorded) for them, else CURED_SUCCESS. */
 cured_status cr_stats_check_sync(const struct cr_request *r, size_t n);
+/* ddof's rule (finite, >= 0) and that op is a statistic, for call's message (op valid). */
+cured_status cr_stats_check_ddof(const char *call, cured_op op, double ddof);
 /* cured_reduce_stats(_async)'s checks without the handle (tests): *r is the request, with ddof. */
 cured_status cr_stats_check_args(const char *call, cured_op op, const void *in, cured_type in_type, size_t n,
                                  double ddof, const void *out, cured_type out_type, int host_out, struct cr_request *r);
@@ -256,7 +259,8 @@ cured_status cr_reduce_run(cured_handle h, const struct cr_request *r, const voi
                            void *out, int host_out, CUstream stream, cr_target_fn target, const void *arg);
 /* The same for a many-result request: a->in, a->out and a->geo set; checks
  * the input, output and (SEGMENTS) offset pointers, never a host result. */
-cured_status cr_reduce_run_many(cured_handle h, const struct cr_request *r, struct cr_args *a, CUstream stream);
+cured_status cr_reduce_run_many(cured_handle h, struct cr_args *a, CUstream stream,
+                                cr_target_fn target, const void *arg);
 /* ---- axes.c --------------------------------------------------------------- */
 /* The checks and the plan of an axis request; nothing touches the GPU (the
  * handle gives device facts only). state: results are state records (state.c). g->nout == 0: nothing to do; *whole: one
@@ -265,6 +269,13 @@ cured_status cr_axes_request(cured_handle h, cured_op op, const void *in, cured_
                              const cured_layout *lay, uint32_t axes, const void *out, cured_type out_type,
                              const cured_layout *out_lay, int state, struct cr_request *r, struct cr_geometry *g,
                              int *whole);
+/* The layout part of it, for a request whose operator (built-in or user) and types are in *r. */
+cured_status cr_axes_layout(cured_handle h, const void *in, const cured_layout *lay, uint32_t axes, const void *out,
+                            const cured_layout *out_lay, struct cr_request *r, struct cr_geometry *g, int *whole);
+/* The checks and geometry of a segmented request whose operator is in *r (g->nout == 0: nothing to do). */
+cured_status cr_segments_layout(const void *in, size_t num_segments, const void *begin, const void *end,
+                                cured_type offset_type, const void *out, struct cr_request *r,
+                                struct cr_geometry *g);
 
 /* The target of a built-in request (arg: the request): its loaded family, unit and kernels. */
 cured_status cr_builtin_target(cured_handle h, const void *arg, struct cr_target *t);

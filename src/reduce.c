@@ -76,8 +76,9 @@ done:
     return st;
 }
 
-/* A built-in request's family, unit and kernels. */
-cured_status cr_reduce_run_many(cured_handle h, const struct cr_request *r, struct cr_args *a, CUstream stream)
+/* A many-result request: target gives its family, unit and kernels. */
+cured_status cr_reduce_run_many(cured_handle h, struct cr_args *a, CUstream stream,
+                                cr_target_fn target, const void *arg)
 {
     CUcontext saved;
     cured_status st = cr_enter(h, &saved);
@@ -90,7 +91,7 @@ cured_status cr_reduce_run_many(cured_handle h, const struct cr_request *r, stru
         (st = cr_check_device_range(h, (const void *)(uintptr_t)a->out, g->out_bytes, "output")) != CURED_SUCCESS ||
         (g->begin && (st = cr_check_device_range(h, g->begin, g->offset_bytes, "begin offsets")) != CURED_SUCCESS) ||
         (g->end && (st = cr_check_device_range(h, g->end, g->offset_bytes, "end offsets")) != CURED_SUCCESS) ||
-        (st = cr_slot_for(h, stream, &a->ws)) != CURED_SUCCESS || (st = cr_builtin_target(h, r, &t)) != CURED_SUCCESS)
+        (st = cr_slot_for(h, stream, &a->ws)) != CURED_SUCCESS || (st = target(h, arg, &t)) != CURED_SUCCESS)
         goto done;
     t.fam->plan(t.req, t.unit, t.k, &h->facts, a, &plan);
     st = cr_launch_plan(h, t.k, &plan, stream);

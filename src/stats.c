@@ -23,6 +23,16 @@ cured_status cr_stats_check_sync(const struct cr_request *r, size_t n)
                    r->op == CURED_OP_STD ? "standard deviation" : "variance", n, ddof);
 }
 
+cured_status cr_stats_check_ddof(const char *call, cured_op op, double ddof)
+{
+    if (!(cr_op(op)->flags & CR_OP_STATS))
+        return cr_fail(CURED_ERROR_INVALID_VALUE, "%s takes MEAN, VAR, STD, MEAN_VAR or LOGSUMEXP, not %s", call,
+                       cr_op(op)->name);
+    if (!(ddof >= 0.0) || isinf(ddof))
+        return cr_fail(CURED_ERROR_INVALID_VALUE, "%s: ddof must be finite and >= 0, not %g", call, ddof);
+    return CURED_SUCCESS;
+}
+
 cured_status cr_stats_check_args(const char *call, cured_op op, const void *in, cured_type in_type, size_t n,
                                  double ddof, const void *out, cured_type out_type, int host_out, struct cr_request *r)
 {
@@ -33,8 +43,8 @@ cured_status cr_stats_check_args(const char *call, cured_op op, const void *in, 
         return cr_fail(CURED_ERROR_INVALID_VALUE,
                        "%s takes MEAN, VAR, STD, MEAN_VAR or LOGSUMEXP, not %s: use cured_reduce%s()", call,
                        cr_op(op)->name, host_out ? "" : "_async");
-    if (!(ddof >= 0.0) || isinf(ddof))
-        return cr_fail(CURED_ERROR_INVALID_VALUE, "%s: ddof must be finite and >= 0, not %g", call, ddof);
+    if ((st = cr_stats_check_ddof(call, op, ddof)) != CURED_SUCCESS)
+        return st;
     r->ddof = ddof;
     return host_out ? cr_stats_check_sync(r, n) : CURED_SUCCESS;
 }

@@ -43,4 +43,10 @@ void gs_check(const char *what, cured_op op, cured_type t, cured_type out, doubl
 
 TCase *gs_custom_tcase(void);
 
+/* The accuracy table (stats_table.c): on when CURED_STATS_TABLE is set; a
+ * row of an asynchronous result got for op of the input s. */
+int gs_table_on(void);
+void gs_table_row(const char *what, cured_op op, cured_type t, cured_type out, double ddof, const struct stats_ref *s,
+                  const unsigned char *got);
+
 #endif

@@ -117,6 +117,8 @@ void gs_check(const char *what, cured_op op, cured_type t, cured_type out, doubl
     CURED_OK(cured_reduce_stats_async(H, op, DP(d), t, s->n, ddof, DP(slot), out, NULL));
     unsigned char got[SLOT];
     download(got, slot, SLOT);
+    if (gs_table_on())
+        gs_table_row(what, op, t, out, ddof, s, got);
     check_got(w, op, t, out, got, &r);
     dev_free(slot);
 

@@ -253,7 +253,7 @@ START_TEST(test_bad_layouts)
 }
 END_TEST
 
-/* Every shape's plan fits struct cr_plan (split rows take 9 parameters). */
+/* Every shape's plan fits struct cr_plan (split rows take 10 parameters). */
 START_TEST(test_plans_fit)
 {
     const cured_layout layouts[] = {matrix(4, 1 << 16), matrix(1 << 12, 4), matrix(64, 1 << 16),
@@ -270,14 +270,14 @@ START_TEST(test_plans_fit)
         cr_family_for(&r)->build(&r, &u);
         struct cr_kernel kern = {0};
         kern.blocks_per_sm = 8;
-        struct cr_args a = {IN_OK, NULL, 0, (CUdeviceptr)(uintptr_t)OUT_OK, 0x40000, &g, 0.0};
+        struct cr_args a = {IN_OK, NULL, 0, (CUdeviceptr)(uintptr_t)OUT_OK, 0x40000, &g, 0.0, NULL};
         struct cr_plan p;
         memset(&p, 0, sizeof p);
         cr_family_for(&r)->plan(&r, &u, &kern, &fake.facts, &a, &p);
         ck_assert_msg(!p.overflow && p.nlaunch == 1 && p.l[0].grid >= 1 && p.l[0].grid_y >= 1,
                       "shape %d: overflow %d, %d launches", r.shape, p.overflow, p.nlaunch);
         if (r.shape == CR_SHAPE_ROWS_SPLIT)
-            ck_assert_int_eq(p.l[0].nparams, 9);
+            ck_assert_int_eq(p.l[0].nparams, 10); /* and ddof last */
         shapes |= 1 << r.shape;
     }
     ck_assert_msg(shapes & (1 << CR_SHAPE_ROWS_SPLIT), "no split rows planned");
@@ -298,7 +298,7 @@ START_TEST(test_plans_fit)
     ck_assert_int_eq(u.nkernels, 2);
     struct cr_kernel kern = {0};
     kern.blocks_per_sm = 8;
-    struct cr_args a = {IN_OK, NULL, 0, (CUdeviceptr)(uintptr_t)OUT_OK, 0x40000, &g, 0.0};
+    struct cr_args a = {IN_OK, NULL, 0, (CUdeviceptr)(uintptr_t)OUT_OK, 0x40000, &g, 0.0, NULL};
     struct cr_plan p;
     memset(&p, 0, sizeof p);
     fake_h200();

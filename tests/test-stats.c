@@ -175,7 +175,7 @@ START_TEST(test_plan_ddof)
     const double ddofs[] = {0, 1, 0.25, 1e6};
     for (size_t d = 0; d < sizeof ddofs / sizeof *ddofs; d++)
         for (size_t n = 0; n < ((size_t)1 << 28); n = n * 7 + 1) {
-            struct cr_args a = {(const void *)(uintptr_t)0x1000, NULL, n, 0x2000, 0x3000, NULL, ddofs[d]};
+            struct cr_args a = {(const void *)(uintptr_t)0x1000, NULL, n, 0x2000, 0x3000, NULL, ddofs[d], NULL};
             struct cr_plan p, q;
             memset(&p, 0, sizeof p);
             memset(&q, 0, sizeof q);

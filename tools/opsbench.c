@@ -27,7 +27,7 @@
 #define CUSTOM_GOAL 1.05    /* user-defined / built-in time */
 
 static const char usage_text[] =
-    "usage: cured bench ops [--n N] [--iters K] [--device D] [--csv FILE]\n"
+    "usage: cured bench ops [--n N] [--iters K] [--device D] [--csv FILE] [--type T]\n"
     "Every operator over int8, int32, int64, uint32, float16, bfloat16, float32\n"
     "and float64 (SUM, SUM_SQUARES and PRODUCT with the default result type, MIN,\n"
     "MAX, MINMAX, ARGMIN, ARGMAX; AND for the integers; NANMAX, NORM2, DOT and\n"
@@ -46,6 +46,8 @@ static const char usage_text[] =
     "  --iters K   timed calls per cell (default 200)\n"
     "  --device D  CUDA device ordinal (default 0)\n"
     "  --csv FILE  also write the rows as CSV\n"
+    "  --type T    only the rows of element type T (e.g. float32: SUM beside the\n"
+    "              statistics and the ceiling)\n"
     "Exit status: 0 if every cell ran and was correct; 1 otherwise or without a\n"
     "GPU; 2 for usage.\n";
 
@@ -348,8 +350,8 @@ int cmd_bench_ops(int argc, char **argv)
     struct count_option counts[] = {{"--n", 1, 2147483647, (uint64_t)64 << 20},
                                     {"--iters", 1, 10000000, 200},
                                     {"--device", 0, 1024, 0}};
-    struct string_option strings[] = {{"--csv", NULL}};
-    int parsed = parse_options(argc, argv, PROG, usage_text, counts, 3, strings, 1);
+    struct string_option strings[] = {{"--csv", NULL}, {"--type", NULL}};
+    int parsed = parse_options(argc, argv, PROG, usage_text, counts, 3, strings, 2);
     if (parsed != 0)
         return parsed == 1 ? 0 : 2;
     const uint64_t val[3] = {counts[0].value, counts[1].value, counts[2].value};
@@ -395,6 +397,11 @@ int cmd_bench_ops(int argc, char **argv)
     for (int t = 0, first = 0; t < NTYPES && rc < 2; t++) {
         const cured_type ty = types[t];
         const size_t esize = cured_type_size(ty);
+        if (strings[1].value != NULL && strcmp(strings[1].value, cured_type_name(ty)) != 0) {
+            while (first < nrows && rows[first].type == ty)
+                first++;
+            continue;
+        }
         bk_progress(PROG, "%s (%d/%d): generating and checking the input", cured_type_name(ty), t + 1, NTYPES);
         bk_ref_init(&O.ref, ty);
         /* At least two buffers, so that DOT's x and y are different memory. */

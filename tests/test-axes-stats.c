@@ -1,0 +1,265 @@
+/*
+ * The statistics and user-defined ops along axes and over segments, without
+ * a GPU: the planner takes them at every shape, the calls' ddof and op
+ * checks (distinct status, message), every plan fits with ddof as the last
+ * parameter, and NVRTC compiles every shape for MEAN_VAR, LOGSUMEXP, VAR
+ * and for one-field and multi-field user ops.
+ */
+#include "api_test.h"
+
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#define IN_OK ((const void *)(uintptr_t)0x10000)
+#define OUT_OK ((void *)(uintptr_t)0x20000)
+
+static struct cured_handle_st fake;
+
+static void fake_h200(void)
+{
+    memset(&fake, 0, sizeof fake);
+    fake.facts.sms = 132;
+    fake.max_blocks_per_sm = 8;
+    fake.facts.partials_capacity = 132 * 8;
+}
+
+/* Layouts that reach every shape: rows, split rows, columns, strided, empty. */
+#define NLAYOUTS 6
+static const cured_layout layouts[NLAYOUTS] = {
+    {2, {1 << 12, 4}, {4, 1}},         /* axis 1: rows */
+    {2, {4, 1 << 16}, {1 << 16, 1}},   /* axis 1: split rows */
+    {2, {1 << 10, 64}, {64, 1}},       /* axis 0: columns */
+    {3, {4, 5, 6}, {30, 6, 1}},        /* axes 0, 2: strided */
+    {2, {6, 8}, {1, 6}},               /* transposed, axis 1: columns */
+    {2, {7, 0}, {0, 1}},               /* axis 1 of extent 0: empty rows */
+};
+static const uint32_t layout_axes[NLAYOUTS] = {2u, 2u, 1u, 5u, 2u, 2u};
+static const enum cr_shape layout_shape[NLAYOUTS] = {CR_SHAPE_ROWS, CR_SHAPE_ROWS_SPLIT, CR_SHAPE_COLS,
+                                                     CR_SHAPE_STRIDED, CR_SHAPE_COLS, CR_SHAPE_ROWS};
+
+static void plan_of(cured_op op, cured_type t, int k, struct cr_request *r, struct cr_geometry *g)
+{
+    fake_h200();
+    memset(g, 0, sizeof *g);
+    cured_type out;
+    ck_assert_int_eq(cured_default_result(op, t, &out), CURED_SUCCESS);
+    int whole = 0;
+    cured_status st = cr_axes_request(&fake, op, IN_OK, t, &layouts[k], layout_axes[k], OUT_OK, out, NULL, 0, r, g, &whole);
+    ck_assert_msg(st == CURED_SUCCESS, "%s along layout %d: %s", cr_op(op)->name, k, cured_last_error());
+    ck_assert(!whole);
+    ck_assert_msg(r->shape == layout_shape[k], "%s layout %d: shape %d, want %d", cr_op(op)->name, k, r->shape,
+                  layout_shape[k]);
+}
+
+static const cured_op stats_ops[] = {CURED_OP_MEAN, CURED_OP_VAR, CURED_OP_STD, CURED_OP_MEAN_VAR,
+                                     CURED_OP_LOGSUMEXP};
+
+/* Every statistic is planned at every shape, served by the segmented family,
+ * and its plan fits with ddof last (bit for bit). */
+START_TEST(test_stats_planned)
+{
+    for (size_t o = 0; o < sizeof stats_ops / sizeof *stats_ops; o++)
+        for (int k = 0; k < NLAYOUTS; k++) {
+            struct cr_request r;
+            struct cr_geometry g;
+            plan_of(stats_ops[o], CURED_TYPE_FLOAT32, k, &r, &g);
+            ck_assert_ptr_eq(cr_family_for(&r), &cr_family_segmented);
+            struct cr_unit u;
+            cr_family_for(&r)->build(&r, &u);
+            ck_assert_msg(strstr(u.kernels[0], "::State") != NULL, "%s", u.kernels[0]);
+            struct cr_kernel kern = {0};
+            kern.blocks_per_sm = 8;
+            struct cr_args a = {IN_OK, NULL, 0, (CUdeviceptr)(uintptr_t)OUT_OK, 0x40000, &g, 1.5, NULL};
+            struct cr_plan p;
+            memset(&p, 0, sizeof p);
+            cr_family_for(&r)->plan(&r, &u, &kern, &fake.facts, &a, &p);
+            ck_assert_msg(!p.overflow && p.nlaunch == 1, "layout %d: overflow %d", k, p.overflow);
+            double last;
+            memcpy(&last, p.l[0].params[p.l[0].nparams - 1], sizeof last);
+            ck_assert_msg(last == 1.5, "layout %d: the last parameter is %g, not ddof", k, last);
+            if (r.shape == CR_SHAPE_ROWS_SPLIT)
+                ck_assert_int_eq(p.l[0].nparams, 10);
+        }
+}
+END_TEST
+
+static void expect(cured_status got, cured_status want, const char *needle)
+{
+    ck_assert_msg(got == want, "got %s, want %s (%s)", cured_status_string(got), cured_status_string(want),
+                  cured_last_error());
+    if (want != CURED_SUCCESS)
+        assert_message_contains("call", needle);
+}
+
+/* ddof and operator checks of the stats calls, before any GPU work. */
+START_TEST(test_stats_bad_calls)
+{
+    fake_h200();
+    const cured_layout l = layouts[0];
+    const double bad[] = {-1.0, NAN, INFINITY};
+    for (int i = 0; i < 3; i++) {
+        clear_error();
+        expect(cured_reduce_axes_stats_async(&fake, CURED_OP_VAR, IN_OK, CURED_TYPE_FLOAT32, &l, 2u, bad[i], OUT_OK,
+                                             CURED_TYPE_FLOAT32, NULL, NULL),
+               CURED_ERROR_INVALID_VALUE, "ddof");
+        clear_error();
+        expect(cured_segmented_reduce_stats_async(&fake, CURED_OP_STD, IN_OK, CURED_TYPE_FLOAT32, 4, IN_OK, IN_OK,
+                                                  CURED_TYPE_INT32, bad[i], OUT_OK, CURED_TYPE_FLOAT32, NULL),
+               CURED_ERROR_INVALID_VALUE, "ddof");
+    }
+    clear_error();
+    expect(cured_reduce_axes_stats_async(&fake, CURED_OP_SUM, IN_OK, CURED_TYPE_FLOAT32, &l, 2u, 0.0, OUT_OK,
+                                         CURED_TYPE_FLOAT32, NULL, NULL),
+           CURED_ERROR_INVALID_VALUE, "not SUM");
+    clear_error();
+    expect(cured_segmented_reduce_stats_async(&fake, CURED_OP_MAX, IN_OK, CURED_TYPE_FLOAT32, 4, IN_OK, IN_OK,
+                                              CURED_TYPE_INT32, 0.0, OUT_OK, CURED_TYPE_FLOAT32, NULL),
+           CURED_ERROR_INVALID_VALUE, "not MAX");
+    expect(cured_reduce_axes_stats_async(NULL, CURED_OP_VAR, IN_OK, CURED_TYPE_FLOAT32, &l, 2u, 0.0, OUT_OK,
+                                         CURED_TYPE_FLOAT32, NULL, NULL),
+           CURED_ERROR_NULL_HANDLE, "NULL");
+    clear_error();
+    expect(cured_reduce_axes_stats_async(&fake, CURED_OP_MEAN_VAR, IN_OK, CURED_TYPE_INT32, &l, 2u, 0.0, OUT_OK,
+                                         CURED_TYPE_INT32, NULL, NULL),
+           CURED_ERROR_TYPE_MISMATCH, "MEAN_VAR");
+    clear_error();
+    expect(cured_reduce_axes_stats_async(&fake, CURED_OP_VAR, IN_OK, CURED_TYPE_FLOAT32, NULL, 2u, 0.0, OUT_OK,
+                                         CURED_TYPE_FLOAT32, NULL, NULL),
+           CURED_ERROR_NULL_POINTER, "layout");
+    clear_error();
+    expect(cured_segmented_reduce_stats_async(&fake, CURED_OP_VAR, IN_OK, CURED_TYPE_FLOAT32, 4, IN_OK, IN_OK,
+                                              CURED_TYPE_INT16, 0.0, OUT_OK, CURED_TYPE_FLOAT32, NULL),
+           CURED_ERROR_INVALID_VALUE, "offsets");
+    /* user ops */
+    cured_custom two, one;
+    ck_assert_int_eq(cr_custom_build(CURED_TYPE_FLOAT32, CURED_TYPE_FLOAT64, 2, "x * y", "a + b", "0", &two),
+                     CURED_SUCCESS);
+    ck_assert_int_eq(cr_custom_build(CURED_TYPE_FLOAT32, CURED_TYPE_FLOAT64, 1, "x", "a + b", "0", &one),
+                     CURED_SUCCESS);
+    clear_error();
+    expect(cured_custom_reduce_axes_async(&fake, two, IN_OK, &l, 2u, OUT_OK, NULL, NULL), CURED_ERROR_INVALID_VALUE,
+           "two inputs");
+    clear_error();
+    expect(cured_custom_segmented_reduce_async(&fake, two, IN_OK, 4, IN_OK, IN_OK, CURED_TYPE_INT32, OUT_OK, NULL),
+           CURED_ERROR_INVALID_VALUE, "two inputs");
+    clear_error();
+    expect(cured_custom_reduce_axes_async(&fake, NULL, IN_OK, &l, 2u, OUT_OK, NULL, NULL), CURED_ERROR_NULL_POINTER,
+           "op");
+    expect(cured_custom_reduce_axes_async(NULL, one, IN_OK, &l, 2u, OUT_OK, NULL, NULL), CURED_ERROR_NULL_HANDLE,
+           "handle");
+    clear_error();
+    cured_layout big = l;
+    big.rank = 9;
+    expect(cured_custom_reduce_axes_async(&fake, one, IN_OK, &big, 2u, OUT_OK, NULL, NULL), CURED_ERROR_INVALID_VALUE,
+           "rank 9");
+    clear_error();
+    expect(cured_custom_reduce_axes_async(&fake, one, (const char *)IN_OK + 2, &l, 2u, OUT_OK, NULL, NULL),
+           CURED_ERROR_MISALIGNED, "aligned");
+    clear_error();
+    expect(cured_custom_segmented_reduce_async(&fake, one, IN_OK, 4, IN_OK, NULL, CURED_TYPE_INT64, OUT_OK, NULL),
+           CURED_ERROR_NULL_POINTER, "end offsets");
+    /* no outputs: nothing to do, before any GPU work */
+    expect(cured_custom_segmented_reduce_async(&fake, one, NULL, 0, NULL, NULL, CURED_TYPE_INT64, NULL, NULL),
+           CURED_SUCCESS, "");
+    cured_custom_destroy(two);
+    cured_custom_destroy(one);
+}
+END_TEST
+
+static int pick_arch(int *arch)
+{
+    int archs[64], count = 0;
+    if (cured_supported_archs(archs, 64, &count) != CURED_SUCCESS || count == 0)
+        return 0; /* test-compile reports a missing NVRTC */
+    *arch = archs[count - 1];
+    for (int i = 0; i < count && i < 64; i++)
+        if (archs[i] == 90)
+            *arch = 90;
+    return 1;
+}
+
+static void compile(const struct cr_request *r)
+{
+    int arch;
+    if (!pick_arch(&arch))
+        return;
+    struct cr_unit u;
+    cr_family_for(r)->build(r, &u);
+    const struct cr_image *img;
+    cured_status st = cr_kcache_get(&u, arch, 0, &img);
+    ck_assert_msg(st == CURED_SUCCESS, "%s: %s", u.kernels[0], cured_last_error());
+    cr_kcache_put(img);
+}
+
+/* NVRTC compiles every shape of the statistics (loop: operator x type). */
+START_TEST(test_stats_compile)
+{
+    static const cured_op ops[] = {CURED_OP_MEAN_VAR, CURED_OP_LOGSUMEXP, CURED_OP_VAR};
+    static const cured_type types[] = {CURED_TYPE_FLOAT32, CURED_TYPE_BFLOAT16, CURED_TYPE_FLOAT64, CURED_TYPE_INT8};
+    const cured_op op = ops[_i % 3];
+    const cured_type t = types[_i / 3];
+    for (int k = 0; k < NLAYOUTS; k++) {
+        struct cr_request r;
+        struct cr_geometry g;
+        plan_of(op, t, k, &r, &g);
+        compile(&r);
+    }
+    struct cr_request r;
+    cured_type out;
+    ck_assert_int_eq(cured_default_result(op, t, &out), CURED_SUCCESS);
+    ck_assert_int_eq(cr_request_make(op, CURED_ALGO_AUTO, t, out, &r), CURED_SUCCESS);
+    r.shape = CR_SHAPE_SEGMENTS;
+    r.group = 8;
+    r.offsets = _i % 2 ? CURED_TYPE_INT64 : CURED_TYPE_INT32;
+    compile(&r);
+}
+END_TEST
+
+/* NVRTC compiles every shape of a one-field and a two-field user op. */
+START_TEST(test_user_compile)
+{
+    cured_custom op;
+    if (_i == 0) {
+        ck_assert_int_eq(cr_custom_build(CURED_TYPE_FLOAT32, CURED_TYPE_FLOAT64, 1, "(double)x * x", "a + b", "0", &op),
+                         CURED_SUCCESS);
+    } else {
+        const cured_custom_field f[2] = {{CURED_TYPE_FLOAT64, "x", "a0 + b0", "0"},
+                                         {CURED_TYPE_INT64, "1", "a1 + b1", "0"}};
+        const char *fin[1] = {"a1 > 0 ? a0 / (double)a1 : 0.0"};
+        ck_assert_int_eq(cr_custom_build_multi(CURED_TYPE_BFLOAT16, 1, f, 2, CURED_TYPE_FLOAT64, fin, 1, &op),
+                         CURED_SUCCESS);
+    }
+    for (int k = 0; k < NLAYOUTS; k++) {
+        struct cr_request r = *cr_custom_request(op);
+        struct cr_geometry g;
+        memset(&g, 0, sizeof g);
+        fake_h200();
+        int whole = 0;
+        ck_assert_int_eq(cr_axes_layout(&fake, IN_OK, &layouts[k], layout_axes[k], OUT_OK, NULL, &r, &g, &whole),
+                         CURED_SUCCESS);
+        ck_assert_msg(r.shape == layout_shape[k], "user op, layout %d: shape %d", k, r.shape);
+        compile(&r);
+    }
+    struct cr_request r = *cr_custom_request(op);
+    struct cr_geometry g;
+    ck_assert_int_eq(cr_segments_layout(IN_OK, 10, IN_OK, IN_OK, CURED_TYPE_INT64, OUT_OK, &r, &g), CURED_SUCCESS);
+    ck_assert_int_eq(r.shape, CR_SHAPE_SEGMENTS);
+    compile(&r);
+    cured_custom_destroy(op);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("axes-stats");
+    TCase *tc = tcase_create("planner");
+    tcase_set_timeout(tc, 600);
+    tcase_add_test(tc, test_stats_planned);
+    tcase_add_test(tc, test_stats_bad_calls);
+    tcase_add_loop_test(tc, test_stats_compile, 0, 12);
+    tcase_add_loop_test(tc, test_user_compile, 0, 2);
+    suite_add_tcase(s, tc);
+    return run_suite(s);
+}
