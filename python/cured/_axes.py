@@ -90,7 +90,9 @@ class Frontend:
         if self.kind == "cupy":
             if s == _arrays.STREAM_LEGACY:
                 return m.cuda.Stream.null
-            return m.cuda.ExternalStream(s)
+            with warnings.catch_warnings():  # CuPy 14 deprecates it for Stream.from_external (not in older CuPy)
+                warnings.simplefilter("ignore", DeprecationWarning)
+                return m.cuda.ExternalStream(s)
         if s == _arrays.STREAM_LEGACY:
             return m.cuda.stream(m.cuda.default_stream(self.obj.device))
         return m.cuda.stream(m.cuda.ExternalStream(s, device=self.obj.device))

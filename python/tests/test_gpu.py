@@ -245,11 +245,13 @@ def check_array(got, want, xp):
         assert np.array_equal(got.astype(want.dtype), want), (got, want)
 
 
-@pytest.mark.parametrize("dtype", ["int8", "int32", "uint16", "int64", "float16", "float32", "float64", "bool"])
-@pytest.mark.parametrize("fn", ["sum", "prod", "min", "max", "bitwise_or"])
+AXES_CASES = [(fn, t) for fn in ("sum", "prod", "min", "max", "bitwise_or")
+              for t in ("int8", "int32", "uint16", "int64", "float16", "float32", "float64", "bool")
+              if not (fn == "bitwise_or" and t.startswith("float"))]  # bitwise reductions take integers
+
+
+@pytest.mark.parametrize("fn,dtype", AXES_CASES)
 def test_axes_against_numpy(xp, fn, dtype):
-    if fn == "bitwise_or" and dtype.startswith("float"):
-        pytest.skip("bitwise reductions take integers")
     host = host_3d(dtype)
     if fn == "prod":  # signs and four 2s: every order of multiplication is exact
         host = np.where(host_3d("int8", seed=4) > 0, 1, -1).astype(host.dtype)
@@ -287,7 +289,7 @@ def test_strided_views(xp):
     host = host_3d("float32", shape=(6, 8, 4)) * 0.5
     dev = xp.array(host)
     if xp.name == "torch":
-        views = [(dev.transpose(0, 2), host.transpose(0, 2)), (dev[:, 1::3, :], host[:, 1::3, :]),
+        views = [(dev.transpose(0, 2), np.swapaxes(host, 0, 2)), (dev[:, 1::3, :], host[:, 1::3, :]),
                  (dev.permute(2, 0, 1), host.transpose(2, 0, 1)), (dev[2], host[2]),
                  (dev[:, :, :1].expand(6, 8, 5), np.broadcast_to(host[:, :, :1], (6, 8, 5)))]
     else:
