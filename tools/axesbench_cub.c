@@ -34,8 +34,15 @@ double axes_cub_row(struct cub_req *q, int iters, size_t bytes, double ceil_gbps
 {
     size_t need = 0;
     double us = -1;
+    int usable = 1;
+#ifdef CURED_HAVE_CUB_COMPARATOR
     if (q->g->cmp == NULL)
-        snprintf(q->why, sizeof q->why, "comparator not usable: %s", q->g->cmp_error);
+        usable = 0, snprintf(q->why, sizeof q->why, "comparator not usable: %s", q->g->cmp_error);
+#else
+    usable = 0, snprintf(q->why, sizeof q->why, "built without the CUB comparator (configure found no nvcc)");
+#endif
+    if (!usable)
+        ;
     else if (cmp_segmented(q->op, q->type, q->in, q->nseg, q->begin, q->end, q->len, q->out, NULL, &need,
                            q->g->stream) != 0)
         snprintf(q->why, sizeof q->why, "%s", cmp_last_error());
