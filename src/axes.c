@@ -1,7 +1,8 @@
 /*
- * Many results at once: the checks of an axis or segmented request, and the
- * planner that maps any layout onto one of the shapes of family_segmented.c
- * (or the whole-array kernels when one contiguous result is asked for).
+ * Many results at once: the checks of an axis request, and the planner that
+ * maps any layout onto one of the shapes of family_segmented.c (or the
+ * whole-array kernels when one contiguous result is asked for). Segments
+ * given by offsets are checked in segments.c.
  * The model behind its choices is in bench/NOTES.md (v6, axes).
  */
 #include "internal.h"
@@ -402,96 +403,4 @@ CR_API cured_status cured_reduce_axes_stats_async(cured_handle h, cured_op op, c
 {
     return axes_run(h, "cured_reduce_axes_stats_async", op, in, in_type, in_layout, axes, 1, ddof, out, out_type,
                     out_layout, stream);
-}
-
-CR_API cured_status cured_uniform_segmented_reduce_async(cured_handle h, cured_op op, const void *in,
-                                                         cured_type in_type, size_t num_segments,
-                                                         size_t segment_size, void *out, cured_type out_type,
-                                                         struct CUstream_st *stream)
-{
-    if (num_segments > INT64_MAX || segment_size > INT64_MAX)
-        return cr_fail(CURED_ERROR_SIZE_OVERFLOW, "%zu segments of %zu elements overflow", num_segments, segment_size);
-    cured_layout lay = {2, {(int64_t)num_segments, (int64_t)segment_size}, {(int64_t)segment_size, 1}};
-    return cured_reduce_axes_async(h, op, in, in_type, &lay, 2u, out, out_type, NULL, stream);
-}
-
-cured_status cr_segments_layout(const void *in, size_t num_segments, const void *begin, const void *end,
-                                cured_type offset_type, const void *out, struct cr_request *r,
-                                struct cr_geometry *g)
-{
-    memset(g, 0, sizeof *g);
-    if (offset_type != CURED_TYPE_INT32 && offset_type != CURED_TYPE_INT64)
-        return cr_fail(CURED_ERROR_INVALID_VALUE, "offsets must be int32 or int64, not %s", cr_type_name(offset_type));
-    if (num_segments == 0)
-        return CURED_SUCCESS;
-    if (in == NULL || out == NULL || begin == NULL || end == NULL)
-        return cr_fail(CURED_ERROR_NULL_POINTER, "the %s pointer is NULL",
-                       in == NULL ? "input" : out == NULL ? "output" : begin == NULL ? "begin offsets" : "end offsets");
-    const size_t osize = cr_type_size(offset_type);
-    if ((uintptr_t)begin % osize || (uintptr_t)end % osize)
-        return cr_fail(CURED_ERROR_MISALIGNED, "the offset arrays must be aligned to their %zu-byte elements", osize);
-    if ((uintptr_t)in % cr_type_size(r->in))
-        return cr_fail(CURED_ERROR_MISALIGNED, "the input %p is not aligned to its %zu-byte elements", in,
-                       cr_type_size(r->in));
-    int overflow = 0;
-    mul(num_segments, osize, &overflow);
-    mul(num_segments, r->acc.result_size, &overflow);
-    if (overflow)
-        return cr_fail(CURED_ERROR_SIZE_OVERFLOW, "%zu segments overflow", num_segments);
-    if ((uintptr_t)out % r->acc.result_align)
-        return cr_fail(CURED_ERROR_MISALIGNED, "the output %p is not aligned to %zu bytes", out, r->acc.result_align);
-    g->nout = num_segments;
-    g->begin = begin;
-    g->end = end;
-    g->in_bytes = cr_type_size(r->in); /* the offsets are on the device: the first element only */
-    g->out_bytes = num_segments * r->acc.result_size;
-    g->offset_bytes = num_segments * osize;
-    r->shape = CR_SHAPE_SEGMENTS;
-    r->group = 8;
-    r->offsets = offset_type;
-    return CURED_SUCCESS;
-}
-
-/* A segmented request of a built-in operator; with_ddof == 0: the call takes none (0). */
-static cured_status segments_run(cured_handle h, const char *call, cured_op op, const void *in, cured_type in_type,
-                                 size_t num_segments, const void *begin, const void *end, cured_type offset_type,
-                                 int with_ddof, double ddof, void *out, cured_type out_type, CUstream stream)
-{
-    if (h == NULL)
-        return cr_fail(CURED_ERROR_NULL_HANDLE, "%s: the handle is NULL", call);
-    struct cr_request r;
-    cured_status st = cr_check_args(op, CURED_ALGO_AUTO, in ? in : (const void *)(uintptr_t)64, in_type, 1,
-                                    out ? out : (const void *)(uintptr_t)64, out_type, &r);
-    if (st != CURED_SUCCESS)
-        return st;
-    if (r.ninputs != 1)
-        return cr_fail(CURED_ERROR_INVALID_VALUE, "CURED_OP_%s takes two inputs; segmented reductions take one",
-                       cr_op(op)->name);
-    if (with_ddof && (st = cr_stats_check_ddof(call, op, ddof)) != CURED_SUCCESS)
-        return st;
-    struct cr_geometry g;
-    if ((st = cr_segments_layout(in, num_segments, begin, end, offset_type, out, &r, &g)) != CURED_SUCCESS ||
-        g.nout == 0)
-        return st;
-    r.ddof = with_ddof ? ddof : 0.0;
-    struct cr_args a = {in, NULL, 0, (CUdeviceptr)(uintptr_t)out, 0, &g, r.ddof, NULL};
-    return cr_reduce_run_many(h, &a, stream, cr_builtin_target, &r);
-}
-
-CR_API cured_status cured_segmented_reduce_async(cured_handle h, cured_op op, const void *in, cured_type in_type,
-                                                 size_t num_segments, const void *begin, const void *end,
-                                                 cured_type offset_type, void *out, cured_type out_type,
-                                                 struct CUstream_st *stream)
-{
-    return segments_run(h, "cured_segmented_reduce_async", op, in, in_type, num_segments, begin, end, offset_type,
-                        0, 0.0, out, out_type, stream);
-}
-
-CR_API cured_status cured_segmented_reduce_stats_async(cured_handle h, cured_op op, const void *in,
-                                                       cured_type in_type, size_t num_segments, const void *begin,
-                                                       const void *end, cured_type offset_type, double ddof,
-                                                       void *out, cured_type out_type, struct CUstream_st *stream)
-{
-    return segments_run(h, "cured_segmented_reduce_stats_async", op, in, in_type, num_segments, begin, end,
-                        offset_type, 1, ddof, out, out_type, stream);
 }
