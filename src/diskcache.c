@@ -274,12 +274,14 @@ void cr_diskcache_store(const char *key, const struct cr_image *img, int nkernel
     int dir, tmp;
     if (!cr_diskcache_fds(&dir, &tmp))
         return;
-    char name[65], meta[CR_MAX_KERNELS * 257] = "", tmp_name[128];
+    char name[65], meta[CR_MAX_KERNELS * (sizeof img->lowered[0] + 1)] = "", tmp_name[128];
     name_of(key, name);
     size_t meta_len = 0;
-    for (int k = 0; k < nkernels; k++)
+    for (int k = 0; k < nkernels && meta_len < sizeof meta; k++)
         meta_len += (size_t)snprintf(meta + meta_len, sizeof meta - meta_len, "%s%s", k ? "\n" : "",
                                      img->lowered[k]);
+    if (meta_len >= sizeof meta) /* cannot happen: every name fits its slot and a separator */
+        return;
     struct header h;
     memset(&h, 0, sizeof h);
     memcpy(h.magic, MAGIC, 8);

@@ -14,7 +14,7 @@ device array given as out= (then asynchronously, for all but the ARG
 operators). With axis= (an int or a tuple of ints) or keepdims=True, and for
 non-contiguous views, the result is a device array of the input's library
 (CuPy or PyTorch), as numpy.sum(x, axis=...) gives; out= may name one
-(reductions along axes and of views with negative strides: a copy first).
+(views with negative strides raise ValueError: reduce a copy).
 Work runs on the stream the array's interface names, else on the current
 stream of its library (torch.cuda.current_stream(), CuPy's
 current stream), or on stream= when given. libcured is found through
@@ -139,7 +139,7 @@ def _run(fn, op, a, dtype=None, out=None, stream=None, y=None, empty_error=None)
             if convert is not None:
                 value = convert(value)
         if out is not None:  # ARG operators: the index, written by the array's library
-            _fill(fn, out, value, "int64")
+            _fill(fn, out, value, "int64", arr)
             return out
         return value
     finally:
@@ -166,9 +166,8 @@ def _out_array(fn, out, dtype, src):
     return dst
 
 
-def _fill(fn, out, value, dtype):
-    dst = _out_array(fn, out, dtype, _arrays.device_array(out))
-    dst.release()
+def _fill(fn, out, value, dtype, src):
+    _out_array(fn, out, dtype, src).release()
     for method in ("fill_", "fill"):  # PyTorch, CuPy
         f = getattr(out, method, None)
         if callable(f):

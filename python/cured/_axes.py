@@ -83,19 +83,29 @@ class Frontend:
                             "pass out=" % (fn, what, type(self.obj).__name__))
 
     def stream(self):
-        """A context in which the library's current stream is the reduction's."""
+        """A context in which the library's current device and stream are the
+        reduction's (nothing to do for a library cured cannot drive: the C
+        call takes the stream itself)."""
         s, m = self.arr.stream, self.mod
-        if s == _arrays.current_stream(self.obj):
+        if m is None:
             return contextlib.nullcontext()
+        ctx = contextlib.ExitStack()
+        if self.kind == "cupy":
+            ctx.enter_context(m.cuda.Device(self.arr.device))
+        if s == _arrays.current_stream(self.obj):
+            return ctx
         if self.kind == "cupy":
             if s == _arrays.STREAM_LEGACY:
-                return m.cuda.Stream.null
-            with warnings.catch_warnings():  # CuPy 14 deprecates it for Stream.from_external (not in older CuPy)
-                warnings.simplefilter("ignore", DeprecationWarning)
-                return m.cuda.ExternalStream(s)
-        if s == _arrays.STREAM_LEGACY:
-            return m.cuda.stream(m.cuda.default_stream(self.obj.device))
-        return m.cuda.stream(m.cuda.ExternalStream(s, device=self.obj.device))
+                ctx.enter_context(m.cuda.Stream.null)
+            else:
+                with warnings.catch_warnings():  # CuPy 14 deprecates it for Stream.from_external
+                    warnings.simplefilter("ignore", DeprecationWarning)
+                    ctx.enter_context(m.cuda.ExternalStream(s, self.arr.device))
+        elif s == _arrays.STREAM_LEGACY:
+            ctx.enter_context(m.cuda.stream(m.cuda.default_stream(self.obj.device)))
+        else:
+            ctx.enter_context(m.cuda.stream(m.cuda.ExternalStream(s, device=self.obj.device)))
+        return ctx
 
     def empty(self, shape, dtype):
         if self.kind == "cupy":
@@ -119,7 +129,16 @@ class Frontend:
         return col.contiguous().reshape(shape)
 
     def copy_into(self, out, src):
-        if self.kind == "torch":
+        """src (an array of this library) into out= (of any library that takes DLPack)."""
+        kind = _arrays._library(out)
+        if kind != self.kind:
+            if kind == "torch":
+                import torch
+                src = torch.from_dlpack(src)
+            elif kind == "cupy":
+                import cupy
+                src = cupy.from_dlpack(src)
+        if kind == "torch":
             out.copy_(src)
         else:
             out[...] = src
@@ -191,30 +210,30 @@ def run(fn, plan, ARG_OPS, NAN_ARG_OPS, NAN_VALUE_OPS, a, axis, dtype, out, keep
                 res = out
             if op in NAN_VALUE_OPS and nout and front.mod is not None and front.any(front.isnan(res)):
                 warnings.warn("All-NaN slice encountered", RuntimeWarning, stacklevel=4)
-        if axis is None and not keepdims and out is None:
-            value = res.item()
-            return convert(value) if convert is not None else value
+            if axis is None and not keepdims and out is None:
+                value = res.item()  # on the reduction's stream
+                return convert(value) if convert is not None else value
         return res
     finally:
         arr.release()
 
 
 def _check_out(fn, out, shape, dtype, src, keepdims, kept, axes):
-    dst = _arrays.device_array(out, strided=True)
+    dst = _arrays.device_array(out, src.stream, strided=True)
     try:
-        if not shape and dst.n == 1:  # a full reduction: any one-element out=, as the whole-array path
-            dst.kept_strides = []
-            return dst
-        if tuple(dst.shape) != tuple(shape):
-            raise ValueError("cured.%s: out= has shape %r, the result %r" % (fn, tuple(dst.shape), tuple(shape)))
         if dst.dtype != dtype:
             raise TypeError("cured.%s: out= must be %s, not %s" % (fn, dtype, dst.dtype))
         if dst.readonly:
             raise ValueError("cured.%s: out= is read-only" % fn)
-        if dst.device != src.device and len(shape) and dst.n:
+        if dst.n and dst.device != src.device:
             raise ValueError("cured.%s: out= is on device %d, the input on device %d" % (fn, dst.device,
                                                                                        src.device))
-        if keepdims:
+        if not shape and dst.n == 1:  # a full reduction: any one-element out=, as the whole-array path
+            dst.kept_strides = []
+        elif tuple(dst.shape) != tuple(shape):
+            raise ValueError("cured.%s: out= has shape %r, the result %r" % (fn, tuple(dst.shape),
+                                                                             tuple(shape)))
+        elif keepdims:
             dst.kept_strides = [dst.strides[k] for k in kept]
         else:
             dst.kept_strides = list(dst.strides)
