@@ -148,6 +148,11 @@ def test_axis_argument_checks_before_cuda():
             "except cured.CuredError as e:\n    print(e.status)\n")
     r = _child(code, CURED_CUDA_DRIVER_LIBRARY="/nonexistent/libcuda.so.1")
     assert r.returncode == 0 and r.stdout.strip() == "CURED_ERROR_NO_DRIVER", (r.stdout, r.stderr)
+    view = Fake(n=10, strides=(8,))           # reduced whole through the axis path: out= checked first
+    with pytest.raises(TypeError, match="int64"):
+        cured.sum(view, out=Fake(shape=(), typestr="<f4"))
+    with pytest.raises(ValueError, match="read-only"):
+        cured.sum(view, out=Fake(shape=(1,), typestr="<i8", readonly=True))
     for f in (cured.all, cured.any):          # user-defined reductions: whole arrays only
         with pytest.raises(NotImplementedError, match="axis"):
             f(Fake(), axis=0)
