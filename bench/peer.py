@@ -7,19 +7,20 @@ Run by hand on a GPU host with PyTorch and CuPy (not a dependency of cured):
         python3 bench/peer.py [--log2 24,26,28] [--iters 20] [--csv FILE]
 cured is called through its C API (ctypes, asynchronous, result left on the
 GPU) as torch and cupy are (a 0-d device result): every call is timed alone
-between two events on the legacy default stream, after 3 untimed calls, and
-the median is kept. The ceiling is the best of a grid sweep of a read-only
-kernel (four streaming 16-byte loads in flight per thread).
+between two events on the legacy default stream, after one untimed call, and
+the median is kept (peer_axes.median_us). The ceiling is the best of a grid
+sweep of a read-only kernel (four streaming 16-byte loads in flight per
+thread).
 """
 import argparse
 import ctypes
-import statistics
 import sys
 
 import cupy
 import torch
 
 from cured import _lib
+from peer_axes import median_us  # the same per-call event timing as the axes peer script
 
 CEILING_SRC = r"""
 extern "C" __global__ void read4(const int4 *p, size_t n4, int *sink) {
@@ -42,20 +43,6 @@ MEAN_VAR, LOGSUMEXP = 22, 23
 T = {"int32": 0, "int64": 1, "bfloat16": 9, "float32": 10, "float64": 11}
 
 
-def timed(fn, iters):
-    for _ in range(3):
-        fn()
-    times = []
-    for _ in range(iters):
-        a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        a.record()
-        fn()
-        b.record()
-        b.synchronize()
-        times.append(a.elapsed_time(b) * 1000.0)
-    return statistics.median(times)
-
-
 def ceiling_us(x, iters):
     kern = cupy.RawKernel(CEILING_SRC, "read4")
     buf = cupy.asarray(x.view(torch.int32).reshape(-1))
@@ -65,7 +52,7 @@ def ceiling_us(x, iters):
     best = None
     for per_sm in (4, 8, 16, 32):
         grid = sms * per_sm
-        t = timed(lambda: kern((grid,), (256,), (buf, cupy.uint64(n4), sink)), iters)
+        t = median_us(torch, lambda: kern((grid,), (256,), (buf, cupy.uint64(n4), sink)), iters)
         best = t if best is None else min(best, t)
     return best
 
@@ -124,8 +111,8 @@ def main():
         for dtype, name, x, fc, ft, fp in cells:
             nbytes = x.numel() * x.element_size()
             ceil_b = ceil * nbytes / (xf.numel() * 4)  # the ceiling scaled to this input's bytes
-            tc, tt = timed(fc, args.iters), timed(ft, args.iters)
-            tp = timed(fp, args.iters) if fp is not None else None
+            tc, tt = median_us(torch, fc, args.iters), median_us(torch, ft, args.iters)
+            tp = median_us(torch, fp, args.iters) if fp is not None else None
             rows.append((lg, dtype, name, nbytes, ceil_b, tc, tt, tp))
             print("2^%d %-9s %-10s cured %8.2f us (%.2fx ceiling)  torch %8.2f us (%.2fx)  cupy %s" % (
                 lg, dtype, name, tc, ceil_b / tc, tt, ceil_b / tt,

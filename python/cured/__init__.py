@@ -153,13 +153,7 @@ def _out_array(fn, out, dtype, src):
     try:
         if dst.n != 1:
             raise ValueError("cured.%s: out= must have one element, not %d" % (fn, dst.n))
-        if dst.dtype != dtype:
-            raise TypeError("cured.%s: out= must be %s, not %s" % (fn, dtype, dst.dtype))
-        if dst.readonly:
-            raise ValueError("cured.%s: out= is read-only" % fn)
-        if dst.device != src.device:
-            raise ValueError("cured.%s: out= is on device %d, the input on device %d" % (fn, dst.device,
-                                                                                       src.device))
+        _arrays.check_out(fn, dst, dtype, src)
     except BaseException:
         dst.release()
         raise

@@ -251,6 +251,17 @@ def from_dlpack(obj, stream, strided=False):
         raise
 
 
+def check_out(fn, dst, dtype, src):
+    """out= must be of the result type, writable, and on the input's device
+    (an empty one may be anywhere): TypeError or ValueError otherwise."""
+    if dst.dtype != dtype:
+        raise TypeError("cured.%s: out= must be %s, not %s" % (fn, dtype, dst.dtype))
+    if dst.readonly:
+        raise ValueError("cured.%s: out= is read-only" % fn)
+    if dst.n and dst.device != src.device:
+        raise ValueError("cured.%s: out= is on device %d, the input on device %d" % (fn, dst.device, src.device))
+
+
 def device_array(obj, stream=None, strided=False):
     """The DeviceArray of obj, preferring __cuda_array_interface__ over DLPack.
     An explicit stream replaces the one the interface names. strided: accept

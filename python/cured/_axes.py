@@ -221,13 +221,7 @@ def run(fn, plan, ARG_OPS, NAN_ARG_OPS, NAN_VALUE_OPS, a, axis, dtype, out, keep
 def _check_out(fn, out, shape, dtype, src, keepdims, kept, axes):
     dst = _arrays.device_array(out, src.stream, strided=True)
     try:
-        if dst.dtype != dtype:
-            raise TypeError("cured.%s: out= must be %s, not %s" % (fn, dtype, dst.dtype))
-        if dst.readonly:
-            raise ValueError("cured.%s: out= is read-only" % fn)
-        if dst.n and dst.device != src.device:
-            raise ValueError("cured.%s: out= is on device %d, the input on device %d" % (fn, dst.device,
-                                                                                       src.device))
+        _arrays.check_out(fn, dst, dtype, src)
         if not shape and dst.n == 1:  # a full reduction: any one-element out=, as the whole-array path
             dst.kept_strides = []
         elif tuple(dst.shape) != tuple(shape):
