@@ -188,7 +188,11 @@ typedef enum cured_type {
  * bfloat16 inputs with large means; a FLOAT64 result is within twice the
  * two-pass's error plus five float64 ulps (its per-thread sums are then
  * compensated, which costs about eight times the float64 work per element:
- * float64 results of float32 data read below the ceiling). A constant input
+ * float64 results of float32 data read below the ceiling). 64-bit integer
+ * elements are rounded to float64 as they are read (as NumPy's mean and
+ * var do); beyond 2^53 in magnitude the bounds then also allow what that
+ * rounding moves the result by (the mean: at most the average rounding
+ * error of the elements). A constant input
  * has variance exactly 0 and its mean exactly. MEAN is the sum over n and
  * overflows where the sum does; squared deviations beyond float64's range
  * give inf (both as NumPy). cured_reduce() uses ddof = 0 (the population

@@ -68,6 +68,9 @@ void stats_ref_compute(cured_type t, const void *x, size_t n, struct stats_ref *
         cadd(&d1, d);
         const double d64 = (double)value(t, x, i) - s->mean64;
         m64 += d64 * d64;
+        const long double r = fabsl(value(t, x, i) - (long double)(double)value(t, x, i));
+        s->conv += r;
+        s->conv_m2 += 2 * fabsl(d) * r + r * r;
     }
     const long double dsum = d1.s + d1.c;
     s->m2 = isfinite(s->mean) ? m2.s + m2.c - (n ? dsum * dsum / (long double)n : 0) : NAN;
@@ -145,7 +148,7 @@ void stats_ref_result(cured_op op, cured_type out, const struct stats_ref *s, do
         else if (s->pinf || s->ninf)
             expect_exact(mean, s->pinf ? INFINITY : -INFINITY);
         else
-            expect(mean, out, s->mean, s->mean64, 0);
+            expect(mean, out, s->mean, s->mean64, s->conv / n);
         if (s->n == 0)
             r->status = CURED_ERROR_TOO_FEW_ELEMENTS;
         if (op == CURED_OP_MEAN)
@@ -156,9 +159,10 @@ void stats_ref_result(cured_op op, cured_type out, const struct stats_ref *s, do
     if (dof <= 0 || nonfinite)
         expect_nan(var);
     else if (op == CURED_OP_STD)
-        expect(var, out, sqrtl(s->m2 / dof), sqrtl(s->m2_64 / dof), 0);
+        expect(var, out, sqrtl(s->m2 / dof), sqrtl(s->m2_64 / dof),
+               sqrtl((s->m2 + s->conv_m2) / dof) - sqrtl(s->m2 / dof));
     else
-        expect(var, out, s->m2 / dof, s->m2_64 / dof, 0);
+        expect(var, out, s->m2 / dof, s->m2_64 / dof, s->conv_m2 / dof);
 }
 
 void stats_ref_reduce(cured_op op, cured_type in, cured_type out, const void *x, size_t n, struct ref_result *r)

@@ -20,6 +20,8 @@ struct stats_ref {
     double mean64, m2_64;      /* float64 two-pass: sequential sum / n, then sum of (x - mean)^2 */
     long double max, lse, w;   /* LOGSUMEXP exact, and the softmax-weighted mean of (max - x) */
     double lse64;              /* float64: max + log(sum of exp(x - max)) */
+    long double conv, conv_m2; /* 64-bit integers beyond 2^53: what rounding them to float64
+                                  moves the sum and m2 by, at most (0 for every other type) */
 };
 
 /* The references of x[0..n) of type t (any element type). */
