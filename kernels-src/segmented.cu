@@ -252,7 +252,7 @@ reduce_cols(const T *in, Cols g, void *out, unsigned result_size, A *partials, u
     // The TY phases of each column, combined in phase order.
     __shared__ A sm[BLOCK];
     const unsigned tile = (unsigned)(b * g.tiles + blockIdx.x);
-    if (TY > 1)
+    if (TY > 1 && TY <= 8)
         for (int k = 0; k < VEC; k++) {
             sm[threadIdx.x] = acc[k];
             __syncthreads();
@@ -260,6 +260,19 @@ reduce_cols(const T *in, Cols g, void *out, unsigned result_size, A *partials, u
                 for (int y = 1; y < TY; y++)
                     acc[k] = op(acc[k], sm[y * TX + tx]);
             __syncthreads();
+        }
+    else if (TY > 8) // a tree: one thread's chain of TY - 1 combines was the tail of narrow tiles
+        for (int k = 0; k < VEC; k++) {
+            sm[threadIdx.x] = acc[k];
+            __syncthreads();
+#pragma unroll
+            for (int h = TY / 2; h > 0; h >>= 1) {
+                if (ty < h) {
+                    acc[k] = op(acc[k], sm[(ty + h) * TX + tx]);
+                    sm[threadIdx.x] = acc[k];
+                }
+                __syncthreads();
+            }
         }
     if (g.splits > 1) {
         if (ty == 0 && c0 < g.cols)
