@@ -140,6 +140,8 @@ reduce_rows_split(const T *in, u64 nout, u64 len, Kept kept, void *out, unsigned
 // left to the whole block afterwards, so one long segment does not hold a
 // group of G threads for the whole launch; those over `huge` elements go
 // to the list of reduce_long_segments (segments_long.cuh), while it has room.
+// Segments of at most 16 elements a lane (8 of 8 bytes) are read element by element, all
+// of a lane's loads issued together.
 template <class T, class A, class Op, class Off, int BLOCK, int G, int UNROLL>
 __global__ void __launch_bounds__(BLOCK)
 reduce_segments(const T *in, u64 nseg, const Off *begin, const Off *end, void *out, unsigned result_size, u64 huge,
@@ -147,18 +149,29 @@ reduce_segments(const T *in, u64 nseg, const Off *begin, const Off *end, void *o
 {
     const int lane = threadIdx.x % G;
     const u64 LONG = (u64)G * (16 / sizeof(T)) * 16;
+    const int SHORT = sizeof(T) >= 8 ? 8 : 16; // elements per lane read without the vector loop
     __shared__ u64 longs[BLOCK / G];
     __shared__ int nlong;
-    for (u64 chunk = (u64)blockIdx.x * (BLOCK / G); chunk < nseg; chunk += (u64)gridDim.x * (BLOCK / G)) {
+    const u64 stride = (u64)gridDim.x * (BLOCK / G);
+    // The offsets of the next chunk are loaded while this one is reduced.
+    long long nb = 0, ne = 0;
+    {
+        const u64 s0 = (u64)blockIdx.x * (BLOCK / G) + threadIdx.x / G;
+        if (s0 < nseg) {
+            nb = (long long)begin[s0];
+            ne = (long long)end[s0];
+        }
+    }
+    for (u64 chunk = (u64)blockIdx.x * (BLOCK / G); chunk < nseg; chunk += stride) {
         if (threadIdx.x == 0)
             nlong = 0;
         __syncthreads();
         const u64 s = chunk + threadIdx.x / G;
         const bool live = s < nseg;
-        long long b = 0, e = 0;
-        if (live) {
-            b = (long long)begin[s];
-            e = (long long)end[s];
+        const long long b = live ? nb : 0, e = live ? ne : 0;
+        if (s + stride < nseg) {
+            nb = (long long)begin[s + stride];
+            ne = (long long)end[s + stride];
         }
         const u64 len = e > b ? (u64)(e - b) : 0;
         const bool short_one = live && len <= LONG;
@@ -168,7 +181,20 @@ reduce_segments(const T *in, u64 nseg, const Off *begin, const Off *end, void *o
         Op op;
         bind_ddof(op, ddof);
         bind_input(op, seg);
-        A v = short_one ? ThreadLoop<Op>::template run<T, A, UNROLL>(seg, len, (size_t)lane, G, op) : Op::identity();
+        A v = Op::identity();
+        if (short_one && len <= SHORT * G) { // all of a lane's loads in flight at once (no head, body, tail rounds)
+            T x[SHORT];
+#pragma unroll
+            for (int j = 0; j < SHORT; j++)
+                if (lane + (u64)j * G < len)
+                    x[j] = seg[lane + j * G];
+#pragma unroll
+            for (int j = 0; j < SHORT; j++)
+                if (lane + (u64)j * G < len)
+                    v = op(v, op.map(x[j], lane + (u64)j * G));
+        } else if (short_one) {
+            v = ThreadLoop<Op>::template run<T, A, UNROLL>(seg, len, (size_t)lane, G, op);
+        }
         v = group_reduce<G>(v, op);
         if (short_one && lane == 0)
             op.write((char *)out + s * result_size, v, len);
@@ -221,36 +247,23 @@ reduce_cols(const T *in, Cols g, void *out, unsigned result_size, A *partials, u
     if (c0 < g.cols) {
         long long r = r0 + ty;
         if (VEC > 1 && whole) {
-            typedef ColumnAcc<Op, T, A> CA; // 8-bit sums: 32-bit chunks of rows (sums8.cuh)
+            typedef ColumnAcc<Op, T, A, VEC> CA; // 8-bit sums: 16-bit lanes over chunks of rows (sums8.cuh)
             while (r < r1) {
-                const long long end = (r1 - r) / TY > CA::CHUNK ? r + CA::CHUNK * TY : r1;
-                typename CA::N part[VEC];
-#pragma unroll
-                for (int k = 0; k < VEC; k++)
-                    part[k] = CA::start(acc[k]);
+                const long long end = (r1 - r) / TY > CA::CHUNK ? r + CA::CHUNK * TY : r1, from = r;
+                typename CA::N part;
+                CA::start(part, acc);
                 for (; r + 3 * TY < end; r += 4 * TY) { // four rows in flight
                     uint4 v[4];
 #pragma unroll
                     for (int u = 0; u < 4; u++)
                         v[u] = __ldg(reinterpret_cast<const uint4 *>(base + (r + u * TY) * g.row + c0));
 #pragma unroll
-                    for (int u = 0; u < 4; u++) {
-                        const T *e = reinterpret_cast<const T *>(&v[u]);
-#pragma unroll
-                        for (int k = 0; k < VEC; k++)
-                            part[k] = CA::add(part[k], e[k], (u64)(r + u * TY), op);
-                    }
+                    for (int u = 0; u < 4; u++)
+                        CA::add(part, v[u], (u64)(r + u * TY), op);
                 }
-                for (; r < end; r += TY) {
-                    uint4 v = __ldg(reinterpret_cast<const uint4 *>(base + r * g.row + c0));
-                    const T *e = reinterpret_cast<const T *>(&v);
-#pragma unroll
-                    for (int k = 0; k < VEC; k++)
-                        part[k] = CA::add(part[k], e[k], (u64)r, op);
-                }
-#pragma unroll
-                for (int k = 0; k < VEC; k++)
-                    acc[k] = CA::flush(acc[k], part[k], op);
+                for (; r < end; r += TY)
+                    CA::add(part, __ldg(reinterpret_cast<const uint4 *>(base + r * g.row + c0)), (u64)r, op);
+                CA::flush(acc, part, (r - from) / TY, op);
             }
         } else {
             for (; r < r1; r += TY)
@@ -263,7 +276,7 @@ reduce_cols(const T *in, Cols g, void *out, unsigned result_size, A *partials, u
     // The TY phases of each column, combined in phase order.
     __shared__ A sm[BLOCK];
     const unsigned tile = (unsigned)(b * g.tiles + blockIdx.x);
-    if (TY > 1)
+    if (TY > 1 && TY <= 8)
         for (int k = 0; k < VEC; k++) {
             sm[threadIdx.x] = acc[k];
             __syncthreads();
@@ -271,6 +284,19 @@ reduce_cols(const T *in, Cols g, void *out, unsigned result_size, A *partials, u
                 for (int y = 1; y < TY; y++)
                     acc[k] = op(acc[k], sm[y * TX + tx]);
             __syncthreads();
+        }
+    else if (TY > 8) // a tree: one thread's chain of TY - 1 combines was the tail of narrow tiles
+        for (int k = 0; k < VEC; k++) {
+            sm[threadIdx.x] = acc[k];
+            __syncthreads();
+#pragma unroll
+            for (int h = TY / 2; h > 0; h >>= 1) {
+                if (ty < h) {
+                    acc[k] = op(acc[k], sm[(ty + h) * TX + tx]);
+                    sm[threadIdx.x] = acc[k];
+                }
+                __syncthreads();
+            }
         }
     if (g.splits > 1) {
         if (ty == 0 && c0 < g.cols)
