@@ -140,8 +140,6 @@ reduce_rows_split(const T *in, u64 nout, u64 len, Kept kept, void *out, unsigned
 // left to the whole block afterwards, so one long segment does not hold a
 // group of G threads for the whole launch; those over `huge` elements go
 // to the list of reduce_long_segments (segments_long.cuh), while it has room.
-// Segments of at most 16 elements a lane (8 of 8 bytes) are read element by element, all
-// of a lane's loads issued together.
 template <class T, class A, class Op, class Off, int BLOCK, int G, int UNROLL>
 __global__ void __launch_bounds__(BLOCK)
 reduce_segments(const T *in, u64 nseg, const Off *begin, const Off *end, void *out, unsigned result_size, u64 huge,
@@ -149,29 +147,18 @@ reduce_segments(const T *in, u64 nseg, const Off *begin, const Off *end, void *o
 {
     const int lane = threadIdx.x % G;
     const u64 LONG = (u64)G * (16 / sizeof(T)) * 16;
-    const int SHORT = sizeof(T) >= 8 ? 8 : 16; // elements per lane read without the vector loop
     __shared__ u64 longs[BLOCK / G];
     __shared__ int nlong;
-    const u64 stride = (u64)gridDim.x * (BLOCK / G);
-    // The offsets of the next chunk are loaded while this one is reduced.
-    long long nb = 0, ne = 0;
-    {
-        const u64 s0 = (u64)blockIdx.x * (BLOCK / G) + threadIdx.x / G;
-        if (s0 < nseg) {
-            nb = (long long)begin[s0];
-            ne = (long long)end[s0];
-        }
-    }
-    for (u64 chunk = (u64)blockIdx.x * (BLOCK / G); chunk < nseg; chunk += stride) {
+    for (u64 chunk = (u64)blockIdx.x * (BLOCK / G); chunk < nseg; chunk += (u64)gridDim.x * (BLOCK / G)) {
         if (threadIdx.x == 0)
             nlong = 0;
         __syncthreads();
         const u64 s = chunk + threadIdx.x / G;
         const bool live = s < nseg;
-        const long long b = live ? nb : 0, e = live ? ne : 0;
-        if (s + stride < nseg) {
-            nb = (long long)begin[s + stride];
-            ne = (long long)end[s + stride];
+        long long b = 0, e = 0;
+        if (live) {
+            b = (long long)begin[s];
+            e = (long long)end[s];
         }
         const u64 len = e > b ? (u64)(e - b) : 0;
         const bool short_one = live && len <= LONG;
@@ -181,20 +168,7 @@ reduce_segments(const T *in, u64 nseg, const Off *begin, const Off *end, void *o
         Op op;
         bind_ddof(op, ddof);
         bind_input(op, seg);
-        A v = Op::identity();
-        if (short_one && len <= SHORT * G) { // all of a lane's loads in flight at once (no head, body, tail rounds)
-            T x[SHORT];
-#pragma unroll
-            for (int j = 0; j < SHORT; j++)
-                if (lane + (u64)j * G < len)
-                    x[j] = seg[lane + j * G];
-#pragma unroll
-            for (int j = 0; j < SHORT; j++)
-                if (lane + (u64)j * G < len)
-                    v = op(v, op.map(x[j], lane + (u64)j * G));
-        } else if (short_one) {
-            v = ThreadLoop<Op>::template run<T, A, UNROLL>(seg, len, (size_t)lane, G, op);
-        }
+        A v = short_one ? ThreadLoop<Op>::template run<T, A, UNROLL>(seg, len, (size_t)lane, G, op) : Op::identity();
         v = group_reduce<G>(v, op);
         if (short_one && lane == 0)
             op.write((char *)out + s * result_size, v, len);
