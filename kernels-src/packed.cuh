@@ -30,10 +30,30 @@ template <int N> __device__ __forceinline__ void store_bytes(const unsigned char
     }
 }
 
+// A warp's 32 consecutive items' results (N bytes each, 16 < N <= 128) are
+// one contiguous run of the output: staged in shared memory, then stored as
+// 16-byte pieces across the lanes, so that each store instruction writes
+// 512 consecutive bytes (a thread's own N bytes would land 32 to 128 bytes
+// apart across the warp, and wide results then ran at a half or less of
+// the ceiling). All 32 lanes call it.
+template <int N> __device__ __forceinline__ void warp_store(const unsigned char *buf, unsigned char *stage, char *dst)
+{
+    const int lane = threadIdx.x % 32;
+#pragma unroll
+    for (int j = 0; j < N / 16; j++)
+        reinterpret_cast<uint4 *>(stage + lane * N)[j] = reinterpret_cast<const uint4 *>(buf)[j];
+    __syncwarp();
+#pragma unroll
+    for (int j = 0; j < N / 16; j++) // 2N pieces of 16 bytes, 32 at a time
+        reinterpret_cast<uint4 *>(dst)[j * 32 + lane] = reinterpret_cast<const uint4 *>(stage)[j * 32 + lane];
+    __syncwarp(); // the stage is reused by the warp's next item
+}
+
 // The RPV rows of one item (VPR vectors v, rows item * RPV ...): reduced and written.
+// staged: the whole warp holds 32 consecutive items and stores them together.
 template <class T, class A, class Op, int RPV, int VPR, int L, int RS>
 __device__ __forceinline__ void packed_item(const T *in, const uint4 *v, u64 item, long long out_stride, void *out,
-                                            bool dense, double ddof)
+                                            bool dense, double ddof, unsigned char *stage, bool staged)
 {
     const int VEC = 16 / sizeof(T);
     __align__(16) unsigned char buf[RPV * RS] = {0}; // padding bytes of a result are stored as zeros
@@ -60,8 +80,11 @@ __device__ __forceinline__ void packed_item(const T *in, const uint4 *v, u64 ite
         else
             op.write((char *)out + (long long)row * out_stride * RS, a, (u64)L);
     }
-    if (dense)
-        store_bytes<RPV * RS>(buf, (char *)out + item * (u64)(RPV * RS));
+    const int N = RPV * RS;
+    if (N > 16 && N <= 128 && staged)
+        warp_store<(N > 16 && N <= 128) ? N : 32>(buf, stage, (char *)out + (item - threadIdx.x % 32) * (u64)N);
+    else if (dense)
+        store_bytes<N>(buf, (char *)out + item * (u64)N);
 }
 
 // nout rows of RB bytes at in (16-byte aligned), result r at out + r * out_stride
@@ -74,6 +97,10 @@ reduce_packed(const T *in, u64 nout, long long out_stride, void *out, int dense,
     const int ITEMS = VPR >= 4 ? 1 : 4 / VPR;
     const u64 nitem = nout / RPV, rank = (u64)blockIdx.x * BLOCK + threadIdx.x, size = (u64)gridDim.x * BLOCK;
     const uint4 *vin = reinterpret_cast<const uint4 *>(in);
+    const int N = RPV * RS, lane = threadIdx.x % 32;
+    const bool stageable = dense && N > 16 && N <= 128;
+    __shared__ __align__(16) unsigned char stage_all[(N > 16 && N <= 128) ? BLOCK * N : 16];
+    unsigned char *stage = stage_all + (threadIdx.x / 32) * 32 * ((N > 16 && N <= 128) ? N : 0);
     for (u64 i = rank; i < nitem; i += ITEMS * size) {
         uint4 v[ITEMS][VPR];
 #pragma unroll
@@ -83,9 +110,13 @@ reduce_packed(const T *in, u64 nout, long long out_stride, void *out, int dense,
                 if (i + u * size < nitem)
                     v[u][w] = __ldg(vin + (i + u * size) * VPR + w);
 #pragma unroll
-        for (int u = 0; u < ITEMS; u++)
-            if (i + u * size < nitem)
-                packed_item<T, A, Op, RPV, VPR, L, RS>(in, v[u], i + u * size, out_stride, out, dense != 0, ddof);
+        for (int u = 0; u < ITEMS; u++) {
+            const u64 item = i + u * size;
+            // warp-uniform: the warp's items are consecutive, so all 32 are here or this is false for all
+            const bool staged = stageable && item - lane + 31 < nitem;
+            if (item < nitem)
+                packed_item<T, A, Op, RPV, VPR, L, RS>(in, v[u], item, out_stride, out, dense != 0, ddof, stage, staged);
+        }
     }
     // The rows after the last whole vector (fewer than RPV): a thread each.
     const u64 row = nitem * RPV + rank;

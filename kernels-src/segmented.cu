@@ -221,36 +221,23 @@ reduce_cols(const T *in, Cols g, void *out, unsigned result_size, A *partials, u
     if (c0 < g.cols) {
         long long r = r0 + ty;
         if (VEC > 1 && whole) {
-            typedef ColumnAcc<Op, T, A> CA; // 8-bit sums: 32-bit chunks of rows (sums8.cuh)
+            typedef ColumnAcc<Op, T, A, VEC> CA; // 8-bit sums: 16-bit lanes over chunks of rows (sums8.cuh)
             while (r < r1) {
-                const long long end = (r1 - r) / TY > CA::CHUNK ? r + CA::CHUNK * TY : r1;
-                typename CA::N part[VEC];
-#pragma unroll
-                for (int k = 0; k < VEC; k++)
-                    part[k] = CA::start(acc[k]);
+                const long long end = (r1 - r) / TY > CA::CHUNK ? r + CA::CHUNK * TY : r1, from = r;
+                typename CA::N part;
+                CA::start(part, acc);
                 for (; r + 3 * TY < end; r += 4 * TY) { // four rows in flight
                     uint4 v[4];
 #pragma unroll
                     for (int u = 0; u < 4; u++)
                         v[u] = __ldg(reinterpret_cast<const uint4 *>(base + (r + u * TY) * g.row + c0));
 #pragma unroll
-                    for (int u = 0; u < 4; u++) {
-                        const T *e = reinterpret_cast<const T *>(&v[u]);
-#pragma unroll
-                        for (int k = 0; k < VEC; k++)
-                            part[k] = CA::add(part[k], e[k], (u64)(r + u * TY), op);
-                    }
+                    for (int u = 0; u < 4; u++)
+                        CA::add(part, v[u], (u64)(r + u * TY), op);
                 }
-                for (; r < end; r += TY) {
-                    uint4 v = __ldg(reinterpret_cast<const uint4 *>(base + r * g.row + c0));
-                    const T *e = reinterpret_cast<const T *>(&v);
-#pragma unroll
-                    for (int k = 0; k < VEC; k++)
-                        part[k] = CA::add(part[k], e[k], (u64)r, op);
-                }
-#pragma unroll
-                for (int k = 0; k < VEC; k++)
-                    acc[k] = CA::flush(acc[k], part[k], op);
+                for (; r < end; r += TY)
+                    CA::add(part, __ldg(reinterpret_cast<const uint4 *>(base + r * g.row + c0)), (u64)r, op);
+                CA::flush(acc, part, (r - from) / TY, op);
             }
         } else {
             for (; r < r1; r += TY)
@@ -263,7 +250,7 @@ reduce_cols(const T *in, Cols g, void *out, unsigned result_size, A *partials, u
     // The TY phases of each column, combined in phase order.
     __shared__ A sm[BLOCK];
     const unsigned tile = (unsigned)(b * g.tiles + blockIdx.x);
-    if (TY > 1)
+    if (TY > 1 && TY <= 8)
         for (int k = 0; k < VEC; k++) {
             sm[threadIdx.x] = acc[k];
             __syncthreads();
@@ -271,6 +258,19 @@ reduce_cols(const T *in, Cols g, void *out, unsigned result_size, A *partials, u
                 for (int y = 1; y < TY; y++)
                     acc[k] = op(acc[k], sm[y * TX + tx]);
             __syncthreads();
+        }
+    else if (TY > 8) // a tree: one thread's chain of TY - 1 combines was the tail of narrow tiles
+        for (int k = 0; k < VEC; k++) {
+            sm[threadIdx.x] = acc[k];
+            __syncthreads();
+#pragma unroll
+            for (int h = TY / 2; h > 0; h >>= 1) {
+                if (ty < h) {
+                    acc[k] = op(acc[k], sm[(ty + h) * TX + tx]);
+                    sm[threadIdx.x] = acc[k];
+                }
+                __syncthreads();
+            }
         }
     if (g.splits > 1) {
         if (ty == 0 && c0 < g.cols)

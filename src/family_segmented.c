@@ -144,7 +144,9 @@ static void plan(const struct cr_request *r, const struct cr_unit *u, const stru
         cr_plan_param(p, l, result);
         break;
     case CR_SHAPE_ROWS_SPLIT:
-        l = cr_plan_launch(p, 0, at_most(g->nout * g->per, resident), BLOCK);
+        /* one block per row when rows are many (as CUB does): the resident blocks striding over rows
+         * each ended a row (block reduce, sync) before loading the next */
+        l = cr_plan_launch(p, 0, g->per == 1 ? at_most(g->nout, 1u << 30) : at_most(g->nout * g->per, resident), BLOCK);
         cr_plan_param(p, l, in);
         cr_plan_param(p, l, g->nout);
         cr_plan_param(p, l, g->len);

@@ -281,6 +281,25 @@ START_TEST(test_plans_fit)
         shapes |= 1 << r.shape;
     }
     ck_assert_msg(shapes & (1 << CR_SHAPE_ROWS_SPLIT), "no split rows planned");
+    /* Many long rows: a block per row (not the resident blocks striding over them). */
+    {
+        const cured_layout l = matrix(16384, 4096);
+        struct cr_request r;
+        struct cr_geometry g;
+        int whole;
+        ck_assert_int_eq(plan(CURED_OP_ARGMAX, CURED_TYPE_FLOAT32, &l, 2u, NULL, &r, &g, &whole), CURED_SUCCESS);
+        ck_assert_msg(r.shape == CR_SHAPE_ROWS_SPLIT && g.per == 1, "16384 rows of 16 KiB: shape %d, %u per row",
+                      r.shape, g.per);
+        struct cr_unit u;
+        cr_family_for(&r)->build(&r, &u);
+        struct cr_kernel kern = {0};
+        kern.blocks_per_sm = 8;
+        struct cr_args a = {IN_OK, NULL, 0, (CUdeviceptr)(uintptr_t)OUT_OK, 0x40000, &g, 0.0};
+        struct cr_plan p;
+        memset(&p, 0, sizeof p);
+        cr_family_for(&r)->plan(&r, &u, &kern, &fake.facts, &a, &p);
+        ck_assert_uint_eq(p.l[0].grid, 16384);
+    }
     /* Segments: the segments' launch, then the long segments' (a grid of blocks per listed segment). */
     struct cr_request r;
     ck_assert_int_eq(cr_request_make(CURED_OP_ARGMAX, CURED_ALGO_AUTO, CURED_TYPE_FLOAT32, CURED_TYPE_FLOAT32, &r),
