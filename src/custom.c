@@ -190,27 +190,27 @@ static cured_status target_for(cured_handle h, const void *arg, struct cr_target
     const struct cr_kernel **k = &t->k;
     pthread_mutex_lock(&op->lock);
     for (size_t i = 0; i < op->nloaded; i++)
-        if (op->loaded[i].ctx_id == h->ctx_id) {
-            *k = &op->loaded[i].k;
+        if (op->loaded[i]->ctx_id == h->ctx_id) {
+            *k = &op->loaded[i]->k;
             pthread_mutex_unlock(&op->lock);
             return CURED_SUCCESS;
         }
     /* Loading under the op's lock: only this op's first use in a context waits. */
     cured_status st = CURED_SUCCESS;
-    struct loaded *grown = realloc(op->loaded, (op->nloaded + 1) * sizeof *grown);
-    if (grown == NULL) {
-        st = cr_fail(CURED_ERROR_OUT_OF_MEMORY, "out of host memory");
-    } else {
+    struct loaded **grown = realloc(op->loaded, (op->nloaded + 1) * sizeof *grown);
+    struct loaded *l = grown ? calloc(1, sizeof *l) : NULL;
+    if (grown != NULL)
         op->loaded = grown;
-        struct loaded *l = &grown[op->nloaded];
-        memset(l, 0, sizeof *l);
-        if ((st = cr_kernel_load(h, &op->unit, &l->k)) == CURED_SUCCESS) {
-            l->ctx = h->ctx;
-            l->ctx_id = h->ctx_id;
-            l->d = h->d;
-            *k = &l->k;
-            op->nloaded++;
-        }
+    if (l == NULL) {
+        st = cr_fail(CURED_ERROR_OUT_OF_MEMORY, "out of host memory");
+    } else if ((st = cr_kernel_load(h, &op->unit, &l->k)) == CURED_SUCCESS) {
+        l->ctx = h->ctx;
+        l->ctx_id = h->ctx_id;
+        l->d = h->d;
+        *k = &l->k;
+        grown[op->nloaded++] = l;
+    } else {
+        free(l);
     }
     pthread_mutex_unlock(&op->lock);
     return st;
@@ -256,7 +256,7 @@ CR_API cured_status cured_custom_destroy(cured_custom op)
     if (op == NULL)
         return CURED_SUCCESS;
     for (size_t i = 0; i < op->nloaded; i++) {
-        struct loaded *l = &op->loaded[i];
+        struct loaded *l = op->loaded[i];
         unsigned long long id = 0;
         /* A module of a context since reset (its handle now names a new context) went with it. */
         if (l->d->CtxGetId(l->ctx, &id) == CUDA_SUCCESS && id == l->ctx_id &&
@@ -265,6 +265,7 @@ CR_API cured_status cured_custom_destroy(cured_custom op)
             l->d->ModuleUnload(l->k.module);
             l->d->CtxPopCurrent(&popped);
         }
+        free(l);
     }
     cr_custom_variants_free(op);
     cr_kcache_put(op->compiled);

@@ -34,7 +34,7 @@ struct cured_custom_st {
     struct cr_unit unit;
     const struct cr_image *compiled; /* compiled at creation: a kcache reference until destroy */
     pthread_mutex_t lock;            /* loaded and variants */
-    struct loaded *loaded;
+    struct loaded **loaded; /* one allocation each: a caller keeps &loaded[i]->k after the lock */
     size_t nloaded;
     struct cr_variant **variants;
     size_t nvariants;
