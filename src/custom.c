@@ -251,21 +251,25 @@ CR_API cured_status cured_custom_reduce(cured_handle h, cured_custom op, const v
     return custom_run(h, op, x, y, n, host_out, 1, stream);
 }
 
+void cr_loaded_unload(const struct loaded *l)
+{
+    unsigned long long id = 0;
+    /* the handle may now name a new context: the id tells */
+    if (l->d->CtxGetId(l->ctx, &id) == CUDA_SUCCESS && id == l->ctx_id &&
+        l->d->CtxPushCurrent(l->ctx) == CUDA_SUCCESS) {
+        CUcontext popped;
+        l->d->ModuleUnload(l->k.module);
+        l->d->CtxPopCurrent(&popped);
+    }
+}
+
 CR_API cured_status cured_custom_destroy(cured_custom op)
 {
     if (op == NULL)
         return CURED_SUCCESS;
     for (size_t i = 0; i < op->nloaded; i++) {
-        struct loaded *l = op->loaded[i];
-        unsigned long long id = 0;
-        /* A module of a context since reset (its handle now names a new context) went with it. */
-        if (l->d->CtxGetId(l->ctx, &id) == CUDA_SUCCESS && id == l->ctx_id &&
-            l->d->CtxPushCurrent(l->ctx) == CUDA_SUCCESS) {
-            CUcontext popped;
-            l->d->ModuleUnload(l->k.module);
-            l->d->CtxPopCurrent(&popped);
-        }
-        free(l);
+        cr_loaded_unload(op->loaded[i]);
+        free(op->loaded[i]);
     }
     cr_custom_variants_free(op);
     cr_kcache_put(op->compiled);

@@ -15,6 +15,9 @@ struct loaded {
     struct cr_kernel k;
 };
 
+/* Unload l's module if its context still lives (a module of a context since reset went with it). */
+void cr_loaded_unload(const struct loaded *l);
+
 struct cr_user {
     char *source;      /* the generated program (the whole-array kernels of fast.cu) */
     char *axes_source; /* the same op with the many-result kernels of segmented.cu */

@@ -66,15 +66,7 @@ static cured_status variant_target(cured_handle h, const void *arg, struct cr_ta
 void cr_custom_variants_free(cured_custom op)
 {
     for (size_t i = 0; i < op->nvariants; i++) {
-        struct loaded *l = &op->variants[i]->l;
-        unsigned long long id = 0;
-        /* A module of a context since reset went with it (as custom.c's). */
-        if (l->d->CtxGetId(l->ctx, &id) == CUDA_SUCCESS && id == l->ctx_id &&
-            l->d->CtxPushCurrent(l->ctx) == CUDA_SUCCESS) {
-            CUcontext popped;
-            l->d->ModuleUnload(l->k.module);
-            l->d->CtxPopCurrent(&popped);
-        }
+        cr_loaded_unload(&op->variants[i]->l);
         free(op->variants[i]);
     }
     free(op->variants);
