@@ -225,6 +225,10 @@ const struct cr_family *cr_family_for(const struct cr_request *r);
  */
 cured_status cr_request_make(cured_op op, cured_algorithm algo, cured_type in, cured_type out,
                              struct cr_request *r);
+/* The i-th AUTO request (operator, element type, result type) of the operator
+ * table whose operator has every flag of need and none of refuse: 1 and *r,
+ * or 0 past the last (a family's enumerate). */
+int cr_request_enumerate(size_t i, unsigned need, unsigned refuse, struct cr_request *r);
 /* A key that tells built-in requests apart (the handle's table of loaded kernels). */
 uint64_t cr_request_code(const struct cr_request *r);
 

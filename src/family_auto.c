@@ -105,29 +105,14 @@ static void plan(const struct cr_request *r, const struct cr_unit *u, const stru
     cr_plan_param(p, l, a->ws + CR_WS_TICKET);
 }
 
-/* Every (operator, element type, result type) the operator table offers, by inputs. */
-static int enumerate(size_t i, struct cr_request *r, int ninputs)
-{
-    for (int op = 0; op < CURED_OP_COUNT; op++) {
-        if (((cr_op((cured_op)op)->flags & CR_OP_TWO_INPUTS) ? 2 : 1) != ninputs || is_stats((cured_op)op))
-            continue;
-        for (int in = 0; in < CURED_TYPE_COUNT; in++)
-            for (int out = 0; out < CURED_TYPE_COUNT; out++)
-                if (cr_op_accumulator((cured_op)op, (cured_type)in, (cured_type)out, NULL) && i-- == 0)
-                    return cr_request_make((cured_op)op, CURED_ALGO_AUTO, (cured_type)in, (cured_type)out, r) ==
-                           CURED_SUCCESS;
-    }
-    return 0;
-}
-
 static int enumerate1(size_t i, struct cr_request *r)
 {
-    return enumerate(i, r, 1);
+    return cr_request_enumerate(i, 0, CR_OP_TWO_INPUTS | CR_OP_STATS, r);
 }
 
 static int enumerate2(size_t i, struct cr_request *r)
 {
-    return enumerate(i, r, 2);
+    return cr_request_enumerate(i, CR_OP_TWO_INPUTS, CR_OP_STATS, r);
 }
 
 const struct cr_family cr_family_auto = {"auto", "fast.cu", 0, offers1, build, plan, enumerate1};

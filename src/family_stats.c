@@ -58,16 +58,7 @@ static void plan(const struct cr_request *r, const struct cr_unit *u, const stru
 
 static int enumerate(size_t i, struct cr_request *r)
 {
-    for (int op = 0; op < CURED_OP_COUNT; op++) {
-        if (!is_stats((cured_op)op))
-            continue;
-        for (int in = 0; in < CURED_TYPE_COUNT; in++)
-            for (int out = 0; out < CURED_TYPE_COUNT; out++)
-                if (cr_op_accumulator((cured_op)op, (cured_type)in, (cured_type)out, NULL) && i-- == 0)
-                    return cr_request_make((cured_op)op, CURED_ALGO_AUTO, (cured_type)in, (cured_type)out, r) ==
-                           CURED_SUCCESS;
-    }
-    return 0;
+    return cr_request_enumerate(i, CR_OP_STATS, 0, r);
 }
 
 const struct cr_family cr_family_stats = {"stats", "stats.cu", 0, offers, build, plan, enumerate};

@@ -124,3 +124,18 @@ cured_status cr_launch_plan(cured_handle h, const struct cr_kernel *k, const str
     }
     return CURED_SUCCESS;
 }
+
+int cr_request_enumerate(size_t i, unsigned need, unsigned refuse, struct cr_request *r)
+{
+    for (int op = 0; op < CURED_OP_COUNT; op++) {
+        const unsigned f = cr_op((cured_op)op)->flags;
+        if ((f & need) != need || (f & refuse) != 0)
+            continue;
+        for (int in = 0; in < CURED_TYPE_COUNT; in++)
+            for (int out = 0; out < CURED_TYPE_COUNT; out++)
+                if (cr_op_accumulator((cured_op)op, (cured_type)in, (cured_type)out, NULL) && i-- == 0)
+                    return cr_request_make((cured_op)op, CURED_ALGO_AUTO, (cured_type)in, (cured_type)out, r) ==
+                           CURED_SUCCESS;
+    }
+    return 0;
+}
