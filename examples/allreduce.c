@@ -1,12 +1,13 @@
 /*
- * A sum and an argmax over an array sharded across processes, one per GPU,
- * through NCCL and cured_comm:
+ * A sum, an argmax, a dot product and a sample variance (ddof 1) over an
+ * array sharded across processes, one per GPU, through NCCL and cured_comm:
  *   allreduce RANK NRANKS IDFILE [N]
  * Rank 0 makes NCCL's unique id and writes it to IDFILE (via a rename, so
  * the others never read half of it); the others wait for the file. Rank r
  * holds elements [r * N, (r + 1) * N) of the global array x[i] = i % 1000 -
  * 500 (with one 777 at global index NRANKS * N / 2), reduces it with
- * cured_comm_reduce, and prints what every rank receives. Runs with one
+ * cured_comm_reduce, cured_comm_dot (x . x) and cured_comm_reduce_stats,
+ * and prints what every rank receives. Runs with one
  * rank too (allreduce 0 1 /tmp/id). NCCL and the driver are looked up at
  * run time; exit status 3 means NCCL could not be loaded.
  */
@@ -14,6 +15,7 @@
 
 #include "driver.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -125,12 +127,33 @@ int main(int argc, char **argv)
                             NULL));
     CURED(cured_comm_reduce(cc, CURED_OP_ARGMAX, (void *)(uintptr_t)d, CURED_TYPE_INT32, n, &best, CURED_TYPE_INT32,
                             0, NULL));
-    long long want = 0;
-    for (size_t i = 0; i < (size_t)nranks * n; i++)
-        want += i == peak ? 777 : (long long)(i % 1000) - 500;
+    long long dot = 0;
+    double var = 0;
+    CURED(cured_comm_dot(cc, (void *)(uintptr_t)d, (void *)(uintptr_t)d, CURED_TYPE_INT32, n, &dot, CURED_TYPE_INT64,
+                         0, NULL));
+    CURED(cured_comm_reduce_stats(cc, CURED_OP_VAR, (void *)(uintptr_t)d, CURED_TYPE_INT32, n, 1.0, &var,
+                                  CURED_TYPE_FLOAT64, 0, NULL));
+    long long want = 0, want_dot = 0;
+    const size_t total = (size_t)nranks * n;
+    for (size_t i = 0; i < total; i++) {
+        const long long v = i == peak ? 777 : (long long)(i % 1000) - 500;
+        want += v, want_dot += v * v;
+    }
+    const double mean = (double)want / (double)total;
+    double m2 = 0; /* two passes: the mean, then the squared deviations */
+    for (size_t i = 0; i < total; i++) {
+        const double e = (i == peak ? 777.0 : (double)(i % 1000) - 500.0) - mean;
+        m2 += e * e;
+    }
+    const double want_var = m2 / (double)(total - 1);
     printf("rank %d of %d: sum = %lld (expected %lld), argmax = x[%lld] = %d (expected x[%zu] = 777)\n", rank, nranks,
            sum, want, (long long)best.index, best.value.i32, peak);
-    rc = sum == want && best.index == (long long)peak && best.value.i32 == 777 ? 0 : 1;
+    printf("rank %d of %d: x . x = %lld (expected %lld), sample variance = %.17g (two-pass: %.17g)\n", rank, nranks,
+           dot, want_dot, var, want_var);
+    rc = sum == want && best.index == (long long)peak && best.value.i32 == 777 && dot == want_dot &&
+                 fabs(var - want_var) <= 1e-12 * want_var
+             ? 0
+             : 1;
 out:
     free(host);
     cured_comm_destroy(cc);

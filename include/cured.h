@@ -793,12 +793,15 @@ CURED_EXPORT cured_status cured_segmented_reduce_stats_async(cured_handle h, cur
  * SUM_ABS, COUNT_NONZERO wrap as they do on one GPU), MIN, MAX, NANMIN,
  * NANMAX, MINMAX, the ARG operators (global index: the rank's offset, the sum
  * of the lengths of the ranks before it, plus the local index; ties go to
- * the lower index, so to the lower rank) and, with one rank, for every
- * operator (MIN, MAX, MINMAX of floats within cured_op's latitude: which NaN
- * a NaN result is, and which zero a tie of -0 and +0 gives). Not offered:
- * DOT. Floating-point sums, NORM2 and the statistics combine per-rank
- * partials, so they equal the single-GPU result only in general up to
- * rounding (the same bits on every rank and every run, still).
+ * the lower index, so to the lower rank), integer DOT (cured_comm_dot_async())
+ * and, with one rank, for every operator: DOT as cured_dot_async(), the
+ * statistics with any ddof as cured_reduce_stats_async() (MIN, MAX, MINMAX
+ * of floats within cured_op's latitude: which NaN a NaN result is, and which
+ * zero a tie of -0 and +0 gives). Floating-point sums and DOT, NORM2 and the
+ * statistics combine per-rank partials (a statistic's partial is its state:
+ * count, sum, sum of squared deviations, merged as on one GPU, ddof applied
+ * once to the global count), so they equal the single-GPU result only in
+ * general up to rounding (the same bits on every rank and every run, still).
  *
  * Empty shards are allowed (in may then be NULL); they take no part in the
  * combine. If every shard is empty the result is the operator's value for
@@ -873,10 +876,11 @@ CURED_EXPORT cured_status cured_comm_rank(cured_comm cc, int *rank, int *nranks)
  * no allocation, memset or synchronisation (capture-safe where NCCL's
  * collectives are; compile the kernels first with one call). Operators,
  * types, layouts, NaN rules: as cured_reduce_async() with CURED_ALGO_AUTO
- * (statistics with ddof 0); see cured_comm for which results equal the
+ * (statistics with ddof 0: cured_comm_reduce_stats_async() takes any); see
+ * cured_comm for which results equal the
  * single-GPU result bit for bit.
  * \param cc        the communicator.
- * \param op        operator (not CURED_OP_DOT).
+ * \param op        operator (not CURED_OP_DOT: see cured_comm_dot_async()).
  * \param in        device pointer to this rank's n_local elements (may be NULL when n_local is 0).
  * \param in_type   element type (the same on every rank).
  * \param n_local   this rank's element count (0 is allowed).
@@ -921,6 +925,125 @@ CURED_EXPORT cured_status cured_comm_reduce(cured_comm cc, cured_op op, const vo
                                             struct CUstream_st *stream);
 
 /**
+ * \brief Dot product of two arrays sharded alike over the ranks,
+ * asynchronously: every rank receives sum(x[i] * y[i]) over the
+ * concatenation of the ranks' shards, in rank order.
+ *
+ * Each rank's state is its partial sum, as cured_dot_async() computes it
+ * over the shard; the partials are gathered and summed in rank order, as
+ * cured_comm_reduce_async() does (one local kernel, one ncclAllGather, one
+ * combine kernel; capture-safe where NCCL is). Types, result types and
+ * alignment as cured_dot_async(). Integer results are exact (they wrap as
+ * on one GPU), so equal to cured_dot_async() over the concatenation; float
+ * results are the same bits on every rank, equal to it with one rank and in
+ * general up to rounding otherwise.
+ * \param cc        the communicator.
+ * \param x         device pointer to this rank's n_local elements (may be NULL when n_local is 0).
+ * \param y         device pointer to this rank's n_local elements (may be NULL when n_local is 0).
+ * \param type      element type of x and y (the same on every rank).
+ * \param n_local   this rank's element count (0 is allowed; the ranks' counts may differ).
+ * \param out       device pointer to one value of out_type, aligned to its size.
+ * \param out_type  result type (the same on every rank).
+ * \param flags     0 (reserved).
+ * \param stream    CUstream or cudaStream_t of the handle's context.
+ * \return CURED_SUCCESS, or (nothing launched or written) CURED_ERROR_NULL_HANDLE,
+ *         CURED_ERROR_INVALID_VALUE (unknown flags), and the argument errors of
+ *         cured_dot_async() (CURED_ERROR_NULL_POINTER and CURED_ERROR_MISALIGNED
+ *         name x or y); CURED_ERROR_NCCL when the allgather fails (the local
+ *         reduction was then launched).
+ * \par Thread safety
+ * As cured_comm_reduce_async().
+ */
+CURED_EXPORT cured_status cured_comm_dot_async(cured_comm cc, const void *x, const void *y, cured_type type,
+                                               size_t n_local, void *out, cured_type out_type, unsigned flags,
+                                               struct CUstream_st *stream);
+
+/**
+ * \brief Synchronous cured_comm_dot_async(): the result goes to host memory
+ * and the call waits for the stream.
+ * \param cc        the communicator.
+ * \param x         device pointer to this rank's n_local elements.
+ * \param y         device pointer to this rank's n_local elements.
+ * \param type      element type of x and y.
+ * \param n_local   this rank's element count.
+ * \param host_out  host pointer receiving one value of out_type (written only on CURED_SUCCESS).
+ * \param out_type  result type.
+ * \param flags     0.
+ * \param stream    stream to run on and wait for.
+ * \return as cured_comm_dot_async(); CURED_ERROR_CUDA if the stream reports
+ *         an error.
+ * \par Thread safety
+ * As cured_comm_reduce_async(). Not capturable.
+ */
+CURED_EXPORT cured_status cured_comm_dot(cured_comm cc, const void *x, const void *y, cured_type type,
+                                         size_t n_local, void *host_out, cured_type out_type, unsigned flags,
+                                         struct CUstream_st *stream);
+
+/**
+ * \brief A statistic with a delta degrees of freedom of an array sharded over
+ * the ranks, asynchronously: as cured_reduce_stats_async() over the
+ * concatenation of the ranks' shards, on every rank.
+ *
+ * Each rank's state is the statistic's own (MEAN, VAR, STD, MEAN_VAR: the
+ * count, the sum in double-double and the sum of squared deviations;
+ * LOGSUMEXP: the maximum and the sum of exponentials below it); the states
+ * are gathered and merged in rank order by the formulas that merge them on
+ * one GPU, and ddof applies once, at the final write on every rank: VAR =
+ * m2 / (N - ddof) with N the global count. Accuracy as
+ * cured_reduce_stats_async(); the same bits on every rank and run to run;
+ * with one rank, exactly cured_reduce_stats_async()'s bits. A global
+ * N <= ddof gives a NaN variance (N == 0: a NaN mean, -inf LOGSUMEXP).
+ * \param cc        the communicator.
+ * \param op        CURED_OP_MEAN, VAR, STD, MEAN_VAR or LOGSUMEXP.
+ * \param in        device pointer to this rank's n_local elements (may be NULL when n_local is 0).
+ * \param in_type   element type (the same on every rank).
+ * \param n_local   this rank's element count (0 is allowed).
+ * \param ddof      delta degrees of freedom, as cured_reduce_stats_async()
+ *                  (finite, >= 0; the same on every rank; MEAN and LOGSUMEXP ignore it).
+ * \param out       device pointer to the result (MEAN_VAR: two values), aligned to the result type.
+ * \param out_type  FLOAT32 or FLOAT64 (the same on every rank).
+ * \param flags     0 (reserved).
+ * \param stream    CUstream or cudaStream_t of the handle's context.
+ * \return CURED_SUCCESS, or (nothing launched or written) CURED_ERROR_NULL_HANDLE,
+ *         CURED_ERROR_INVALID_VALUE (another operator, a negative or
+ *         non-finite ddof, unknown flags), and the argument errors of
+ *         cured_reduce_stats_async(); CURED_ERROR_NCCL when the allgather
+ *         fails (the local reduction was then launched).
+ * \par Thread safety
+ * As cured_comm_reduce_async().
+ */
+CURED_EXPORT cured_status cured_comm_reduce_stats_async(cured_comm cc, cured_op op, const void *in,
+                                                        cured_type in_type, size_t n_local, double ddof, void *out,
+                                                        cured_type out_type, unsigned flags,
+                                                        struct CUstream_st *stream);
+
+/**
+ * \brief Synchronous cured_comm_reduce_stats_async(): the result goes to host
+ * memory and the call waits for the stream.
+ * \param cc        the communicator.
+ * \param op        CURED_OP_MEAN, VAR, STD, MEAN_VAR or LOGSUMEXP.
+ * \param in        device pointer to this rank's n_local elements.
+ * \param in_type   element type.
+ * \param n_local   this rank's element count.
+ * \param ddof      delta degrees of freedom (see cured_comm_reduce_stats_async()).
+ * \param host_out  host pointer receiving the result (MEAN_VAR: two values).
+ * \param out_type  FLOAT32 or FLOAT64.
+ * \param flags     0.
+ * \param stream    stream to run on and wait for.
+ * \return as cured_comm_reduce_stats_async(); CURED_ERROR_CUDA if the stream
+ *         reports an error; as cured_reduce_stats() with the global count N
+ *         (the sum of the gathered counts): CURED_ERROR_TOO_FEW_ELEMENTS for
+ *         MEAN with N == 0 and for VAR, STD and MEAN_VAR with N <= ddof (the
+ *         collective ran; host_out not written). host_out is written only on
+ *         CURED_SUCCESS.
+ * \par Thread safety
+ * As cured_comm_reduce_async(). Not capturable.
+ */
+CURED_EXPORT cured_status cured_comm_reduce_stats(cured_comm cc, cured_op op, const void *in, cured_type in_type,
+                                                  size_t n_local, double ddof, void *host_out, cured_type out_type,
+                                                  unsigned flags, struct CUstream_st *stream);
+
+/**
  * \brief Axis reduction whose axis 0 is sharded: each rank holds a slab of
  * axis 0 (any extent, 0 included), axis 0 is among the reduced axes, and
  * every rank receives the dense results of the whole array, as
@@ -935,12 +1058,14 @@ CURED_EXPORT cured_status cured_comm_reduce(cured_comm cc, cured_op op, const vo
  * the slab into out and ncclAllReduce it in place: integer results are
  * exact, but floating-point sums then depend on NCCL's algorithm and the
  * rank placement (not bitwise reproducible across topologies).
- * CURED_COMM_BITWISE, any other operator, or few outputs, gather states as
+ * CURED_COMM_BITWISE, any other operator (the statistics always), or few
+ * outputs, gather states as
  * cured_comm_reduce_async() does, in chunks of max_outputs outputs (the
  * outputs of the outermost kept axis; the inner kept axes' outputs must fit
  * in one chunk).
  * \param cc         the communicator.
- * \param op         operator (not DOT or a statistic).
+ * \param op         operator (not DOT; statistics with ddof 0, see
+ *                   cured_comm_reduce_axes_stats_async()).
  * \param in         device pointer to the slab's element (0, ..., 0).
  * \param in_type    element type.
  * \param in_layout  the slab's layout (extents equal on every rank except axis 0's).
@@ -951,7 +1076,7 @@ CURED_EXPORT cured_status cured_comm_reduce(cured_comm cc, cured_op op, const vo
  * \param stream     CUstream or cudaStream_t.
  * \return as cured_reduce_axes_async(); CURED_ERROR_INVALID_VALUE (axis 0 not
  *         reduced, unknown flags, inner outputs over max_outputs);
- *         CURED_ERROR_NOT_SUPPORTED (statistics); CURED_ERROR_NCCL.
+ *         CURED_ERROR_NCCL.
  * \par Thread safety
  * As cured_comm_reduce_async().
  */
@@ -959,6 +1084,43 @@ CURED_EXPORT cured_status cured_comm_reduce_axes_async(cured_comm cc, cured_op o
                                                        cured_type in_type, const cured_layout *in_layout,
                                                        uint32_t axes, void *out, cured_type out_type, unsigned flags,
                                                        struct CUstream_st *stream);
+
+/**
+ * \brief cured_comm_reduce_axes_async() for the statistics, with a delta
+ * degrees of freedom: every rank receives, per output, MEAN, VAR, STD,
+ * MEAN_VAR (two values) or LOGSUMEXP over the slabs stacked in rank order,
+ * under the rules of cured_reduce_axes_stats_async() (n <= ddof: a NaN
+ * variance, with n the output's global count).
+ *
+ * Always the gather of states, never ncclAllReduce: each output's state
+ * (count, sum, sum of squared deviations; LOGSUMEXP: maximum and sum) is
+ * gathered and merged in rank order, in chunks of max_outputs outputs as
+ * cured_comm_reduce_axes_async(), and ddof applies at the final write. The
+ * same bits on every rank and run to run; with one rank and at most
+ * max_outputs outputs, the bits of cured_reduce_axes_stats_async() (in
+ * chunks, each chunk is planned on its own and may merge in another order:
+ * equal up to rounding).
+ * \param cc         the communicator.
+ * \param op         CURED_OP_MEAN, VAR, STD, MEAN_VAR or LOGSUMEXP.
+ * \param in         device pointer to the slab's element (0, ..., 0).
+ * \param in_type    element type.
+ * \param in_layout  the slab's layout (extents equal on every rank except axis 0's).
+ * \param axes       reduced axes; bit 0 must be set.
+ * \param ddof       delta degrees of freedom (finite, >= 0; MEAN and LOGSUMEXP ignore it).
+ * \param out        device pointer to the dense results (MEAN_VAR: two values per output).
+ * \param out_type   FLOAT32 or FLOAT64.
+ * \param flags      0 or CURED_COMM_BITWISE (the path is the same).
+ * \param stream     CUstream or cudaStream_t.
+ * \return as cured_comm_reduce_axes_async(); CURED_ERROR_INVALID_VALUE for
+ *         another operator or a negative or non-finite ddof.
+ * \par Thread safety
+ * As cured_comm_reduce_async().
+ */
+CURED_EXPORT cured_status cured_comm_reduce_axes_stats_async(cured_comm cc, cured_op op, const void *in,
+                                                             cured_type in_type, const cured_layout *in_layout,
+                                                             uint32_t axes, double ddof, void *out,
+                                                             cured_type out_type, unsigned flags,
+                                                             struct CUstream_st *stream);
 
 /** @} */
 

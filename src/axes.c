@@ -256,12 +256,8 @@ cured_status cr_axes_request(cured_handle h, cured_op op, const void *in, cured_
     if (r->ninputs != 1)
         return cr_fail(CURED_ERROR_INVALID_VALUE, "CURED_OP_%s takes two inputs; axis and segmented reductions take one",
                        cr_op(op)->name);
-    if (state) { /* results are state records (comm_axes.c) */
-        if (cr_op(op)->flags & CR_OP_STATS)
-            return cr_fail(CURED_ERROR_NOT_SUPPORTED, "CURED_OP_%s is not offered along axes across ranks yet",
-                           cr_op(op)->name);
+    if (state) /* results are state records (comm_axes.c) */
         cr_request_state(r);
-    }
     return cr_axes_layout(h, in, lay, axes, out, out_lay, r, g, whole);
 }
 

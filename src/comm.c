@@ -151,14 +151,15 @@ static cured_status check(cured_comm cc, const char *call, cured_op op, const vo
     if (st != CURED_SUCCESS)
         return st;
     if (r->ninputs != 1)
-        return cr_fail(CURED_ERROR_INVALID_VALUE, "%s: CURED_OP_%s takes two inputs", call, cr_op(op)->name);
+        return cr_fail(CURED_ERROR_INVALID_VALUE, "%s: CURED_OP_%s takes two inputs: use cured_comm_dot%s()", call,
+                       cr_op(op)->name, strcmp(call, "cured_comm_reduce") == 0 ? "" : "_async");
     if (flags != 0)
         return cr_fail(CURED_ERROR_INVALID_VALUE, "%s: unknown flags 0x%x", call, flags);
     return CURED_SUCCESS;
 }
 
-/* The input's range and a device output's (NULL: ours), before anything is compiled. */
-static cured_status check_memory(cured_comm cc, const struct cr_request *r, const void *in, size_t n, const void *out)
+cured_status cr_comm_check_memory(cured_comm cc, const struct cr_request *r, const void *in, const void *in2,
+                                  size_t n, const void *out)
 {
     CUcontext saved;
     cured_status st = cr_enter(cc->h, &saved);
@@ -166,23 +167,17 @@ static cured_status check_memory(cured_comm cc, const struct cr_request *r, cons
         return st;
     if (n > 0)
         st = cr_check_device_range(cc->h, in, n * cr_type_size(r->in), "input");
+    if (st == CURED_SUCCESS && n > 0 && in2 != NULL)
+        st = cr_check_device_range(cc->h, in2, n * cr_type_size(r->in), "second input (y)");
     if (st == CURED_SUCCESS && out != NULL)
         st = cr_check_device_range(cc->h, out, r->acc.result_size, "output");
     cr_leave(cc->h, saved);
     return st;
 }
 
-/* The state kernel, launched with the grid of the plain request's kernel: the
- * grid fixes the order of the partials, so one rank gives exactly the bits of
- * cured_reduce_async (the state kernel's occupancy may differ by a register). */
-struct state_target {
-    const struct cr_request *state, *plain;
-    struct cr_kernel k;
-};
-
-static cured_status state_target(cured_handle h, const void *arg, struct cr_target *t)
+cured_status cr_comm_state_target(cured_handle h, const void *arg, struct cr_target *t)
 {
-    struct state_target *s = (struct state_target *)(uintptr_t)arg;
+    struct cr_comm_state_target *s = (struct cr_comm_state_target *)(uintptr_t)arg;
     const struct cr_loaded *ls, *lp;
     cured_status st = cr_loaded_get(h, s->state, &ls);
     if (st == CURED_SUCCESS)
@@ -198,17 +193,27 @@ static cured_status state_target(cured_handle h, const void *arg, struct cr_targ
     return CURED_SUCCESS;
 }
 
-/* Local state, gather, combine into out (a device pointer, checked by the caller or ours). */
-static cured_status run(cured_comm cc, const struct cr_request *r, const void *in, size_t n, CUdeviceptr out,
-                        CUstream s)
+cured_status cr_comm_run(cured_comm cc, const struct cr_request *r, const void *in, const void *in2, size_t n,
+                         CUdeviceptr out, CUstream s)
 {
     struct cr_request sr = *r;
     cr_request_state(&sr);
     cured_status st = cr_comm_prepare(cc, r);
     if (st == CURED_SUCCESS)
-        st = cr_reduce_run(cc->h, &sr, in, NULL, n, (void *)(uintptr_t)cr_comm_mine(cc, &sr, 1), 0, s, state_target,
-                           &(struct state_target){&sr, r, {0}});
+        st = cr_reduce_run(cc->h, &sr, in, in2, n, (void *)(uintptr_t)cr_comm_mine(cc, &sr, 1), 0, s,
+                           cr_comm_state_target, &(struct cr_comm_state_target){&sr, r, {0}});
     return st != CURED_SUCCESS ? st : cr_comm_finish(cc, r, 1, out, s, NULL, NULL);
+}
+
+cured_status cr_comm_sync(cured_comm cc, const struct cr_request *r, const void *in, const void *in2, size_t n,
+                          void *host_out, CUstream s)
+{
+    struct cr_request sr = *r;
+    cr_request_state(&sr);
+    cured_status st = cr_comm_check_memory(cc, r, in, in2, n, NULL);
+    if (st == CURED_SUCCESS)
+        st = cr_comm_run(cc, r, in, in2, n, cc->result, s);
+    return st != CURED_SUCCESS ? st : cr_comm_read_back(cc, r, cr_state_slot(&sr), host_out, s);
 }
 
 CR_API cured_status cured_comm_reduce_async(cured_comm cc, cured_op op, const void *in, cured_type in_type,
@@ -219,9 +224,9 @@ CR_API cured_status cured_comm_reduce_async(cured_comm cc, cured_op op, const vo
     cured_status st = check(cc, "cured_comm_reduce_async", op, in, in_type, n_local, out, out_type, flags, &r);
     if (st != CURED_SUCCESS)
         return st;
-    return (st = check_memory(cc, &r, in, n_local, out)) != CURED_SUCCESS
+    return (st = cr_comm_check_memory(cc, &r, in, NULL, n_local, out)) != CURED_SUCCESS
                ? st
-               : run(cc, &r, in, n_local, (CUdeviceptr)(uintptr_t)out, stream);
+               : cr_comm_run(cc, &r, in, NULL, n_local, (CUdeviceptr)(uintptr_t)out, stream);
 }
 
 /* The synchronous call's statuses, from the result and the gathered counts (as cured_reduce's). */
@@ -242,14 +247,9 @@ static cured_status sync_status(const struct cr_request *r, uint64_t total, cons
 CR_API cured_status cured_comm_reduce(cured_comm cc, cured_op op, const void *in, cured_type in_type, size_t n_local,
                                       void *host_out, cured_type out_type, unsigned flags, struct CUstream_st *stream)
 {
-    struct cr_request r, sr;
+    struct cr_request r;
     cured_status st = check(cc, "cured_comm_reduce", op, in, in_type, n_local, host_out, out_type, flags, &r);
-    if (st != CURED_SUCCESS || (st = check_memory(cc, &r, in, n_local, NULL)) != CURED_SUCCESS ||
-        (st = run(cc, &r, in, n_local, cc->result, stream)) != CURED_SUCCESS)
-        return st;
-    sr = r;
-    cr_request_state(&sr);
-    return cr_comm_read_back(cc, &r, cr_state_slot(&sr), host_out, stream);
+    return st != CURED_SUCCESS ? st : cr_comm_sync(cc, &r, in, NULL, n_local, host_out, stream);
 }
 
 cured_status cr_comm_read_back(cured_comm cc, const struct cr_request *r, size_t slot, void *host_out, CUstream s)

@@ -1,4 +1,4 @@
-/* A communicator's side of cured (comm.c, comm_axes.c): shared declarations. */
+/* A communicator's side of cured (comm.c, comm_axes.c, comm_stats.c, comm_custom.c): shared declarations. */
 #ifndef CURED_COMM_H
 #define CURED_COMM_H
 
@@ -38,6 +38,27 @@ cured_status cr_comm_prepare(cured_comm cc, const struct cr_request *r);
  * kernel that target gives (NULL: the built-in combine request of r). */
 cured_status cr_comm_finish(cured_comm cc, const struct cr_request *r, uint64_t nout, CUdeviceptr out, CUstream s,
                             cr_target_fn target, const void *arg);
+/* The input ranges (in2: DOT's y, or NULL) and a device output's (NULL:
+ * ours), before anything is compiled. */
+cured_status cr_comm_check_memory(cured_comm cc, const struct cr_request *r, const void *in, const void *in2,
+                                  size_t n, const void *out);
+/* The state kernel of a whole-array request, launched with the grid of the
+ * plain request's kernel: the grid fixes the order of the partials, so one
+ * rank gives exactly the bits of the single-GPU call (the state kernel's
+ * occupancy may differ by a register). A cr_target_fn; arg: this struct. */
+struct cr_comm_state_target {
+    const struct cr_request *state, *plain;
+    struct cr_kernel k;
+};
+cured_status cr_comm_state_target(cured_handle h, const void *arg, struct cr_target *t);
+/* A checked whole-array request r (in2: DOT's y): this rank's state, the
+ * gather and the combine into out (a device pointer, checked, or ours). */
+cured_status cr_comm_run(cured_comm cc, const struct cr_request *r, const void *in, const void *in2, size_t n,
+                         CUdeviceptr out, CUstream s);
+/* The synchronous whole-array call: ranges, cr_comm_run into our result,
+ * cr_comm_read_back into host_out. */
+cured_status cr_comm_sync(cured_comm cc, const struct cr_request *r, const void *in, const void *in2, size_t n,
+                          void *host_out, CUstream s);
 /* The synchronous calls' end: wait, read the result (result_size bytes of r)
  * and the counts back, apply cured_reduce()'s statuses, write host_out. */
 cured_status cr_comm_read_back(cured_comm cc, const struct cr_request *r, size_t slot, void *host_out, CUstream s);

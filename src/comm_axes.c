@@ -1,7 +1,8 @@
 /*
  * Axis reductions whose axis 0 is sharded over a communicator's ranks
- * (cured_comm_reduce_axes_async): ncclAllReduce of the local results where
- * NCCL computes the operator itself, else the state records of each output
+ * (cured_comm_reduce_axes_async; cured_comm_reduce_axes_stats_async with a
+ * ddof): ncclAllReduce of the local results where NCCL computes the operator
+ * itself, else the state records of each output (a statistic's: its state)
  * gathered and combined as comm.c does, in chunks that fit the buffers.
  */
 #include "comm.h"
@@ -34,7 +35,9 @@ static int nccl_maps(const struct cr_request *r, int *type, int *op)
     return 1;
 }
 
-/* One chunk: the slab's states into this rank's records, then gather and combine. */
+/* One chunk: the slab's states into this rank's records, then gather and
+ * combine. A view that is one contiguous result takes the state kernel with
+ * the plain kernel's grid (comm.c), as cured_reduce_axes_async's does. */
 static cured_status chunk(cured_comm cc, cured_op op, const void *in, cured_type in_type, const cured_layout *lay,
                           uint32_t axes, cured_type out_type, const struct cr_request *plain, uint64_t nout,
                           CUdeviceptr out, CUstream s)
@@ -50,37 +53,46 @@ static cured_status chunk(cured_comm cc, cured_op op, const void *in, cured_type
                                       NULL, 1, &sr, &g, &whole);
     if (st != CURED_SUCCESS)
         return st;
-    if (whole)
-        st = cr_reduce_run(cc->h, &sr, in, NULL, (size_t)g.len, (void *)(uintptr_t)mine, 0, s, cr_builtin_target,
-                           &sr);
-    else {
-        struct cr_args a = {in, NULL, 0, mine, 0, &g, 0.0, NULL};
+    sr.ddof = plain->ddof;
+    if (whole) {
+        struct cr_request p = sr; /* the plain whole request: as cr_request_state found it */
+        p.state = 0;
+        p.acc.result_size = plain->acc.result_size;
+        p.acc.result_align = plain->acc.result_align;
+        st = cr_reduce_run(cc->h, &sr, in, NULL, (size_t)g.len, (void *)(uintptr_t)mine, 0, s, cr_comm_state_target,
+                           &(struct cr_comm_state_target){&sr, &p, {0}});
+    } else {
+        struct cr_args a = {in, NULL, 0, mine, 0, &g, sr.ddof, NULL};
         st = cr_reduce_run_many(cc->h, &a, s, cr_builtin_target, &sr);
     }
     return st != CURED_SUCCESS ? st : cr_comm_finish(cc, plain, nout, out, s, NULL, NULL);
 }
 
-CR_API cured_status cured_comm_reduce_axes_async(cured_comm cc, cured_op op, const void *in, cured_type in_type,
-                                                 const cured_layout *lay, uint32_t axes, void *out,
-                                                 cured_type out_type, unsigned flags, struct CUstream_st *stream)
+/* Both calls; with_ddof == 0: cured_comm_reduce_axes_async (ddof 0). */
+static cured_status axes_run(cured_comm cc, const char *call, cured_op op, const void *in, cured_type in_type,
+                             const cured_layout *lay, uint32_t axes, int with_ddof, double ddof, void *out,
+                             cured_type out_type, unsigned flags, CUstream stream)
 {
     if (cc == NULL)
-        return cr_fail(CURED_ERROR_NULL_HANDLE, "cured_comm_reduce_axes_async: the communicator is NULL");
+        return cr_fail(CURED_ERROR_NULL_HANDLE, "%s: the communicator is NULL", call);
     if (flags & ~CURED_COMM_BITWISE)
-        return cr_fail(CURED_ERROR_INVALID_VALUE, "cured_comm_reduce_axes_async: unknown flags 0x%x", flags);
+        return cr_fail(CURED_ERROR_INVALID_VALUE, "%s: unknown flags 0x%x", call, flags);
     if (lay != NULL && (lay->rank < 1 || !(axes & 1u)))
         return cr_fail(CURED_ERROR_INVALID_VALUE, "the sharded axis 0 must exist and be reduced (rank %d, axes 0x%x)",
                        lay->rank, axes);
-    if ((unsigned)op < CURED_OP_COUNT && (cr_op(op)->flags & CR_OP_STATS))
-        return cr_fail(CURED_ERROR_NOT_SUPPORTED, "CURED_OP_%s is not offered along axes across ranks yet",
-                       cr_op(op)->name);
+    if (with_ddof && cr_op(op) == NULL)
+        return cr_fail(CURED_ERROR_INVALID_ENUM, "unknown operator %d", (int)op);
+    cured_status st = with_ddof ? cr_stats_check_ddof(call, op, ddof) : CURED_SUCCESS;
+    if (st != CURED_SUCCESS)
+        return st;
     struct cr_request r;
     struct cr_geometry g;
     memset(&g, 0, sizeof g);
     int whole = 0;
-    cured_status st = cr_axes_request(cc->h, op, in, in_type, lay, axes, out, out_type, NULL, 0, &r, &g, &whole);
+    st = cr_axes_request(cc->h, op, in, in_type, lay, axes, out, out_type, NULL, 0, &r, &g, &whole);
     if (st != CURED_SUCCESS || g.nout == 0)
         return st;
+    r.ddof = with_ddof ? ddof : 0.0;
     if ((uintptr_t)out % r.acc.result_align)
         return cr_fail(CURED_ERROR_MISALIGNED, "the output %p is not aligned to %zu bytes", out, r.acc.result_align);
     int ntype, nop;
@@ -118,4 +130,21 @@ CR_API cured_status cured_comm_reduce_axes_async(cured_comm cc, cured_op op, con
                    (CUdeviceptr)(uintptr_t)out + (CUdeviceptr)((uint64_t)i * inner * r.acc.result_size), stream);
     }
     return st;
+}
+
+CR_API cured_status cured_comm_reduce_axes_async(cured_comm cc, cured_op op, const void *in, cured_type in_type,
+                                                 const cured_layout *lay, uint32_t axes, void *out,
+                                                 cured_type out_type, unsigned flags, struct CUstream_st *stream)
+{
+    return axes_run(cc, "cured_comm_reduce_axes_async", op, in, in_type, lay, axes, 0, 0.0, out, out_type, flags,
+                    stream);
+}
+
+CR_API cured_status cured_comm_reduce_axes_stats_async(cured_comm cc, cured_op op, const void *in,
+                                                       cured_type in_type, const cured_layout *lay, uint32_t axes,
+                                                       double ddof, void *out, cured_type out_type, unsigned flags,
+                                                       struct CUstream_st *stream)
+{
+    return axes_run(cc, "cured_comm_reduce_axes_stats_async", op, in, in_type, lay, axes, 1, ddof, out, out_type,
+                    flags, stream);
 }

@@ -36,7 +36,10 @@ void cr_functor_cxx(const struct cr_request *r, char *buf, size_t cap)
     }
     const char *t = cr_type_cxx(r->in);
     const char *fa = r->acc.layout == CR_LAYOUT_VALUE ? a : cr_type_cxx(r->acc.scalar);
-    if (r->state) /* kernels-src/state.cuh: the record instead of the result */
+    if (r->state && (cr_op(r->op)->flags & CR_OP_STATS)) /* a statistic's record is its State struct */
+        snprintf(buf, cap, "Record<%s<%s, %s, %s>, %s<%s, %s, %s>::State, true>", cr_op(r->op)->functor, t, fa,
+                 cr_type_cxx(r->out), cr_op(r->op)->functor, t, fa, cr_type_cxx(r->out));
+    else if (r->state) /* kernels-src/state.cuh: the record instead of the result */
         snprintf(buf, cap, "Record<%s<%s, %s, %s>, %s, %s>", cr_op(r->op)->functor, t, fa, cr_type_cxx(r->out), a,
                  cr_state_raw(r) ? "true" : "false");
     else

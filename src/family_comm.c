@@ -15,7 +15,7 @@
 
 static int offers(const struct cr_request *r)
 {
-    return r->algo == CURED_ALGO_AUTO && r->shape == CR_SHAPE_COMBINE && r->ninputs == 1 && r->user == NULL;
+    return r->algo == CURED_ALGO_AUTO && r->shape == CR_SHAPE_COMBINE && r->user == NULL; /* DOT too: sums */
 }
 
 /* combine_states<Functor, Accumulator, RAW>, the accumulator named as the state records name it. */

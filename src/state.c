@@ -2,11 +2,14 @@
  * State records (kernels-src/state.cuh): what a state request writes, and
  * the rule by which gathered records combine (kernels-src/combine.cu runs
  * it on the device; cr_state_combine_host is the same rule on the host, for
- * the tests' integer oracles). A record is the element count (8 bytes), then
+ * the tests' oracles: integers, DOT's sums, and the moments' states merged by
+ * stats.cuh's formulas, transcribed). A record is the element count (8 bytes), then
  * the raw accumulator or, for MIN, MAX, MINMAX and ARG, the result itself.
  */
 #include "internal.h"
 
+#include <float.h>
+#include <math.h>
 #include <string.h>
 
 int cr_state_raw(const struct cr_request *r)
@@ -54,8 +57,13 @@ static int less(uint64_t a, uint64_t b, cured_type t)
     return cr_type(t)->cls == CR_SIGNED ? (int64_t)a < (int64_t)b : a < b;
 }
 
+static int stats_combine(const struct cr_request *r, const unsigned char *records, size_t stride, int nranks,
+                         void *out);
+
 int cr_state_combine_host(const struct cr_request *r, const void *records, size_t stride, int nranks, void *out)
 {
+    if (!r->state && (cr_op(r->op)->flags & CR_OP_STATS))
+        return stats_combine(r, records, stride, nranks, out);
     const struct cr_type_info *ti = cr_type(r->in);
     if (r->state || (ti->cls != CR_SIGNED && ti->cls != CR_UNSIGNED) || (cr_op(r->op)->flags & CR_OP_STATS) ||
         r->op == CURED_OP_NORM2)
@@ -73,6 +81,7 @@ int cr_state_combine_host(const struct cr_request *r, const void *records, size_
         uint64_t v = get(s + 8, st);
         switch (r->op) {
         case CURED_OP_SUM: case CURED_OP_SUM_SQUARES: case CURED_OP_SUM_ABS: case CURED_OP_COUNT_NONZERO:
+        case CURED_OP_DOT:
             acc = first ? v : acc + v; break;
         case CURED_OP_PRODUCT: acc = first ? v : acc * v; break;
         case CURED_OP_AND: acc = first ? v : acc & v; break;
@@ -110,6 +119,93 @@ int cr_state_combine_host(const struct cr_request *r, const void *records, size_
         put((unsigned char *)out + rs, r->out, hi);
     } else {
         put(out, r->out, acc);
+    }
+    return 1;
+}
+
+/* ---- the statistics' records on the host: stats.cuh's merges, transcribed ---- */
+static int finite_(double x)
+{
+    return fabs(x) < DBL_MAX; /* stats_finite: DBL_MAX counts as an overflow */
+}
+
+static void renorm(double *hi, double *lo)
+{
+    const double s = *hi + *lo, bb = s - *hi, e = (*hi - (s - bb)) + (*lo - bb);
+    *lo = finite_(s) ? e : 0.0;
+    *hi = s;
+}
+
+static struct cr_mv_state mv_merge(struct cr_mv_state a, struct cr_mv_state b)
+{
+    if (b.n == 0.0)
+        return a;
+    if (a.n == 0.0)
+        return b;
+    struct cr_mv_state r = {a.n + b.n, a.hi, b.hi, 0.0};
+    if (finite_(a.hi) && finite_(b.hi)) {
+        renorm(&r.hi, &r.lo);
+        r.lo += a.lo + b.lo;
+        renorm(&r.hi, &r.lo);
+        const double pb = b.hi * a.n, eb = fma(b.hi, a.n, -pb);
+        const double pa = a.hi * b.n, ea = fma(a.hi, b.n, -pa);
+        const double num = (pb - pa) + ((eb - ea) + (b.lo * a.n - a.lo * b.n));
+        r.m2 = a.m2 + b.m2 + num / (a.n * b.n) * (num / r.n);
+    } else {
+        r.hi = a.hi + b.hi;
+        r.lo = 0.0;
+        r.m2 = NAN;
+    }
+    return r;
+}
+
+struct cr_mv_state cr_mv_host(const double *x, size_t n)
+{
+    struct cr_mv_state s = {0.0, 0.0, 0.0, 0.0};
+    for (size_t i = 0; i < n; i++) /* map() then merge, as segmented.cu's columns */
+        s = mv_merge(s, (struct cr_mv_state){1.0, x[i], 0.0, finite_(x[i]) ? 0.0 : NAN});
+    return s;
+}
+
+static void put_real(void *out, size_t k, cured_type t, double v)
+{
+    if (t == CURED_TYPE_FLOAT32)
+        ((float *)out)[k] = (float)v;
+    else
+        ((double *)out)[k] = v;
+}
+
+/* MEAN, VAR, STD, MEAN_VAR records (count, then the state) in rank order, and MeanVarOf's write. */
+static int stats_combine(const struct cr_request *r, const unsigned char *records, size_t stride, int nranks,
+                         void *out)
+{
+    if (r->op == CURED_OP_LOGSUMEXP || (r->out != CURED_TYPE_FLOAT32 && r->out != CURED_TYPE_FLOAT64))
+        return 0;
+    struct cr_mv_state acc = {0.0, 0.0, 0.0, 0.0};
+    uint64_t total = 0;
+    for (int k = 0; k < nranks; k++) {
+        const unsigned char *s = records + (size_t)k * stride;
+        uint64_t n;
+        struct cr_mv_state v;
+        memcpy(&n, s, 8);
+        memcpy(&v, s + 8, sizeof v);
+        if (n == 0)
+            continue;
+        acc = total == 0 ? v : mv_merge(acc, v);
+        total += n;
+    }
+    double mean = NAN, var = NAN;
+    if (acc.n > 0.0) {
+        const double q = acc.hi / acc.n;
+        mean = finite_(q) ? q + (fma(-q, acc.n, acc.hi) + acc.lo) / acc.n : q;
+    }
+    if (acc.n - r->ddof > 0.0)
+        var = acc.m2 / (acc.n - r->ddof);
+    switch (r->op) {
+    case CURED_OP_MEAN: put_real(out, 0, r->out, mean); break;
+    case CURED_OP_VAR: put_real(out, 0, r->out, var); break;
+    case CURED_OP_STD: put_real(out, 0, r->out, sqrt(var)); break;
+    default: put_real(out, 0, r->out, mean); put_real(out, 1, r->out, var); break;
     }
     return 1;
 }

@@ -5,15 +5,20 @@
  * the host to its record, the records combined by cr_state_combine_host,
  * against the host reduction of the whole array: the rule that
  * kernels-src/combine.cu runs (test-gpu-nccl checks the device against
- * cured_reduce_async). Then every state and combine kernel of every
- * offered (operator, type) with its default result, and a segmented state
- * kernel of int32 and float32 inputs, compiles with NVRTC for sm_90
+ * cured_reduce_async). DOT's partial sums likewise; the moments' states
+ * (MEAN, VAR, STD, MEAN_VAR with ddof 0, 1, 2, 0.5) merged by stats.cuh's
+ * formulas against a long double two-pass, for shards about far-apart
+ * means, of one element or none, with an inf, or n <= ddof. Then every
+ * state and combine kernel of every offered (operator, type) with its
+ * default result (DOT's too), and a segmented state kernel of int32 and
+ * float32 inputs (the statistics' included), compiles with NVRTC for sm_90
  * (skipped without NVRTC; CURED_TEST_FULL=1: every result type and
  * input, as the GPU host runs it; CURED_TEST_QUICK=1: a quarter).
  */
 #include "api_test.h"
 #include "../tools/pool.h"
 
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -48,7 +53,8 @@ static int lt(cured_type t, uint64_t a, uint64_t b)
 
 /* The host reduction of x[0..n) as the record's state (raw: in the
  * accumulator's scalar) or result; *v2 the max for MINMAX, *idx the ARG index. */
-static uint64_t reduce(const struct cr_request *r, const void *x, size_t n, uint64_t *v2, int64_t *idx)
+static uint64_t reduce(const struct cr_request *r, const void *x, const void *y, size_t n, uint64_t *v2,
+                       int64_t *idx)
 {
     uint64_t a = 0, b = 0;
     *idx = -1;
@@ -56,6 +62,7 @@ static uint64_t reduce(const struct cr_request *r, const void *x, size_t n, uint
         uint64_t v = get(r->in, x, i);
         switch (r->op) {
         case CURED_OP_SUM: a += v; break;
+        case CURED_OP_DOT: a += v * get(r->in, y, i); break; /* wraps as the 64-bit (or narrower) sum */
         case CURED_OP_PRODUCT: a = i ? a * v : v; break;
         case CURED_OP_AND: a = i ? a & v : v; break;
         case CURED_OP_OR: a |= v; break;
@@ -81,7 +88,7 @@ static void put(void *p, size_t size, uint64_t v)
 
 static const cured_op ops[] = {CURED_OP_SUM, CURED_OP_PRODUCT, CURED_OP_MIN, CURED_OP_MAX, CURED_OP_MINMAX,
                                CURED_OP_ARGMIN, CURED_OP_ARGMAX, CURED_OP_AND, CURED_OP_OR, CURED_OP_XOR,
-                               CURED_OP_COUNT_NONZERO};
+                               CURED_OP_COUNT_NONZERO, CURED_OP_DOT};
 static const struct { cured_type in, out; } types[] = {
     {CURED_TYPE_INT32, CURED_TYPE_INT64}, {CURED_TYPE_INT8, CURED_TYPE_INT8}, {CURED_TYPE_UINT8, CURED_TYPE_UINT8},
     {CURED_TYPE_INT32, CURED_TYPE_INT32}, {CURED_TYPE_UINT32, CURED_TYPE_UINT64}, {CURED_TYPE_INT64, CURED_TYPE_INT64}};
@@ -101,11 +108,12 @@ START_TEST(test_host_combine)
         return; /* e.g. not offered for this pair */
     rng += (uint64_t)_i * 7919;
     const size_t es = cr_type_size(in);
-    static unsigned char x[N * 8];
+    static unsigned char x[N * 8], y[N * 8];
     const uint64_t span = 1 + next() % 7; /* few distinct values: ties everywhere */
     for (size_t i = 0; i < N; i++) {
         uint64_t v = (op == CURED_OP_PRODUCT ? 1 + next() % 3 : next() % span) - (in == CURED_TYPE_INT8 ? 3 : 0);
         put(x + i * es, es, v);
+        put(y + i * es, es, next() % 5 - 2); /* DOT's second input: signs too */
     }
     /* Cuts: some at 0 (empty first shards), some equal (empty middle ones). */
     const int nranks = 1 + (int)(next() % MAXR);
@@ -123,7 +131,7 @@ START_TEST(test_host_combine)
         unsigned char *s = rec + (size_t)k * slot;
         uint64_t n = cut[k + 1] - cut[k], hi;
         int64_t idx;
-        uint64_t v = reduce(&r, x + cut[k] * es, (size_t)n, &hi, &idx);
+        uint64_t v = reduce(&r, x + cut[k] * es, y + cut[k] * es, (size_t)n, &hi, &idx);
         memcpy(s, &n, 8);
         if (r.acc.layout == CR_LAYOUT_ARG) {
             memcpy(s + 8, &idx, 8);
@@ -141,7 +149,7 @@ START_TEST(test_host_combine)
                   cured_type_name(in), cured_type_name(out));
     uint64_t hi;
     int64_t idx;
-    uint64_t v = reduce(&r, x, N, &hi, &idx);
+    uint64_t v = reduce(&r, x, y, N, &hi, &idx);
     if (r.acc.layout == CR_LAYOUT_ARG) {
         memcpy(want, &idx, 8);
         put(want + 8, rs, v);
@@ -152,6 +160,94 @@ START_TEST(test_host_combine)
     }
     ck_assert_msg(memcmp(got, want, r.acc.result_size) == 0, "%s %s->%s over %d ranks: combined != whole",
                   cured_op_name(op), cured_type_name(in), cured_type_name(out), nranks);
+}
+END_TEST
+
+/* The moments' records (count, then the state) cut at random points, some
+ * shards empty or of one element, merged in rank order, against a long
+ * double two-pass over the whole array. Loop index: op x ddof x data. */
+static const cured_op stat_ops[] = {CURED_OP_MEAN, CURED_OP_VAR, CURED_OP_STD, CURED_OP_MEAN_VAR};
+static const double ddofs[] = {0, 1, 2, 0.5};
+#define NDATA 6
+
+START_TEST(test_stats_combine)
+{
+    const cured_op op = stat_ops[_i / (4 * NDATA * 2)];
+    const double ddof = ddofs[_i / (NDATA * 2) % 4];
+    const int data = _i / 2 % NDATA;
+    const cured_type out = _i % 2 ? CURED_TYPE_FLOAT32 : CURED_TYPE_FLOAT64;
+    struct cr_request r;
+    ck_assert_int_eq(cr_request_make(op, CURED_ALGO_AUTO, out, out, &r), CURED_SUCCESS); /* float32 data: rounded */
+    r.ddof = ddof;
+    rng += (uint64_t)_i * 104729;
+    static double x[N];
+    /* 0: mean 1e8, std ~1; 1: each shard about its own mean (1e6 apart);
+     * 2: magnitudes of 1e-30; 3: most shards empty or of one element;
+     * 4: an inf (NaN variance); 5: at most 3 elements in all (n <= ddof). */
+    const size_t n = data == 5 ? next() % 4 : N;
+    for (size_t i = 0; i < n; i++) {
+        const double u = (double)(next() >> 11) / 9007199254740992.0 - 0.5;
+        x[i] = data == 0 ? 1e8 + u : data == 1 ? u : data == 2 ? 1e-30 * u : 3 * u + 7;
+    }
+    if (data == 4)
+        x[next() % N] = next() % 2 ? INFINITY : -INFINITY;
+    for (size_t i = 0; i < n && out == CURED_TYPE_FLOAT32; i++)
+        x[i] = (float)x[i];
+    const int nranks = 1 + (int)(next() % MAXR);
+    size_t cut[MAXR + 1] = {0};
+    for (int k = 1; k < nranks; k++)
+        cut[k] = data == 3           ? cut[k - 1] + next() % 2
+                 : next() % 3 == 0 ? cut[k - 1]
+                                   : cut[k - 1] + next() % (n - cut[k - 1] + 1);
+    cut[nranks] = n;
+    if (data == 1)
+        for (int k = 0; k < nranks; k++)
+            for (size_t i = cut[k]; i < cut[k + 1]; i++)
+                x[i] += 1e6 * (k % 3);
+    struct cr_request sr = r;
+    cr_request_state(&sr);
+    const size_t slot = cr_state_slot(&sr);
+    ck_assert_uint_eq(slot, 8 + sizeof(struct cr_mv_state));
+    unsigned char rec[MAXR * 40];
+    memset(rec, 0xa5, sizeof rec);
+    for (int k = 0; k < nranks; k++) {
+        const uint64_t c = cut[k + 1] - cut[k];
+        const struct cr_mv_state st = cr_mv_host(x + cut[k], (size_t)c);
+        memcpy(rec + (size_t)k * slot, &c, 8);
+        memcpy(rec + (size_t)k * slot + 8, &st, sizeof st);
+    }
+    unsigned char got[16];
+    memset(got, 0x5a, sizeof got);
+    ck_assert(cr_state_combine_host(&r, rec, slot, nranks, got));
+    long double sum = 0, m2 = 0;
+    int inf = 0;
+    for (size_t i = 0; i < n; i++)
+        sum += x[i], inf |= isinf(x[i]);
+    const long double mean = n ? sum / n : NAN;
+    for (size_t i = 0; i < n; i++)
+        m2 += (x[i] - mean) * (x[i] - mean);
+    const double want_mean = (double)mean, want_var = inf || !(n > ddof) ? NAN : (double)(m2 / (n - ddof));
+    double want[2] = {op == CURED_OP_VAR ? want_var : op == CURED_OP_STD ? sqrt(want_var) : want_mean, want_var};
+    for (int k = 0; k < (op == CURED_OP_MEAN_VAR ? 2 : 1); k++) {
+        double g;
+        if (out == CURED_TYPE_FLOAT32) {
+            float f;
+            memcpy(&f, got + 4 * k, 4);
+            g = f;
+            want[k] = (float)want[k]; /* the variance of data 2 underflows float32 */
+        } else {
+            memcpy(&g, got + 8 * k, 8);
+        }
+        /* float64: the merges' rounding (~n ulps of m2); float32: one float ulp. */
+        const double tiny = out == CURED_TYPE_FLOAT32 ? 1e-45 : 0.0; /* float32's subnormals */
+        const int is_mean = k == 0 && op != CURED_OP_VAR && op != CURED_OP_STD;
+        const double tol = out == CURED_TYPE_FLOAT32 ? 1.2e-7 : is_mean ? 4e-16 : 1e-11;
+        const int ok = isnan(want[k])   ? isnan(g)
+                       : isinf(want[k]) ? g == want[k]
+                                        : fabs(g - want[k]) <= tol * fabs(want[k]) + tiny;
+        ck_assert_msg(ok, "%s ddof %g data %d %s, %d ranks, n %zu: value %d is %.17g, want %.17g", cured_op_name(op),
+                      ddof, data, cured_type_name(out), nranks, n, k, g, want[k]);
+    }
 }
 END_TEST
 
@@ -199,7 +295,7 @@ START_TEST(test_units_compile)
             for (int out = 0; out < CURED_TYPE_COUNT; out++) {
                 struct cr_request r;
                 cured_type def;
-                if (op == CURED_OP_DOT || !cr_op_accumulator((cured_op)op, (cured_type)in, (cured_type)out, NULL) ||
+                if (!cr_op_accumulator((cured_op)op, (cured_type)in, (cured_type)out, NULL) ||
                     (!all && (cured_default_result((cured_op)op, (cured_type)in, &def) != CURED_SUCCESS ||
                               (int)def != out)) ||
                     seen++ % every != 0)
@@ -213,7 +309,7 @@ START_TEST(test_units_compile)
                 seg.shape = seen % 2 ? CR_SHAPE_STRIDED : CR_SHAPE_ROWS_SPLIT;
                 const struct cr_request *reqs[3] = {&s, &c, &seg};
                 const int seg_too = all || in == CURED_TYPE_INT32 || in == CURED_TYPE_FLOAT32;
-                const int nreq = cr_op(r.op)->flags & CR_OP_STATS || !seg_too ? 2 : 3; /* no statistics along axes */
+                const int nreq = r.ninputs == 2 || !seg_too ? 2 : 3; /* DOT: no axes */
                 for (int k = 0; k < nreq; k++) {
                     ck_assert_uint_lt(j.n, MAX_UNITS);
                     cr_family_for(reqs[k])->build(reqs[k], &j.units[j.n++]);
@@ -232,6 +328,7 @@ int main(void)
     TCase *tc = tcase_create("host");
     const int nt = (int)(sizeof types / sizeof *types), nops = (int)(sizeof ops / sizeof *ops);
     tcase_add_loop_test(tc, test_host_combine, 0, nops * nt * 8);
+    tcase_add_loop_test(tc, test_stats_combine, 0, 4 * 4 * NDATA * 2);
     suite_add_tcase(s, tc);
     TCase *jit = tcase_create("compile");
     tcase_set_timeout(jit, 600);

@@ -12,7 +12,6 @@
  * Each test runs in its own process (Check's fork mode).
  */
 #include "api_test.h"
-#include "nccl_lib.h"
 
 #ifdef HAVE_NCCL_H /* its old-style declarations (ncclGroupStart()) are not ours to fix */
 #pragma GCC diagnostic push
@@ -27,62 +26,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-struct fake_nccl_call {
-    const char *what;
-    const void *send;
-    void *recv;
-    size_t count;
-    int type, op;
-};
-
-static const char *fake_driver, *fake_nccl;
-static void *(*fake_alloc)(size_t bytes, int sized, size_t gap_after);
-static int (*fake_launches)(void);
-static int (*nccl_calls)(const struct fake_nccl_call **out);
-#define FAKE_COMM ((struct ncclComm *)(uintptr_t)0x1000)
-
-static void expect(cured_status got, cured_status want, const char *what)
-{
-    ck_assert_msg(got == want, "%s: got %s, want %s: %s", what, cured_status_string(got), cured_status_string(want),
-                  cured_last_error());
-}
-
-static cured_handle fake_handle(int nvrtc)
-{
-    ck_assert_int_eq(setenv("FAKECUDA_DEVICE", "1", 1), 0);
-    ck_assert_int_eq(setenv("CURED_CUDA_DRIVER_LIBRARY", fake_driver, 1), 0);
-    if (!nvrtc)
-        no_nvrtc();
-    cured_handle h = NULL;
-    expect(cured_create(0, &h), CURED_SUCCESS, "cured_create with the fake device");
-    void *lib = dlopen(fake_driver, RTLD_NOW | RTLD_NOLOAD);
-    ck_assert_ptr_nonnull(lib);
-    *(void **)&fake_alloc = dlsym(lib, "fake_alloc");
-    *(void **)&fake_launches = dlsym(lib, "fake_launches");
-    ck_assert(fake_alloc && fake_launches);
-    return h;
-}
-
-/* The fake NCCL (ranks, rank) and a communicator on h. */
-static cured_comm fake_comm(cured_handle h, const char *nranks, const char *rank, size_t max_outputs)
-{
-    ck_assert_int_eq(setenv("CURED_NCCL_LIBRARY", fake_nccl, 1), 0);
-    ck_assert_int_eq(setenv("FAKENCCL_NRANKS", nranks, 1), 0);
-    ck_assert_int_eq(setenv("FAKENCCL_RANK", rank, 1), 0);
-    cured_comm cc = NULL;
-    expect(cured_comm_create(h, FAKE_COMM, max_outputs, &cc), CURED_SUCCESS, "cured_comm_create");
-    void *lib = dlopen(fake_nccl, RTLD_NOW | RTLD_NOLOAD);
-    ck_assert_ptr_nonnull(lib);
-    *(void **)&nccl_calls = dlsym(lib, "fake_nccl_calls");
-    ck_assert_ptr_nonnull(nccl_calls);
-    return cc;
-}
-
-static int ncalls(void)
-{
-    const struct fake_nccl_call *c;
-    return nccl_calls(&c);
-}
+#include "comm_fake.h"
 
 /* src/nccl_lib.h's ABI values against NCCL's own header, where configure found it. */
 START_TEST(test_abi_values)
@@ -206,8 +150,6 @@ START_TEST(test_arguments)
            "axes flags");
     expect(cured_comm_reduce_axes_async(cc, CURED_OP_SUM, x, I, NULL, 1, out, L, 0, NULL), CURED_ERROR_NULL_POINTER,
            "NULL layout");
-    expect(cured_comm_reduce_axes_async(cc, CURED_OP_MEAN, x, I, &lay, 1, out, CURED_TYPE_FLOAT64, 0, NULL),
-           CURED_ERROR_NOT_SUPPORTED, "MEAN along axes");
     expect(cured_comm_reduce_axes_async(NULL, CURED_OP_SUM, x, I, &lay, 1, out, L, 0, NULL), CURED_ERROR_NULL_HANDLE,
            "axes NULL comm");
     ck_assert_int_eq(fake_launches(), 0);
@@ -222,15 +164,6 @@ START_TEST(test_arguments)
     ck_assert_int_eq(cured_destroy(h), CURED_SUCCESS);
 }
 END_TEST
-
-static int have_nvrtc(void)
-{
-    int major, minor;
-    if (cured_nvrtc_version(&major, &minor) == CURED_SUCCESS)
-        return 1;
-    printf("skipped: no NVRTC (%s)\n", cured_last_error());
-    return 0;
-}
 
 /* Rank 1 of 3: its record goes at 1 * count of the buffer, gathered in place. */
 START_TEST(test_call_path)

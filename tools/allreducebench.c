@@ -25,7 +25,9 @@ static const char usage_text[] =
     "usage: cured bench allreduce [--iters K] [--device D]\n"
     "The cost of cured_comm_reduce_async (local state, one ncclAllGather, the\n"
     "combine kernel) over cured_reduce_async of the same shard, for int32 SUM and\n"
-    "float32 ARGMAX at 1 Ki, 1 Mi and 64 Mi elements, beside NCCL's 8-byte\n"
+    "float32 ARGMAX at 1 Ki, 1 Mi and 64 Mi elements (and float32 DOT, x . x,\n"
+    "and VAR with ddof 1 at 1 Mi: cured_comm_dot_async, cured_comm_reduce_stats_async\n"
+    "against cured_dot_async, cured_reduce_stats_async), beside NCCL's 8-byte\n"
     "ncclAllReduce on the same communicator; then the 4 GiB int32 sum through the\n"
     "communicator. One process, a 1-rank communicator on device D (ncclCommInitAll):\n"
     "the multi-GPU split needs several GPUs. Each cell: the median of K calls, each\n"
@@ -51,9 +53,18 @@ struct call {
 static int issue(struct call *c)
 {
     switch (c->kind) {
-    case 0:
+    case 0: /* DOT: x . x; VAR: ddof 1 */
+        if (c->op == CURED_OP_DOT)
+            return cured_dot_async(c->g->h, c->x, c->x, c->in, c->n, c->dst, c->out, c->g->stream);
+        if (c->op == CURED_OP_VAR)
+            return cured_reduce_stats_async(c->g->h, c->op, c->x, c->in, c->n, 1.0, c->dst, c->out, c->g->stream);
         return cured_reduce_async(c->g->h, c->op, CURED_ALGO_AUTO, c->x, c->in, c->n, c->dst, c->out, c->g->stream);
     case 1:
+        if (c->op == CURED_OP_DOT)
+            return cured_comm_dot_async(c->cc, c->x, c->x, c->in, c->n, c->dst, c->out, 0, c->g->stream);
+        if (c->op == CURED_OP_VAR)
+            return cured_comm_reduce_stats_async(c->cc, c->op, c->x, c->in, c->n, 1.0, c->dst, c->out, 0,
+                                                 c->g->stream);
         return cured_comm_reduce_async(c->cc, c->op, c->x, c->in, c->n, c->dst, c->out, 0, c->g->stream);
     default:
         return c->allreduce(c->x, c->dst, 1, 4 /* ncclInt64 */, 0 /* ncclSum */, c->nccl, c->g->stream) ? -1 : 0;
@@ -137,6 +148,8 @@ int cmd_bench_allreduce(int argc, char **argv)
         {CURED_OP_ARGMAX, CURED_TYPE_FLOAT32, CURED_TYPE_FLOAT32, 1024},
         {CURED_OP_ARGMAX, CURED_TYPE_FLOAT32, CURED_TYPE_FLOAT32, (size_t)1 << 20},
         {CURED_OP_ARGMAX, CURED_TYPE_FLOAT32, CURED_TYPE_FLOAT32, (size_t)1 << 26},
+        {CURED_OP_DOT, CURED_TYPE_FLOAT32, CURED_TYPE_FLOAT32, (size_t)1 << 20},
+        {CURED_OP_VAR, CURED_TYPE_FLOAT32, CURED_TYPE_FLOAT64, (size_t)1 << 20},
         {CURED_OP_SUM, CURED_TYPE_INT32, CURED_TYPE_INT64, BIG},
     };
     int all_ok = nccl8 > 0;
