@@ -1,0 +1,114 @@
+// LOGSUMEXP in one pass (the statistics kernel, kernels-src/stats.cu, and
+// segmented.cu): a running maximum and the sum of exponentials below it,
+// merged in a fixed order. Functors take <element T, precision P, result R>.
+#ifndef CURED_LOGSUMEXP_CUH
+#define CURED_LOGSUMEXP_CUH
+
+#include "common.cuh"
+
+// ---- logsumexp --------------------------------------------------------------
+// State: the maximum m and s = sum of exp(x - m) (each term <= 1, the
+// maximum's exactly 1). Merging keeps the larger maximum and scales the
+// other sum by exp(difference), in float64. NaN propagates; +inf gives +inf;
+// all -inf (and n == 0) gives -inf, as scipy.special.logsumexp.
+struct LseState { double m, s; };
+
+// x - m, with 0 where x == m: a maximum of +inf or -inf counts 1 (not the
+// NaN of inf - inf), so that +inf stays +inf and all -inf stays -inf; a
+// NaN x gives a NaN term, which the sum carries to the result.
+template <class P> __device__ __forceinline__ P lse_arg(P x, P m) { return x == m ? P(0) : x - m; }
+// float: CUDA's expf, within 2.32 ulp for every t (ex2.approx after an exact
+// range reduction); __expf's error grows with |t| (2 + 1.17|t| ulp).
+__device__ __forceinline__ float lse_exp(float t) { return expf(t); }
+__device__ __forceinline__ double lse_exp(double t) { return exp(t); }
+
+__device__ __forceinline__ LseState lse_merge(LseState a, LseState b)
+{
+    const bool keep_a = !(b.m > a.m);
+    const double hi = keep_a ? a.m : b.m, lo = keep_a ? b.m : a.m;
+    LseState r;
+    r.m = hi;
+    r.s = fma(keep_a ? b.s : a.s, exp(lse_arg(lo, hi)), keep_a ? a.s : b.s);
+    return r;
+}
+
+__device__ __forceinline__ float lse_max(float a, float b) { return fmaxf(a, b); } // NaN ignored
+__device__ __forceinline__ double lse_max(double a, double b) { return fmax(a, b); }
+
+// A thread's elements in precision P (float: one float exponential per
+// element): the running maximum (of the numbers: a NaN element makes its
+// term and so the sum NaN), raised once per vector when the vector holds a
+// larger element (the sum is then rescaled in float64: in
+// ascending data this happens at every vector), and the vector's terms
+// summed pairwise in P, then added to the float64 sum.
+template <class T, class P> struct LseVisitor {
+    static const bool HEAD_LAST = false;
+    P m;
+    double s;
+    __device__ __forceinline__ void raise(P x)
+    {
+        if (x > m) { // never NaN: m stays a number, a NaN x goes into the sum
+            s *= exp((double)m - (double)x);
+            m = x;
+        }
+    }
+    __device__ __forceinline__ void vec(uint4 v, u64, unsigned)
+    {
+        const int VEC = 16 / sizeof(T);
+        const T *e = reinterpret_cast<const T *>(&v);
+        P x[VEC];
+#pragma unroll
+        for (int j = 0; j < VEC; j++)
+            x[j] = widen<P>(e[j]);
+        P top = x[0];
+#pragma unroll
+        for (int j = 1; j < VEC; j++)
+            top = lse_max(top, x[j]);
+        raise(top);
+#pragma unroll
+        for (int j = 0; j < VEC; j++)
+            x[j] = lse_exp(lse_arg(x[j], m));
+#pragma unroll
+        for (int w = VEC / 2; w > 0; w /= 2)
+#pragma unroll
+            for (int j = 0; j < w; j++)
+                x[j] += x[j + w];
+        s += (double)x[0];
+    }
+    __device__ __forceinline__ void elem(T x_in, u64)
+    {
+        const P x = widen<P>(x_in);
+        raise(x);
+        s += (double)lse_exp(lse_arg(x, m));
+    }
+};
+
+template <class T, class P, class R> struct LogSumExp {
+    typedef LseState State;
+    __device__ static State identity()
+    {
+        State s = {limits<double>::lowest(), 0.0};
+        return s;
+    }
+    __device__ State operator()(State a, State b) const { return lse_merge(a, b); }
+    __device__ State map(T x, u64) const // one element (segmented.cu's columns and strided layouts)
+    {
+        State s = {widen<double>(x), 1.0};
+        return s;
+    }
+    __device__ void write(void *out, State s, u64) const { *(R *)out = (R)(s.m + log(s.s)); }
+};
+
+template <class T, class P, class R> struct ThreadLoop<LogSumExp<T, P, R> > {
+    template <class TT, class A, int UNROLL>
+    __device__ static __forceinline__ A run(const T *in, size_t n, size_t rank, size_t size, LogSumExp<T, P, R>)
+    {
+        LseVisitor<T, P> vis = {limits<P>::lowest(), 0.0};
+        Source1<T> src = {in};
+        thread_visit<T, UNROLL, LoadLdg>(src, n, rank, size, vis);
+        LseState r = {(double)vis.m, vis.s};
+        return r;
+    }
+};
+
+#endif
