@@ -35,12 +35,18 @@ __device__ __forceinline__ LseState lse_merge(LseState a, LseState b)
 __device__ __forceinline__ float lse_max(float a, float b) { return fmaxf(a, b); } // NaN ignored
 __device__ __forceinline__ double lse_max(double a, double b) { return fmax(a, b); }
 
+// The reference the terms exp(x - ref) of a thread take: its running
+// maximum m, or 0 while m is infinite (then every term is 0, inf or NaN
+// and the result -inf, inf or NaN whatever the count; the merges' lse_arg
+// keeps it so). One select per vector instead of lse_arg's per element.
+template <class P> __device__ __forceinline__ P lse_ref(P m) { return fabs(m) < limits<P>::highest() ? m : P(0); }
+
 // A thread's elements in precision P (float: one float exponential per
 // element): the running maximum (of the numbers: a NaN element makes its
 // term and so the sum NaN), raised once per vector when the vector holds a
 // larger element (the sum is then rescaled in float64: in
 // ascending data this happens at every vector), and the vector's terms
-// summed pairwise in P, then added to the float64 sum.
+// exp(x - lse_ref(m)) summed pairwise in P, then added to the float64 sum.
 template <class T, class P> struct LseVisitor {
     static const bool HEAD_LAST = false;
     P m;
@@ -65,9 +71,10 @@ template <class T, class P> struct LseVisitor {
         for (int j = 1; j < VEC; j++)
             top = lse_max(top, x[j]);
         raise(top);
+        const P ref = lse_ref(m);
 #pragma unroll
         for (int j = 0; j < VEC; j++)
-            x[j] = lse_exp(lse_arg(x[j], m));
+            x[j] = lse_exp(x[j] - ref);
 #pragma unroll
         for (int w = VEC / 2; w > 0; w /= 2)
 #pragma unroll
@@ -79,7 +86,7 @@ template <class T, class P> struct LseVisitor {
     {
         const P x = widen<P>(x_in);
         raise(x);
-        s += (double)lse_exp(lse_arg(x, m));
+        s += (double)lse_exp(x - lse_ref(m));
     }
 };
 

@@ -286,11 +286,37 @@ template <class T, class R, int KIND> __device__ __forceinline__ void bind_ddof(
 {
     op.ddof = d;
 }
-#ifdef CURED_STATE_CUH // (not in tests/stats_emu_kernels.cc, which has no state records)
+#ifdef CURED_STATE_CUH // (not in tests/stats_emu_kernels.cc, which has no state records or columns)
 template <class Op, class A, bool RAW> __device__ __forceinline__ void bind_ddof(Record<Op, A, RAW> &op, double d)
 {
     bind_ddof(static_cast<Op &>(op), d);
 }
+
+// Down a column (segmented.cu's reduce_cols): a thread's rows as shifted
+// sums about the first of them, as ThreadLoop's (about eight operations per
+// element instead of a Chan merge), merged into the state once at the end.
+template <class T, class R, int KIND> struct ColumnAcc<MeanVarOf<T, R, KIND>, T, MeanVarState> {
+    typedef MeanVarOf<T, R, KIND> Op;
+    typedef ShiftedSums<T, KIND != MV_MEAN, Op::COMP> N;
+    static const long long CHUNK = 1ll << 62;
+    __device__ static __forceinline__ N start(MeanVarState)
+    {
+        N n = {0.0, 0.0, 0.0, 0.0, 0.0, 0u};
+        return n;
+    }
+    __device__ static __forceinline__ N add(N n, T x, u64 r, Op)
+    {
+        if (n.c == 0)
+            n.k = stats_shift(&x, 1, 0);
+        n.elem(x, r);
+        return n;
+    }
+    __device__ static __forceinline__ MeanVarState flush(MeanVarState a, N n, Op op) { return op(a, n.state()); }
+};
+// Their state records (state.cuh) too.
+template <class T, class R, int KIND, bool RAW>
+struct ColumnAcc<Record<MeanVarOf<T, R, KIND>, MeanVarState, RAW>, T, MeanVarState>
+    : ColumnAcc<MeanVarOf<T, R, KIND>, T, MeanVarState> {};
 #endif
 
 #endif
