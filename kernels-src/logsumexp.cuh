@@ -32,6 +32,16 @@ __device__ __forceinline__ LseState lse_merge(LseState a, LseState b)
     return r;
 }
 
+// Many states that meet at once (a block, a row's group of lanes): each
+// sum scaled once to their common maximum M, then the sums added by a
+// fixed tree (one float64 exponential per thread instead of one per level
+// of pairwise merges). lse_arg makes a state already at M count 1.
+__device__ __forceinline__ double lse_scaled(LseState t, double top) { return t.s * exp(lse_arg(t.m, top)); }
+struct AddScaled {
+    __device__ static double identity() { return 0.0; }
+    __device__ double operator()(double a, double b) const { return a + b; }
+};
+
 __device__ __forceinline__ float lse_max(float a, float b) { return fmaxf(a, b); } // NaN ignored
 __device__ __forceinline__ double lse_max(double a, double b) { return fmax(a, b); }
 
@@ -117,5 +127,33 @@ template <class T, class P, class R> struct ThreadLoop<LogSumExp<T, P, R> > {
         return r;
     }
 };
+
+#ifdef CURED_STATE_CUH // (not in tests/stats_emu_kernels.cc)
+// segmented.cu's groups of G lanes (rows, short segments, strided layouts):
+// the group's maximum by xor shuffles, then the scaled sums down to the
+// group's first lane, which holds the result (as the generic group_reduce).
+template <int G> __device__ __forceinline__ LseState lse_group_reduce(LseState v)
+{
+    double top = v.m;
+#pragma unroll
+    for (int off = G / 2; off > 0; off >>= 1)
+        top = fmax(top, __shfl_xor_sync(0xffffffffu, top, off));
+    double s = lse_scaled(v, top);
+#pragma unroll
+    for (int off = G / 2; off > 0; off >>= 1)
+        s += __shfl_down_sync(0xffffffffu, s, off);
+    const LseState r = {top, s};
+    return r;
+}
+template <int G, class T, class P, class R> __device__ __forceinline__ LseState group_reduce(LseState v, LogSumExp<T, P, R>)
+{
+    return lse_group_reduce<G>(v);
+}
+template <int G, class T, class P, class R, bool RAW>
+__device__ __forceinline__ LseState group_reduce(LseState v, Record<LogSumExp<T, P, R>, LseState, RAW>)
+{
+    return lse_group_reduce<G>(v);
+}
+#endif
 
 #endif

@@ -47,6 +47,36 @@ template <class T, class R, int KIND> struct BlockLoop<MeanVarOf<T, R, KIND> > {
     }
 };
 
+// LOGSUMEXP: the block's maximum first (every thread gets it), then each
+// thread's sum scaled to it once and the sums added (lse_scaled).
+template <int BLOCK> __device__ __forceinline__ double block_max(double v)
+{
+    __shared__ double warp_max[BLOCK / 32];
+#pragma unroll
+    for (int off = 16; off > 0; off >>= 1)
+        v = fmax(v, __shfl_xor_sync(0xffffffffu, v, off));
+    if ((threadIdx.x & 31) == 0)
+        warp_max[threadIdx.x >> 5] = v;
+    __syncthreads();
+    v = warp_max[0];
+#pragma unroll
+    for (int w = 1; w < BLOCK / 32; w++)
+        v = fmax(v, warp_max[w]);
+    __syncthreads();
+    return v;
+}
+template <class T, class P, class R> struct BlockLoop<LogSumExp<T, P, R> > {
+    template <int BLOCK, class TT, class A, int UNROLL>
+    __device__ static __forceinline__ A run(const T *in, size_t n, size_t rank0, size_t size, LogSumExp<T, P, R> op)
+    {
+        const LseState t =
+            ThreadLoop<LogSumExp<T, P, R> >::template run<T, LseState, UNROLL>(in, n, rank0 + threadIdx.x, size, op);
+        const double top = block_max<BLOCK>(t.m);
+        const LseState r = {top, block_reduce_shuffle<BLOCK>(lse_scaled(t, top), AddScaled())};
+        return r;
+    }
+};
+
 // Blocks per SM to keep resident: 8 (32 registers) for the shifted-sum
 // moments, whose loop needs no more; the spills are in the last block's
 // merges (bench/NOTES.md, v8). Others keep no minimum (0).

@@ -2,7 +2,8 @@
 // CPU. The per-thread loop (thread_visit's order: head element, unrolled
 // 16-byte vectors rank, rank + size, ..., tail element), the warp shuffle
 // tree as lane 0 sees it, the block's warp partials (stats.cu's BlockLoop:
-// the moments' shifted sums about the block's first element) and the last
+// the moments' shifted sums about the block's first element, LOGSUMEXP's
+// sums scaled to the block's maximum) and the last
 // block's combine are reproduced in their order, for a device of EMU_RESIDENT
 // resident blocks (few, so that every thread loops over many vectors).
 // Differences from the GPU: the host's expf and exp (correctly rounded, not
@@ -171,6 +172,23 @@ template <class T, class R, int KIND> struct EmuMoments<T, R, KIND, false> {
 };
 template <class T, class R, int KIND>
 struct EmuBlock<T, MeanVarOf<T, R, KIND> > : EmuMoments<T, R, KIND, MeanVarOf<T, R, KIND>::COMP> {};
+
+// LOGSUMEXP: the threads' states scaled once to the block's maximum, then summed by the tree.
+template <class T, class P, class R> struct EmuBlock<T, LogSumExp<T, P, R> > {
+    static LseState run(const T *in, size_t n, size_t b, size_t grid, const LogSumExp<T, P, R> &op)
+    {
+        LseState t[BLOCK];
+        double top = limits<double>::lowest(), v[BLOCK];
+        for (int k = 0; k < BLOCK; k++) {
+            t[k] = ThreadLoop<LogSumExp<T, P, R> >::template run<T, LseState, 4>(in, n, b * BLOCK + k, grid * BLOCK, op);
+            top = fmax(top, t[k].m);
+        }
+        for (int k = 0; k < BLOCK; k++)
+            v[k] = lse_scaled(t[k], top);
+        const LseState r = {top, block(v, AddScaled())};
+        return r;
+    }
+};
 
 template <class T, class Op> static void run(const void *x, size_t n, Op op, void *out)
 {
