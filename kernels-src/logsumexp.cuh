@@ -154,6 +154,31 @@ __device__ __forceinline__ LseState group_reduce(LseState v, Record<LogSumExp<T,
 {
     return lse_group_reduce<G>(v);
 }
+
+// Down a column (segmented.cu's reduce_cols): a thread's rows through the
+// per-thread loop's elem (one float exponential each) instead of a merge
+// with a float64 exponential per element; merged into the state once.
+template <class T, class P, class R> struct ColumnAcc<LogSumExp<T, P, R>, T, LseState> {
+    typedef LseVisitor<T, P> N;
+    static const long long CHUNK = 1ll << 62;
+    __device__ static __forceinline__ N start(LseState)
+    {
+        N n = {limits<P>::lowest(), 0.0};
+        return n;
+    }
+    __device__ static __forceinline__ N add(N n, T x, u64 r, LogSumExp<T, P, R>)
+    {
+        n.elem(x, r);
+        return n;
+    }
+    __device__ static __forceinline__ LseState flush(LseState a, N n, LogSumExp<T, P, R> op)
+    {
+        const LseState t = {(double)n.m, n.s};
+        return op(a, t);
+    }
+};
+template <class T, class P, class R, bool RAW>
+struct ColumnAcc<Record<LogSumExp<T, P, R>, LseState, RAW>, T, LseState> : ColumnAcc<LogSumExp<T, P, R>, T, LseState> {};
 #endif
 
 #endif
