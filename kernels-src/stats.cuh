@@ -1,9 +1,9 @@
 // Statistics in one pass (kernels-src/stats.cu): MEAN, VAR, STD and MEAN_VAR
 // from shifted sums merged with Chan's formulas, LOGSUMEXP (logsumexp.cuh)
 // from a running maximum and a sum of exponentials below it. Each has its own
-// per-thread loop (ThreadLoop) and a struct state that the generic block and
-// grid ends (grid.cuh) merge in a fixed order, so results are bitwise
-// reproducible. Functors take <element T, precision P, result R>.
+// per-thread loop (ThreadLoop) and a struct state that the block and grid
+// ends (stats.cu's BlockLoop, grid.cuh) merge in a fixed order, so results
+// are bitwise reproducible. Functors take <element T, precision P, result R>.
 #ifndef CURED_STATS_CUH
 #define CURED_STATS_CUH
 
@@ -113,8 +113,9 @@ template <class T> __device__ __forceinline__ double stats_shift(const T *in, si
     return stats_finite(k) ? k : 0.0;
 }
 
-// Shifted sums of threads that share one shift add plainly (the whole-array
-// kernel's blocks, stats.cu): count, s1, s2.
+// Shifted sums of threads that share one shift add plainly (a block of the
+// whole-array kernel, stats.cu's BlockLoop; a row's lanes, segmented.cu's
+// GroupLoop): s1, s2, count.
 struct MomentSums { double s1, s2; u64 c; };
 struct AddMoments {
     __device__ static MomentSums identity()
