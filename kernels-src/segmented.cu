@@ -80,6 +80,45 @@ template <int G, class A, class Op> __device__ __forceinline__ A group_reduce(A 
     return v;
 }
 
+// A group of G lanes' result, in its first lane: each live lane's share of
+// in[0..n) (lane, lane + G, ...), combined by group_reduce; every lane takes
+// part in the shuffles.
+template <class Op> struct GroupLoop {
+    template <int G, class T, class A, int UNROLL>
+    __device__ static __forceinline__ A run(const T *in, size_t n, bool live, int lane, Op op)
+    {
+        A v = live ? ThreadLoop<Op>::template run<T, A, UNROLL>(in, n, (size_t)lane, G, op) : Op::identity();
+        return group_reduce<G>(v, op);
+    }
+};
+// The moments without COMP (as stats.cu's BlockLoop): the group's lanes
+// shift by its first element, their shifted sums add plainly, and the first
+// lane forms the state (the loss at most a factor n of float64's precision).
+template <class T, class R, int KIND> struct GroupLoop<MeanVarOf<T, R, KIND> > {
+    typedef MeanVarOf<T, R, KIND> Op;
+    template <int G, class TT, class A, int UNROLL>
+    __device__ static __forceinline__ A run(const T *in, size_t n, bool live, int lane, Op op)
+    {
+        if constexpr (Op::COMP) {
+            A v = live ? ThreadLoop<Op>::template run<T, A, UNROLL>(in, n, (size_t)lane, G, op) : Op::identity();
+            return group_reduce<G>(v, op);
+        } else {
+            const bool M2 = KIND != MV_MEAN;
+            const double k = live ? stats_shift(in, n, stats_first_index(in, n, 0)) : 0.0;
+            ShiftedSums<T, M2, false> vis = {k, 0.0, 0.0, 0.0, 0.0, 0u};
+            if (live) {
+                Source1<T> src = {in};
+                thread_visit<T, UNROLL, LoadLdg>(src, n, (size_t)lane, G, vis);
+            }
+            MomentSums s = {vis.s1, vis.s2, (u64)vis.c};
+            s = group_reduce<G>(s, AddMoments());
+            return s.c ? mv_shifted<M2>((double)s.c, k, s.s1, s.s2) : Op::identity();
+        }
+    }
+};
+template <class T, class R, int KIND, bool RAW>
+struct GroupLoop<Record<MeanVarOf<T, R, KIND>, MeanVarState, RAW> > : GroupLoop<MeanVarOf<T, R, KIND> > {};
+
 // Rows of `len` elements, output o's row at in + kept(o). G threads per row
 // (G <= 32), BLOCK / G rows per block, rows grid-stride. 16-byte loads where
 // a row allows them (thread_visit handles each row's head and tail).
@@ -101,8 +140,7 @@ reduce_rows(const T *in, u64 nout, u64 len, Kept kept, void *out, unsigned resul
         Op op;
         bind_ddof(op, ddof);
         bind_input(op, row);
-        A v = live ? ThreadLoop<Op>::template run<T, A, UNROLL>(row, len, (size_t)lane, G, op) : Op::identity();
-        v = group_reduce<G>(v, op);
+        A v = GroupLoop<Op>::template run<G, T, A, UNROLL>(row, len, live, lane, op);
         if (live && lane == 0)
             op.write((char *)out + out_off * result_size, v, len);
     }
@@ -168,8 +206,7 @@ reduce_segments(const T *in, u64 nseg, const Off *begin, const Off *end, void *o
         Op op;
         bind_ddof(op, ddof);
         bind_input(op, seg);
-        A v = short_one ? ThreadLoop<Op>::template run<T, A, UNROLL>(seg, len, (size_t)lane, G, op) : Op::identity();
-        v = group_reduce<G>(v, op);
+        A v = GroupLoop<Op>::template run<G, T, A, UNROLL>(seg, len, short_one, lane, op);
         if (short_one && lane == 0)
             op.write((char *)out + s * result_size, v, len);
         __syncthreads();

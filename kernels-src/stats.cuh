@@ -1,13 +1,14 @@
 // Statistics in one pass (kernels-src/stats.cu): MEAN, VAR, STD and MEAN_VAR
-// from per-thread shifted sums merged with Chan's formulas, LOGSUMEXP from a
-// running maximum and a sum of exponentials below it. Each has its own
-// per-thread loop (ThreadLoop) and a struct state that the generic block and
-// grid ends (grid.cuh) merge in a fixed order, so results are bitwise
-// reproducible. Functors take <element T, precision P, result R>.
+// from shifted sums merged with Chan's formulas, LOGSUMEXP (logsumexp.cuh)
+// from a running maximum and a sum of exponentials below it. Each has its own
+// per-thread loop (ThreadLoop) and a struct state that the block and grid
+// ends (stats.cu's BlockLoop, grid.cuh) merge in a fixed order, so results
+// are bitwise reproducible. Functors take <element T, precision P, result R>.
 #ifndef CURED_STATS_CUH
 #define CURED_STATS_CUH
 
 #include "common.cuh"
+#include "logsumexp.cuh"
 
 __device__ __forceinline__ double stats_nan() { return __longlong_as_double(0x7ff8000000000000ll); }
 __device__ __forceinline__ bool stats_finite(double x) { return fabs(x) < limits<double>::highest(); }
@@ -67,6 +68,68 @@ __device__ __forceinline__ double mv_mean(MeanVarState s)
     return stats_finite(q) ? q + (fma(-q, s.n, s.hi) + s.lo) / s.n : q;
 }
 
+// The end of a state from shifted sums: hi + lo renormalised, m2 clamped at
+// 0 (rounding; NaN stays), inf where the squares overflowed float64 (as
+// NumPy), NaN where the sum is not finite (as mv_merge).
+template <bool M2> __device__ __forceinline__ MeanVarState mv_settle(MeanVarState r, double s2)
+{
+    mv_renorm(r.hi, r.lo);
+    if (M2) {
+        r.m2 = r.m2 < 0.0 ? 0.0 : r.m2;
+        if (s2 == limits<double>::highest())
+            r.m2 = s2;
+    }
+    if (!stats_finite(r.hi))
+        r.m2 = stats_nan();
+    return r;
+}
+
+// n elements x as float64 sums of d = x - k (s1) and d^2 (s2), k one of them,
+// into the merged state: the sum n k + s1 (n k exact by fma) and
+// m2 = s2 - s1^2 / n. m2 = M2 + n (mean - k)^2 with M2 >= (mean - k)^2, so
+// the subtraction loses at most a factor n of float64's precision.
+template <bool M2> __device__ __forceinline__ MeanVarState mv_shifted(double n, double k, double s1, double s2)
+{
+    MeanVarState r = {n, n * k, 0.0, 0.0};
+    r.lo = fma(n, k, -r.hi) + s1;
+    if (M2)
+        r.m2 = fma(-s1, s1 / n, s2);
+    return mv_settle<M2>(r, s2);
+}
+
+// The index of the first element thread_visit gives thread `rank` (head
+// element, else its first vector, else its tail element; >= n if none).
+template <class T> __device__ __forceinline__ size_t stats_first_index(const T *in, size_t n, size_t rank)
+{
+    const int VEC = 16 / sizeof(T);
+    const size_t head = vec_head(in, n), nvec = (n - head) / VEC, tail = head + nvec * VEC;
+    return rank < head ? rank : rank < nvec ? head + rank * VEC : tail + rank;
+}
+
+// The shift: element i, 0 if there is none or it is not finite.
+template <class T> __device__ __forceinline__ double stats_shift(const T *in, size_t n, size_t i)
+{
+    const double k = i < n ? widen<double>(in[i]) : 0.0;
+    return stats_finite(k) ? k : 0.0;
+}
+
+// Shifted sums of threads that share one shift add plainly (a block of the
+// whole-array kernel, stats.cu's BlockLoop; a row's lanes, segmented.cu's
+// GroupLoop): s1, s2, count.
+struct MomentSums { double s1, s2; u64 c; };
+struct AddMoments {
+    __device__ static MomentSums identity()
+    {
+        MomentSums s = {0.0, 0.0, 0ull};
+        return s;
+    }
+    __device__ MomentSums operator()(MomentSums a, MomentSums b) const
+    {
+        MomentSums r = {a.s1 + b.s1, a.s2 + b.s2, a.c + b.c};
+        return r;
+    }
+};
+
 // A thread's elements: d = x - k summed and squared in float64, with k one
 // of the thread's own elements (0 if that is not finite). Every |x - mean|
 // of the thread's data is then within its spread, so s2 - s1^2/n loses at
@@ -123,21 +186,18 @@ template <class T, bool M2, bool COMP> struct ShiftedSums {
         add(widen<double>(x));
         c++;
     }
-    // The sum (n k + s1, n k exact by fma; COMP: s1 + c1) and m2 = s2 - d1^2 / n,
-    // d1 the sum of x - k (COMP: all in double-double).
+    // The merged state (COMP: the sum s1 + c1, m2 = s2 - d1^2 / n with d1
+    // the sum of x - k, all in double-double; else mv_shifted).
     __device__ __forceinline__ MeanVarState state() const
     {
         MeanVarState r = {0.0, 0.0, 0.0, 0.0};
         if (c == 0)
             return r;
+        if (!COMP)
+            return mv_shifted<M2>((double)c, k, s1, s2);
         r.n = (double)c;
         const double p = r.n * k, pe = fma(r.n, k, -p);
-        if (!COMP) {
-            r.hi = p;
-            r.lo = pe + s1;
-            if (M2)
-                r.m2 = fma(-s1, s1 / r.n, s2);
-        } else if (stats_finite(s1)) {
+        if (stats_finite(s1)) {
             r.hi = s1;
             r.lo = c1;
             double dl, dh = two_sum(s1, -p, dl);
@@ -150,15 +210,7 @@ template <class T, bool M2, bool COMP> struct ShiftedSums {
         } else { // an infinite or NaN element (c1 is NaN then)
             r.hi = s1;
         }
-        mv_renorm(r.hi, r.lo);
-        if (M2) {
-            r.m2 = r.m2 < 0.0 ? 0.0 : r.m2; // rounding; NaN stays
-            if (s2 == limits<double>::highest()) // squares beyond float64 (inf - inf above): inf, as NumPy
-                r.m2 = s2;
-        }
-        if (!stats_finite(r.hi)) // as mv_merge
-            r.m2 = stats_nan();
-        return r;
+        return mv_settle<M2>(r, s2);
     }
 };
 
@@ -178,6 +230,7 @@ CURED_MV_EXACT(half_t)
 enum { MV_MEAN, MV_VAR, MV_STD, MV_BOTH };
 template <class T, class R, int KIND> struct MeanVarOf {
     typedef MeanVarState State;
+    static const bool COMP = sizeof(R) == 8 && !mv_exact<T>::value; // see ShiftedSums
     double ddof; // set by the kernel
     __device__ static State identity()
     {
@@ -220,120 +273,11 @@ template <class T, class R, int KIND> struct ThreadLoop<MeanVarOf<T, R, KIND> > 
     {
         // k: the first element thread_visit gives this thread, loaded apart
         // (its latency overlaps the loop's first loads).
-        const int VEC = 16 / sizeof(T);
-        const size_t head = vec_head(in, n), nvec = (n - head) / VEC, tail = head + nvec * VEC;
-        const size_t i = rank < head ? rank : rank < nvec ? head + rank * VEC : tail + rank;
-        const double k = i < n ? widen<double>(in[i]) : 0.0;
-        ShiftedSums<T, KIND != MV_MEAN, sizeof(R) == 8 && !mv_exact<T>::value> vis = {
-            stats_finite(k) ? k : 0.0, 0.0, 0.0, 0.0, 0.0, 0u};
+        ShiftedSums<T, KIND != MV_MEAN, MeanVarOf<T, R, KIND>::COMP> vis = {
+            stats_shift(in, n, stats_first_index(in, n, rank)), 0.0, 0.0, 0.0, 0.0, 0u};
         Source1<T> src = {in};
         thread_visit<T, UNROLL, LoadLdg>(src, n, rank, size, vis);
         return vis.state();
-    }
-};
-
-// ---- logsumexp --------------------------------------------------------------
-// State: the maximum m and s = sum of exp(x - m) (each term <= 1, the
-// maximum's exactly 1). Merging keeps the larger maximum and scales the
-// other sum by exp(difference), in float64. NaN propagates; +inf gives +inf;
-// all -inf (and n == 0) gives -inf, as scipy.special.logsumexp.
-struct LseState { double m, s; };
-
-// x - m, with 0 where x == m: a maximum of +inf or -inf counts 1 (not the
-// NaN of inf - inf), so that +inf stays +inf and all -inf stays -inf; a
-// NaN x gives a NaN term, which the sum carries to the result.
-template <class P> __device__ __forceinline__ P lse_arg(P x, P m) { return x == m ? P(0) : x - m; }
-// float: CUDA's expf, within 2.32 ulp for every t (ex2.approx after an exact
-// range reduction); __expf's error grows with |t| (2 + 1.17|t| ulp).
-__device__ __forceinline__ float lse_exp(float t) { return expf(t); }
-__device__ __forceinline__ double lse_exp(double t) { return exp(t); }
-
-__device__ __forceinline__ LseState lse_merge(LseState a, LseState b)
-{
-    const bool keep_a = !(b.m > a.m);
-    const double hi = keep_a ? a.m : b.m, lo = keep_a ? b.m : a.m;
-    LseState r;
-    r.m = hi;
-    r.s = fma(keep_a ? b.s : a.s, exp(lse_arg(lo, hi)), keep_a ? a.s : b.s);
-    return r;
-}
-
-__device__ __forceinline__ float lse_max(float a, float b) { return fmaxf(a, b); } // NaN ignored
-__device__ __forceinline__ double lse_max(double a, double b) { return fmax(a, b); }
-
-// A thread's elements in precision P (float: one float exponential per
-// element): the running maximum (of the numbers: a NaN element makes its
-// term and so the sum NaN), raised once per vector when the vector holds a
-// larger element (the sum is then rescaled in float64: in
-// ascending data this happens at every vector), and the vector's terms
-// summed pairwise in P, then added to the float64 sum.
-template <class T, class P> struct LseVisitor {
-    static const bool HEAD_LAST = false;
-    P m;
-    double s;
-    __device__ __forceinline__ void raise(P x)
-    {
-        if (x > m) { // never NaN: m stays a number, a NaN x goes into the sum
-            s *= exp((double)m - (double)x);
-            m = x;
-        }
-    }
-    __device__ __forceinline__ void vec(uint4 v, u64, unsigned)
-    {
-        const int VEC = 16 / sizeof(T);
-        const T *e = reinterpret_cast<const T *>(&v);
-        P x[VEC];
-#pragma unroll
-        for (int j = 0; j < VEC; j++)
-            x[j] = widen<P>(e[j]);
-        P top = x[0];
-#pragma unroll
-        for (int j = 1; j < VEC; j++)
-            top = lse_max(top, x[j]);
-        raise(top);
-#pragma unroll
-        for (int j = 0; j < VEC; j++)
-            x[j] = lse_exp(lse_arg(x[j], m));
-#pragma unroll
-        for (int w = VEC / 2; w > 0; w /= 2)
-#pragma unroll
-            for (int j = 0; j < w; j++)
-                x[j] += x[j + w];
-        s += (double)x[0];
-    }
-    __device__ __forceinline__ void elem(T x_in, u64)
-    {
-        const P x = widen<P>(x_in);
-        raise(x);
-        s += (double)lse_exp(lse_arg(x, m));
-    }
-};
-
-template <class T, class P, class R> struct LogSumExp {
-    typedef LseState State;
-    __device__ static State identity()
-    {
-        State s = {limits<double>::lowest(), 0.0};
-        return s;
-    }
-    __device__ State operator()(State a, State b) const { return lse_merge(a, b); }
-    __device__ State map(T x, u64) const // one element (segmented.cu's columns and strided layouts)
-    {
-        State s = {widen<double>(x), 1.0};
-        return s;
-    }
-    __device__ void write(void *out, State s, u64) const { *(R *)out = (R)(s.m + log(s.s)); }
-};
-
-template <class T, class P, class R> struct ThreadLoop<LogSumExp<T, P, R> > {
-    template <class TT, class A, int UNROLL>
-    __device__ static __forceinline__ A run(const T *in, size_t n, size_t rank, size_t size, LogSumExp<T, P, R>)
-    {
-        LseVisitor<T, P> vis = {limits<P>::lowest(), 0.0};
-        Source1<T> src = {in};
-        thread_visit<T, UNROLL, LoadLdg>(src, n, rank, size, vis);
-        LseState r = {(double)vis.m, vis.s};
-        return r;
     }
 };
 
@@ -343,11 +287,37 @@ template <class T, class R, int KIND> __device__ __forceinline__ void bind_ddof(
 {
     op.ddof = d;
 }
-#ifdef CURED_STATE_CUH // (not in tests/stats_emu_kernels.cc, which has no state records)
+#ifdef CURED_STATE_CUH // (not in tests/stats_emu_kernels.cc, which has no state records or columns)
 template <class Op, class A, bool RAW> __device__ __forceinline__ void bind_ddof(Record<Op, A, RAW> &op, double d)
 {
     bind_ddof(static_cast<Op &>(op), d);
 }
+
+// Down a column (segmented.cu's reduce_cols): a thread's rows as shifted
+// sums about the first of them, as ThreadLoop's (about eight operations per
+// element instead of a Chan merge), merged into the state once at the end.
+template <class T, class R, int KIND> struct ColumnAcc<MeanVarOf<T, R, KIND>, T, MeanVarState> {
+    typedef MeanVarOf<T, R, KIND> Op;
+    typedef ShiftedSums<T, KIND != MV_MEAN, Op::COMP> N;
+    static const long long CHUNK = 1ll << 62;
+    __device__ static __forceinline__ N start(MeanVarState)
+    {
+        N n = {0.0, 0.0, 0.0, 0.0, 0.0, 0u};
+        return n;
+    }
+    __device__ static __forceinline__ N add(N n, T x, u64 r, Op)
+    {
+        if (n.c == 0)
+            n.k = stats_shift(&x, 1, 0);
+        n.elem(x, r);
+        return n;
+    }
+    __device__ static __forceinline__ MeanVarState flush(MeanVarState a, N n, Op op) { return op(a, n.state()); }
+};
+// Their state records (state.cuh) too.
+template <class T, class R, int KIND, bool RAW>
+struct ColumnAcc<Record<MeanVarOf<T, R, KIND>, MeanVarState, RAW>, T, MeanVarState>
+    : ColumnAcc<MeanVarOf<T, R, KIND>, T, MeanVarState> {};
 #endif
 
 #endif

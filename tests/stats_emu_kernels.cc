@@ -1,8 +1,10 @@
 // test-stats-emu: kernels-src/stats.cuh's own loops and merges run on the
 // CPU. The per-thread loop (thread_visit's order: head element, unrolled
 // 16-byte vectors rank, rank + size, ..., tail element), the warp shuffle
-// tree as lane 0 sees it, the block's warp partials and the last block's
-// combine are reproduced in their order, for a device of EMU_RESIDENT
+// tree as lane 0 sees it, the block's warp partials (stats.cu's BlockLoop:
+// the moments' shifted sums about the block's first element, LOGSUMEXP's
+// sums scaled to the block's maximum) and the last
+// block's combine are reproduced in their order, for a device of EMU_RESIDENT
 // resident blocks (few, so that every thread loops over many vectors).
 // Differences from the GPU: the host's expf and exp (correctly rounded, not
 // CUDA's) and no fused multiply-adds but the explicit fma() calls.
@@ -137,6 +139,57 @@ template <class S, class Op> static S block(S *v, const Op &op)
     return warp(l, op);
 }
 
+// Block b's state as stats.cu's BlockLoop forms it: its threads' states
+// through the block's tree, or (the moments without COMP) every thread's
+// shifted sums about the block's first element, added by the same tree.
+template <class T, class Op> struct EmuThreads {
+    static typename Op::State run(const T *in, size_t n, size_t b, size_t grid, const Op &op)
+    {
+        typename Op::State v[BLOCK];
+        for (int t = 0; t < BLOCK; t++)
+            v[t] = ThreadLoop<Op>::template run<T, typename Op::State, 4>(in, n, b * BLOCK + t, grid * BLOCK, op);
+        return block(v, op);
+    }
+};
+template <class T, class Op> struct EmuBlock : EmuThreads<T, Op> {};
+template <class T, class R, int KIND, bool COMP> struct EmuMoments : EmuThreads<T, MeanVarOf<T, R, KIND> > {};
+template <class T, class R, int KIND> struct EmuMoments<T, R, KIND, false> {
+    static MeanVarState run(const T *in, size_t n, size_t b, size_t grid, const MeanVarOf<T, R, KIND> &)
+    {
+        const bool M2 = KIND != MV_MEAN;
+        const double k = stats_shift(in, n, stats_first_index(in, n, b * BLOCK));
+        MomentSums v[BLOCK];
+        for (int t = 0; t < BLOCK; t++) {
+            ShiftedSums<T, M2, false> vis = {k, 0.0, 0.0, 0.0, 0.0, 0u};
+            Source1<T> src = {in};
+            thread_visit<T, 4, LoadLdg>(src, n, b * BLOCK + t, grid * BLOCK, vis);
+            const MomentSums s = {vis.s1, vis.s2, (u64)vis.c};
+            v[t] = s;
+        }
+        const MomentSums s = block(v, AddMoments());
+        return s.c ? mv_shifted<M2>((double)s.c, k, s.s1, s.s2) : MeanVarOf<T, R, KIND>::identity();
+    }
+};
+template <class T, class R, int KIND>
+struct EmuBlock<T, MeanVarOf<T, R, KIND> > : EmuMoments<T, R, KIND, MeanVarOf<T, R, KIND>::COMP> {};
+
+// LOGSUMEXP: the threads' states scaled once to the block's maximum, then summed by the tree.
+template <class T, class P, class R> struct EmuBlock<T, LogSumExp<T, P, R> > {
+    static LseState run(const T *in, size_t n, size_t b, size_t grid, const LogSumExp<T, P, R> &op)
+    {
+        LseState t[BLOCK];
+        double top = limits<double>::lowest(), v[BLOCK];
+        for (int k = 0; k < BLOCK; k++) {
+            t[k] = ThreadLoop<LogSumExp<T, P, R> >::template run<T, LseState, 4>(in, n, b * BLOCK + k, grid * BLOCK, op);
+            top = fmax(top, t[k].m);
+        }
+        for (int k = 0; k < BLOCK; k++)
+            v[k] = lse_scaled(t[k], top);
+        const LseState r = {top, block(v, AddScaled())};
+        return r;
+    }
+};
+
 template <class T, class Op> static void run(const void *x, size_t n, Op op, void *out)
 {
     typedef typename Op::State S;
@@ -145,11 +198,8 @@ template <class T, class Op> static void run(const void *x, size_t n, Op op, voi
     size_t grid = (n + per - 1) / per;
     grid = grid == 0 ? 1 : grid > EMU_RESIDENT ? EMU_RESIDENT : grid;
     S partials[EMU_RESIDENT], v[BLOCK];
-    for (size_t b = 0; b < grid; b++) {
-        for (int t = 0; t < BLOCK; t++)
-            v[t] = ThreadLoop<Op>::template run<T, S, 4>(in, n, b * BLOCK + t, grid * BLOCK, op);
-        partials[b] = block(v, op);
-    }
+    for (size_t b = 0; b < grid; b++)
+        partials[b] = EmuBlock<T, Op>::run(in, n, b, grid, op);
     if (grid > 1) { // finish_last_block: thread t combines partials t, t + 256, ...
         for (int t = 0; t < BLOCK; t++) {
             v[t] = Op::identity();

@@ -51,6 +51,8 @@ static const struct cell cells[] = {
     {"int8 SUM", CURED_TYPE_INT8, CURED_TYPE_INT64, CURED_OP_SUM},
     {"float32 MAX", CURED_TYPE_FLOAT32, CURED_TYPE_FLOAT32, CURED_OP_MAX},
     {"float32 ARGMAX", CURED_TYPE_FLOAT32, CURED_TYPE_FLOAT32, CURED_OP_ARGMAX},
+    {"float32 MEAN_VAR", CURED_TYPE_FLOAT32, CURED_TYPE_FLOAT32, CURED_OP_MEAN_VAR},
+    {"float32 LOGSUMEXP", CURED_TYPE_FLOAT32, CURED_TYPE_FLOAT32, CURED_OP_LOGSUMEXP},
 };
 #define NCELLS (int)(sizeof cells / sizeof *cells)
 
@@ -159,6 +161,8 @@ static int spot_check(const struct cell *c, const void *h, size_t rows, size_t c
                       char *note, size_t len)
 {
     const size_t n = axis ? cols : rows, stride = axis ? 1 : cols;
+    if (c->op == CURED_OP_MEAN_VAR || c->op == CURED_OP_LOGSUMEXP)
+        return axes_stats_check(c->op, (const float *)h, n, stride, got, note, len);
     double want = c->op == CURED_OP_SUM ? 0 : -INFINITY;
     size_t at = 0;
     for (size_t i = 0; i < n; i++) {
@@ -266,7 +270,7 @@ int cmd_bench_axes(int argc, char **argv)
             rc = 1;
             break;
         }
-        const size_t rsize = ce->op == CURED_OP_ARGMAX ? 16 : cured_type_size(ce->out);
+        const size_t rsize = ce->op == CURED_OP_ARGMAX ? 16 : ce->op == CURED_OP_MEAN_VAR ? 8 : cured_type_size(ce->out);
         for (int k = 0; k <= 26; k += 2) {
             const size_t rows = (size_t)1 << k, cols = n / rows;
             for (int axis = 1; axis >= 0; axis--) {

@@ -1,5 +1,6 @@
 /*
- * `cured bench axes` (axesbench.c) and its CUB rows (axesbench_cub.c).
+ * `cured bench axes` (axesbench.c), its CUB rows (axesbench_cub.c) and the
+ * statistics cells' check (axesbench_stats.c).
  */
 #ifndef CURED_AXESBENCH_H
 #define CURED_AXESBENCH_H
@@ -32,6 +33,10 @@ struct cub_req {
     size_t temp_bytes;
     char why[600];
 };
+/* Output 0 of a float32 MEAN_VAR or LOGSUMEXP cell (got) against the host's
+ * float64 two-pass value of h[0], h[stride], ... (n of them); 0 with a note if off. */
+int axes_stats_check(cured_op op, const float *h, size_t n, size_t stride, const unsigned char *got, char *note,
+                     size_t len);
 /* Does CUB have the cell's reduction (rows of float32 SUM/MAX/ARGMAX, int32 SUM)? Its op and type. */
 int axes_cub_of(const struct cell *c, cmp_op *op, cmp_type *t);
 /* Time and print (and write to csv) the CUB row after a cured row whose time

@@ -15,6 +15,8 @@ int axes_cub_of(const struct cell *c, cmp_op *op, cmp_type *t)
 {
     *t = c->type == CURED_TYPE_FLOAT32 ? CMP_FLOAT32 : CMP_INT32;
     *op = c->op == CURED_OP_SUM ? CMP_SUM : c->op == CURED_OP_MAX ? CMP_MAX : CMP_ARGMAX;
+    if (c->op != CURED_OP_SUM && c->op != CURED_OP_MAX && c->op != CURED_OP_ARGMAX)
+        return 0; /* the statistics cells */
     return c->type == CURED_TYPE_FLOAT32 || (c->type == CURED_TYPE_INT32 && c->op == CURED_OP_SUM);
 }
 static int call_cub(void *user)

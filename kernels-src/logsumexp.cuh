@@ -1,0 +1,184 @@
+// LOGSUMEXP in one pass (the statistics kernel, kernels-src/stats.cu, and
+// segmented.cu): a running maximum and the sum of exponentials below it,
+// merged in a fixed order. Functors take <element T, precision P, result R>.
+#ifndef CURED_LOGSUMEXP_CUH
+#define CURED_LOGSUMEXP_CUH
+
+#include "common.cuh"
+
+// ---- logsumexp --------------------------------------------------------------
+// State: the maximum m and s = sum of exp(x - m) (each term <= 1, the
+// maximum's exactly 1). Merging keeps the larger maximum and scales the
+// other sum by exp(difference), in float64. NaN propagates; +inf gives +inf;
+// all -inf (and n == 0) gives -inf, as scipy.special.logsumexp.
+struct LseState { double m, s; };
+
+// x - m, with 0 where x == m: a maximum of +inf or -inf counts 1 (not the
+// NaN of inf - inf), so that +inf stays +inf and all -inf stays -inf; a
+// NaN x gives a NaN term, which the sum carries to the result.
+template <class P> __device__ __forceinline__ P lse_arg(P x, P m) { return x == m ? P(0) : x - m; }
+// float: CUDA's expf, within 2.32 ulp for every t (ex2.approx after an exact
+// range reduction); __expf's error grows with |t| (2 + 1.17|t| ulp).
+__device__ __forceinline__ float lse_exp(float t) { return expf(t); }
+__device__ __forceinline__ double lse_exp(double t) { return exp(t); }
+
+__device__ __forceinline__ LseState lse_merge(LseState a, LseState b)
+{
+    const bool keep_a = !(b.m > a.m);
+    const double hi = keep_a ? a.m : b.m, lo = keep_a ? b.m : a.m;
+    LseState r;
+    r.m = hi;
+    r.s = fma(keep_a ? b.s : a.s, exp(lse_arg(lo, hi)), keep_a ? a.s : b.s);
+    return r;
+}
+
+// Many states that meet at once (a block, a row's group of lanes): each
+// sum scaled once to their common maximum M, then the sums added by a
+// fixed tree (one float64 exponential per thread instead of one per level
+// of pairwise merges). lse_arg makes a state already at M count 1.
+__device__ __forceinline__ double lse_scaled(LseState t, double top) { return t.s * exp(lse_arg(t.m, top)); }
+struct AddScaled {
+    __device__ static double identity() { return 0.0; }
+    __device__ double operator()(double a, double b) const { return a + b; }
+};
+
+__device__ __forceinline__ float lse_max(float a, float b) { return fmaxf(a, b); } // NaN ignored
+__device__ __forceinline__ double lse_max(double a, double b) { return fmax(a, b); }
+
+// The reference the terms exp(x - ref) of a thread take: its running
+// maximum m, or 0 while m is infinite (then every term is 0, inf or NaN
+// and the result -inf, inf or NaN whatever the count; the merges' lse_arg
+// keeps it so). One select per vector instead of lse_arg's per element.
+template <class P> __device__ __forceinline__ P lse_ref(P m) { return fabs(m) < limits<P>::highest() ? m : P(0); }
+
+// A thread's elements in precision P (float: one float exponential per
+// element): the running maximum (of the numbers: a NaN element makes its
+// term and so the sum NaN), raised once per vector when the vector holds a
+// larger element (the sum is then rescaled in float64: in
+// ascending data this happens at every vector), and the vector's terms
+// exp(x - lse_ref(m)) summed pairwise in P, then added to the float64 sum.
+template <class T, class P> struct LseVisitor {
+    static const bool HEAD_LAST = false;
+    P m;
+    double s;
+    __device__ __forceinline__ void raise(P x)
+    {
+        if (x > m) { // never NaN: m stays a number, a NaN x goes into the sum
+            s *= exp((double)m - (double)x);
+            m = x;
+        }
+    }
+    __device__ __forceinline__ void vec(uint4 v, u64, unsigned)
+    {
+        const int VEC = 16 / sizeof(T);
+        const T *e = reinterpret_cast<const T *>(&v);
+        P x[VEC];
+#pragma unroll
+        for (int j = 0; j < VEC; j++)
+            x[j] = widen<P>(e[j]);
+        P top = x[0];
+#pragma unroll
+        for (int j = 1; j < VEC; j++)
+            top = lse_max(top, x[j]);
+        raise(top);
+        const P ref = lse_ref(m);
+#pragma unroll
+        for (int j = 0; j < VEC; j++)
+            x[j] = lse_exp(x[j] - ref);
+#pragma unroll
+        for (int w = VEC / 2; w > 0; w /= 2)
+#pragma unroll
+            for (int j = 0; j < w; j++)
+                x[j] += x[j + w];
+        s += (double)x[0];
+    }
+    __device__ __forceinline__ void elem(T x_in, u64)
+    {
+        const P x = widen<P>(x_in);
+        raise(x);
+        s += (double)lse_exp(x - lse_ref(m));
+    }
+};
+
+template <class T, class P, class R> struct LogSumExp {
+    typedef LseState State;
+    __device__ static State identity()
+    {
+        State s = {limits<double>::lowest(), 0.0};
+        return s;
+    }
+    __device__ State operator()(State a, State b) const { return lse_merge(a, b); }
+    __device__ State map(T x, u64) const // one element (segmented.cu's columns and strided layouts)
+    {
+        State s = {widen<double>(x), 1.0};
+        return s;
+    }
+    __device__ void write(void *out, State s, u64) const { *(R *)out = (R)(s.m + log(s.s)); }
+};
+
+template <class T, class P, class R> struct ThreadLoop<LogSumExp<T, P, R> > {
+    template <class TT, class A, int UNROLL>
+    __device__ static __forceinline__ A run(const T *in, size_t n, size_t rank, size_t size, LogSumExp<T, P, R>)
+    {
+        LseVisitor<T, P> vis = {limits<P>::lowest(), 0.0};
+        Source1<T> src = {in};
+        thread_visit<T, UNROLL, LoadLdg>(src, n, rank, size, vis);
+        LseState r = {(double)vis.m, vis.s};
+        return r;
+    }
+};
+
+#ifdef CURED_STATE_CUH // (not in tests/stats_emu_kernels.cc)
+// segmented.cu's groups of G lanes (rows, short segments, strided layouts):
+// the group's maximum by xor shuffles, then the scaled sums down to the
+// group's first lane, which holds the result (as the generic group_reduce).
+template <int G> __device__ __forceinline__ LseState lse_group_reduce(LseState v)
+{
+    double top = v.m;
+#pragma unroll
+    for (int off = G / 2; off > 0; off >>= 1)
+        top = fmax(top, __shfl_xor_sync(0xffffffffu, top, off));
+    double s = lse_scaled(v, top);
+#pragma unroll
+    for (int off = G / 2; off > 0; off >>= 1)
+        s += __shfl_down_sync(0xffffffffu, s, off);
+    const LseState r = {top, s};
+    return r;
+}
+template <int G, class T, class P, class R> __device__ __forceinline__ LseState group_reduce(LseState v, LogSumExp<T, P, R>)
+{
+    return lse_group_reduce<G>(v);
+}
+template <int G, class T, class P, class R, bool RAW>
+__device__ __forceinline__ LseState group_reduce(LseState v, Record<LogSumExp<T, P, R>, LseState, RAW>)
+{
+    return lse_group_reduce<G>(v);
+}
+
+// Down a column (segmented.cu's reduce_cols): a thread's rows through the
+// per-thread loop's elem (one float exponential each) instead of a merge
+// with a float64 exponential per element; merged into the state once.
+template <class T, class P, class R> struct ColumnAcc<LogSumExp<T, P, R>, T, LseState> {
+    typedef LseVisitor<T, P> N;
+    static const long long CHUNK = 1ll << 62;
+    __device__ static __forceinline__ N start(LseState)
+    {
+        N n = {limits<P>::lowest(), 0.0};
+        return n;
+    }
+    __device__ static __forceinline__ N add(N n, T x, u64 r, LogSumExp<T, P, R>)
+    {
+        n.elem(x, r);
+        return n;
+    }
+    __device__ static __forceinline__ LseState flush(LseState a, N n, LogSumExp<T, P, R> op)
+    {
+        const LseState t = {(double)n.m, n.s};
+        return op(a, t);
+    }
+};
+template <class T, class P, class R, bool RAW>
+struct ColumnAcc<Record<LogSumExp<T, P, R>, LseState, RAW>, T, LseState> : ColumnAcc<LogSumExp<T, P, R>, T, LseState> {};
+#endif
+
+#endif
