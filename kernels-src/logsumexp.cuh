@@ -158,7 +158,7 @@ __device__ __forceinline__ LseState group_reduce(LseState v, Record<LogSumExp<T,
 // Down a column (segmented.cu's reduce_cols): a thread's rows through the
 // per-thread loop's elem (one float exponential each) instead of a merge
 // with a float64 exponential per element; merged into the state once.
-template <class T, class P, class R> struct ColumnAcc<LogSumExp<T, P, R>, T, LseState> {
+template <class T, class P, class R> struct ColumnAcc1<LogSumExp<T, P, R>, T, LseState> {
     typedef LseVisitor<T, P> N;
     static const long long CHUNK = 1ll << 62;
     __device__ static __forceinline__ N start(LseState)
@@ -178,7 +178,7 @@ template <class T, class P, class R> struct ColumnAcc<LogSumExp<T, P, R>, T, Lse
     }
 };
 template <class T, class P, class R, bool RAW>
-struct ColumnAcc<Record<LogSumExp<T, P, R>, LseState, RAW>, T, LseState> : ColumnAcc<LogSumExp<T, P, R>, T, LseState> {};
+struct ColumnAcc1<Record<LogSumExp<T, P, R>, LseState, RAW>, T, LseState> : ColumnAcc1<LogSumExp<T, P, R>, T, LseState> {};
 #endif
 
 #endif

@@ -296,7 +296,7 @@ template <class Op, class A, bool RAW> __device__ __forceinline__ void bind_ddof
 // Down a column (segmented.cu's reduce_cols): a thread's rows as shifted
 // sums about the first of them, as ThreadLoop's (about eight operations per
 // element instead of a Chan merge), merged into the state once at the end.
-template <class T, class R, int KIND> struct ColumnAcc<MeanVarOf<T, R, KIND>, T, MeanVarState> {
+template <class T, class R, int KIND> struct ColumnAcc1<MeanVarOf<T, R, KIND>, T, MeanVarState> {
     typedef MeanVarOf<T, R, KIND> Op;
     typedef ShiftedSums<T, KIND != MV_MEAN, Op::COMP> N;
     static const long long CHUNK = 1ll << 62;
@@ -316,8 +316,8 @@ template <class T, class R, int KIND> struct ColumnAcc<MeanVarOf<T, R, KIND>, T,
 };
 // Their state records (state.cuh) too.
 template <class T, class R, int KIND, bool RAW>
-struct ColumnAcc<Record<MeanVarOf<T, R, KIND>, MeanVarState, RAW>, T, MeanVarState>
-    : ColumnAcc<MeanVarOf<T, R, KIND>, T, MeanVarState> {};
+struct ColumnAcc1<Record<MeanVarOf<T, R, KIND>, MeanVarState, RAW>, T, MeanVarState>
+    : ColumnAcc1<MeanVarOf<T, R, KIND>, T, MeanVarState> {};
 #endif
 
 #endif

@@ -46,36 +46,47 @@ CURED_SUM8_STEP(unsigned char, unsigned long long, unsigned)
 CURED_SUM8_STEP(signed char, int, int)
 CURED_SUM8_STEP(unsigned char, unsigned, unsigned)
 
-// A thread's running values down VEC adjacent columns, a 16-byte vector (one
-// row's VEC elements) at a time: the operator's accumulators themselves
-// (start and flush hand them over), or for 8-bit sums four pairs of 16-bit
-// lanes — a word's even and odd bytes, biased to unsigned — added into the
-// 64-bit accumulators every CHUNK = 256 rows (255 x 256 < 2^16: exact). One
-// byte takes about 1.25 integer operations instead of an extract and a
-// 64-bit add.
-template <class Op, class T, class A, int VEC> struct ColumnAcc {
-    struct N {
-        A a[VEC];
-    };
+// A thread's running value down one column: the operator's accumulator
+// itself (start and flush hand it over), unless an operator keeps a cheaper
+// one (the statistics' shifted sums, stats.cuh and logsumexp.cuh).
+template <class Op, class T, class A> struct ColumnAcc1 {
+    typedef A N;
     static const long long CHUNK = 1ll << 62;
+    __device__ static __forceinline__ N start(A a) { return a; }
+    __device__ static __forceinline__ N add(N n, T x, u64 r, Op op) { return op(n, op.map(x, r)); }
+    __device__ static __forceinline__ A flush(A, N n, Op) { return n; }
+};
+
+// A thread's running values down VEC adjacent columns, a 16-byte vector (one
+// row's VEC elements) at a time: ColumnAcc1 per column, or for 8-bit sums
+// four pairs of 16-bit lanes — a word's even and odd bytes, biased to
+// unsigned — added into the 64-bit accumulators every CHUNK = 256 rows
+// (255 x 256 < 2^16: exact). One byte takes about 1.25 integer operations
+// instead of an extract and a 64-bit add.
+template <class Op, class T, class A, int VEC> struct ColumnAcc {
+    typedef ColumnAcc1<Op, T, A> C1;
+    struct N {
+        typename C1::N a[VEC];
+    };
+    static const long long CHUNK = C1::CHUNK;
     __device__ static __forceinline__ void start(N &n, const A *acc)
     {
 #pragma unroll
         for (int k = 0; k < VEC; k++)
-            n.a[k] = acc[k];
+            n.a[k] = C1::start(acc[k]);
     }
     __device__ static __forceinline__ void add(N &n, uint4 v, u64 r, Op op)
     {
         const T *e = reinterpret_cast<const T *>(&v);
 #pragma unroll
         for (int k = 0; k < VEC; k++)
-            n.a[k] = op(n.a[k], op.map(e[k], r));
+            n.a[k] = C1::add(n.a[k], e[k], r, op);
     }
-    __device__ static __forceinline__ void flush(A *acc, const N &n, long long, Op)
+    __device__ static __forceinline__ void flush(A *acc, const N &n, long long, Op op)
     {
 #pragma unroll
         for (int k = 0; k < VEC; k++)
-            acc[k] = n.a[k];
+            acc[k] = C1::flush(acc[k], n.a[k], op);
     }
 };
 __device__ __forceinline__ unsigned byte_lanes(unsigned w, unsigned sel)
