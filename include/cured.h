@@ -177,9 +177,11 @@ typedef enum cured_type {
  *
  * Statistics. MEAN, VAR (the variance: the sum of squared deviations from
  * the mean divided by n - ddof), STD (its square root) and MEAN_VAR read the
- * data once: each thread sums x - k and (x - k)^2 in float64 for a shift k
- * taken from its own data, and the threads' (count, sum, sum of squared
- * deviations) are merged pairwise (Chan et al.), the sum in double-double.
+ * data once: the threads sum x - k and (x - k)^2 in float64 for a shift k
+ * taken from the data (for float32 results, one shift per block or row, so
+ * that a block's threads add their sums; otherwise one per thread), and
+ * the resulting (count, sum, sum of squared deviations) states are merged
+ * pairwise (Chan et al.) in a fixed order, the sum in double-double.
  * Accuracy, against the exact value and a float64 two-pass computation
  * (mean, then the sum of squared deviations) over the same data: a FLOAT32
  * result is within twice the two-pass's error plus one float32 ulp (in
