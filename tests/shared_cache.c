@@ -37,13 +37,11 @@ static void path_file(const char *prefix, char *out, size_t cap)
     snprintf(out, cap, "%s.path", prefix);
 }
 
-const char *shared_cache_open(void)
+void shared_cache_forget(void)
 {
     const char *prefix = getenv("CURED_TEST_SHARED_CACHE");
     if (prefix == NULL || *prefix != '/')
-        return NULL;
-    /* The previous run's directory goes first: a later suite must never
-     * find images that this run did not compile. */
+        return;
     char pf[4096], old[4096];
     path_file(prefix, pf, sizeof pf);
     FILE *f = fopen(pf, "r");
@@ -55,6 +53,16 @@ const char *shared_cache_open(void)
         fclose(f);
         unlink(pf);
     }
+}
+
+const char *shared_cache_open(void)
+{
+    const char *prefix = getenv("CURED_TEST_SHARED_CACHE");
+    if (prefix == NULL || *prefix != '/')
+        return NULL;
+    /* The previous run's directory goes first: a later suite must never
+     * find images that this run did not compile. */
+    shared_cache_forget();
     snprintf(dir, sizeof dir, "%s.XXXXXX", prefix);
     if (mkdtemp(dir) == NULL || cured_set_cache_dir(dir) != CURED_SUCCESS) {
         printf("shared cache: could not use %s; nothing shared\n", dir);

@@ -472,6 +472,8 @@ int main(void)
     /* Every image also goes to a fresh disk cache that test-warm.sh copies
      * (not a subset: test-warm.sh expects every sm_90 cubin there). */
     const int share = kstride == 1 && astride == 1 && shared_cache_open() != NULL;
+    if (!share)
+        shared_cache_forget();
     /* NVRTC only (no CUDA driver), so loading it here, before the forks, is safe. */
     int major, minor;
     if (cured_nvrtc_version(&major, &minor) != CURED_SUCCESS) {
