@@ -273,6 +273,17 @@ static void compile_one(void *user, size_t i)
         snprintf(j->msg[i], sizeof j->msg[i], "%s", cured_last_error());
 }
 
+/* Progress in the log, every 100 units. */
+static void compiled_one(void *user, size_t i, size_t finished)
+{
+    const struct compile_jobs *j = user;
+    (void)i;
+    if (finished % 100 == 0 || finished == j->n) {
+        printf("compiled %zu/%zu state and combine units\n", finished, j->n);
+        fflush(stdout);
+    }
+}
+
 START_TEST(test_units_compile)
 {
     int major, minor;
@@ -315,7 +326,7 @@ START_TEST(test_units_compile)
                     cr_family_for(reqs[k])->build(reqs[k], &j.units[j.n++]);
                 }
             }
-    ck_assert_int_eq(pool_run(j.n, pool_cpus(), compile_one, NULL, &j), 0);
+    ck_assert_int_eq(pool_run(j.n, pool_cpus(), compile_one, compiled_one, &j), 0);
     for (size_t i = 0; i < j.n; i++)
         ck_assert_msg(j.st[i] == CURED_SUCCESS, "%s: %s", j.units[i].label, j.msg[i]);
     printf("%zu state and combine units compiled\n", j.n);

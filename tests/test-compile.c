@@ -11,7 +11,8 @@
  * must compile, not skip.
  *
  * CURED_TEST_QUICK=1 (the sanitizer pass of .ci/run): every 16th kernel and
- * every 5th architecture only.
+ * every 5th architecture only. Otherwise the images also go to the run's
+ * shared disk cache (shared_cache.c), which test-warm.sh starts from.
  */
 #include "internal.h"
 #include "broken.h"
@@ -22,6 +23,7 @@
 #include <string.h>
 
 #include "precompile.h"
+#include "shared_cache.h"
 
 static int archs[64];
 static int narchs;
@@ -467,16 +469,23 @@ int main(void)
         astride = 5;
         printf("CURED_TEST_QUICK=1: every %dth kernel, every %dth architecture\n", kstride, astride);
     }
+    /* Every image also goes to a fresh disk cache that test-warm.sh copies
+     * (not a subset: test-warm.sh expects every sm_90 cubin there). */
+    const int share = kstride == 1 && astride == 1 && shared_cache_open() != NULL;
+    if (!share)
+        shared_cache_forget();
     /* NVRTC only (no CUDA driver), so loading it here, before the forks, is safe. */
     int major, minor;
     if (cured_nvrtc_version(&major, &minor) != CURED_SUCCESS) {
         printf("SKIP: NVRTC is not available: %s\n", cured_last_error());
+        shared_cache_publish(0);
         return 77;
     }
     if (cured_supported_archs(archs, (int)(sizeof archs / sizeof *archs), &narchs) != CURED_SUCCESS ||
         narchs < 1 || narchs > (int)(sizeof archs / sizeof *archs)) {
         printf("FAIL: NVRTC %d.%d reports no usable architecture list: %s\n", major, minor,
                cured_last_error());
+        shared_cache_publish(0);
         return 1;
     }
     /* sm_90 if offered (else the newest), and the oldest offered if different. */
@@ -491,11 +500,15 @@ int main(void)
      * cache here, before Check forks: each test then checks its images,
      * found in the cache (a failure there is compiled again in the test,
      * which reports it). */
-    if (precompile(TABLE_12_1, archs, narchs, main_archs, nmain) != 0)
+    if (precompile(TABLE_12_1, archs, narchs, main_archs, nmain) != 0) {
+        shared_cache_publish(0);
         return 99;
+    }
     SRunner *sr = srunner_create(compile_suite());
     srunner_run_all(sr, CK_NORMAL);
     int failed = srunner_ntests_failed(sr);
     srunner_free(sr);
+    if (share)
+        shared_cache_publish(failed == 0);
     return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
 }
