@@ -32,7 +32,8 @@ static const char usage[] =
     "statistics with ddof 0 and 1, user-defined ops and axis-0 reductions over unequal shards (one empty\n"
     "from K = 3), each compared across ranks, with one GPU's reduction of the whole array and across R\n"
     "repeats (default 10). N: the whole array's length (default 1048576 + 12345). T: seconds before\n"
-    "giving up (default 300). Exit 0 on PASS, 1 on FAIL, 77 with fewer than K GPUs or without NCCL.\n";
+    "giving up (default 300). NCCL_NVLS_ENABLE defaults to 0 (NVLink multicast off). Exit 0 on PASS,\n"
+    "1 on FAIL, 77 with fewer than K GPUs or without NCCL.\n";
 
 struct options { int threads, ranks, repeats, timeout; int64_t n; uint64_t seed; };
 
@@ -293,6 +294,7 @@ int main(int argc, char **argv)
         return 2;
     }
     setvbuf(stdout, NULL, _IOLBF, 0);
+    setenv("NCCL_NVLS_ENABLE", "0", 0); /* NVLink multicast off unless asked for */
     const int found = probe();
     if (found > 100 || found < o.ranks) {
         printf("SKIP: cured-multirank needs %d GPUs and NCCL: %s\n", o.ranks,
