@@ -157,6 +157,11 @@ static CUresult f_htod(CUdeviceptr dst, const void *src, size_t n)
     memcpy((void *)(uintptr_t)dst, src, n);
     return CUDA_SUCCESS;
 }
+static CUresult f_dtoh(void *dst, CUdeviceptr src, size_t n)
+{
+    memcpy(dst, (const void *)(uintptr_t)src, n);
+    return CUDA_SUCCESS;
+}
 static CUresult f_memset_d8_async(CUdeviceptr p, unsigned char v, size_t n, CUstream s)
 {
     (void)s;
@@ -281,6 +286,7 @@ static const struct {
     {"cuStreamSynchronize", (any_fn)f_stream_void},
     {"cuStreamIsCapturing", (any_fn)f_is_capturing},
     {"cuMemcpyHtoD", (any_fn)f_htod},
+    {"cuMemcpyDtoH", (any_fn)f_dtoh},
     {"cuMemsetD8Async", (any_fn)f_memset_d8_async},
     {"cuStreamBeginCapture", (any_fn)f_begin_capture},
     {"cuStreamEndCapture", (any_fn)f_end_capture},

@@ -61,6 +61,12 @@ EXPORT int ncclAllGather(const void *s, void *r, size_t n, int t, void *c, void 
 EXPORT int ncclAllReduce(const void *s, void *r, size_t n, int t, int op, void *c, void *st);
 EXPORT int ncclGroupStart(void);
 EXPORT int ncclGroupEnd(void);
+struct fake_nccl_id { char b[128]; }; /* ncclUniqueId */
+/* Enough for tools/cured-multirank's plumbing with K = 1 (it makes its own communicator). */
+EXPORT int ncclGetUniqueId(void *id);
+EXPORT int ncclCommInitRank(void **c, int n, struct fake_nccl_id id, int r);
+EXPORT int ncclCommInitAll(void **c, int n, const int *devs);
+EXPORT int ncclCommDestroy(void *c);
 
 int ncclGetVersion(int *v) { *v = 22800; return 0; }
 const char *ncclGetErrorString(int r) { return r == 4 ? "invalid argument (fake)" : "fake error"; }
@@ -78,6 +84,8 @@ int ncclAllGather(const void *s, void *r, size_t n, int t, void *c, void *st)
             unsigned long long v = strtoull(k, NULL, 0);
             memcpy((char *)r + (size_t)i * n, &v, sizeof v);
         }
+    if (s != (char *)r + (size_t)env_int("FAKENCCL_RANK", 0) * n) /* out of place: this rank's part */
+        memmove((char *)r + (size_t)env_int("FAKENCCL_RANK", 0) * n, s, n);
     return record("AllGather", s, r, n, t, -1);
 }
 int ncclAllReduce(const void *s, void *r, size_t n, int t, int op, void *c, void *st)
@@ -87,3 +95,17 @@ int ncclAllReduce(const void *s, void *r, size_t n, int t, int op, void *c, void
 }
 int ncclGroupStart(void) { return 0; }
 int ncclGroupEnd(void) { return 0; }
+int ncclGetUniqueId(void *id) { memset(id, 0, 128); return 0; }
+int ncclCommInitRank(void **c, int n, struct fake_nccl_id id, int r)
+{
+    (void)id;
+    *c = calls; /* any non-NULL pointer */
+    return n == 1 && r == 0 ? 0 : 4;
+}
+int ncclCommInitAll(void **c, int n, const int *devs)
+{
+    for (int i = 0; i < n; i++)
+        c[i] = calls;
+    return n == 1 && devs[0] == 0 ? 0 : 4;
+}
+int ncclCommDestroy(void *c) { return c ? 0 : 4; }
