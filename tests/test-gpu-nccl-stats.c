@@ -13,9 +13,10 @@
  */
 #include "ops_test.h"
 
+#include "comm_warm.h"
+
 #include <dlfcn.h>
 #include <math.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -55,47 +56,14 @@ static int is_stats(int op)
 }
 
 /* Compile the plain, state and combine kernels of DOT and the statistics on all CPUs first. */
-struct warm { const struct cr_unit *units; int n, next, arch, ptx; pthread_mutex_t lock; };
-static void *warm_thread(void *arg)
+static int warm_wanted(cured_op op)
 {
-    struct warm *w = arg;
-    for (;;) {
-        pthread_mutex_lock(&w->lock);
-        int i = w->next++;
-        pthread_mutex_unlock(&w->lock);
-        if (i >= w->n)
-            return NULL;
-        const struct cr_image *img;
-        if (cr_kcache_get(&w->units[i], w->arch, w->ptx, &img) == CURED_SUCCESS)
-            cr_kcache_put(img);
-    }
+    return op == CURED_OP_DOT || is_stats(op);
 }
 
 static void warm_all(void)
 {
-    static struct cr_unit units[3 * 300];
-    struct warm w = {units, 0, 0, 0, 0, PTHREAD_MUTEX_INITIALIZER};
-    CURED_OK(cr_handle_arch(H, &w.arch, &w.ptx));
-    for (int op = 0; op < CURED_OP_COUNT; op++)
-        for (int in = 0; in < CURED_TYPE_COUNT; in++)
-            for (int out = 0; out < CURED_TYPE_COUNT && w.n + 3 <= 3 * 300; out++) {
-                struct cr_request r, s, c;
-                if ((op != CURED_OP_DOT && !is_stats(op)) ||
-                    !cr_op_accumulator((cured_op)op, (cured_type)in, (cured_type)out, NULL) ||
-                    cr_request_make((cured_op)op, CURED_ALGO_AUTO, (cured_type)in, (cured_type)out, &r))
-                    continue;
-                s = c = r;
-                cr_request_state(&s);
-                c.shape = CR_SHAPE_COMBINE;
-                cr_family_for(&r)->build(&r, &units[w.n++]);
-                cr_family_for(&s)->build(&s, &units[w.n++]);
-                cr_family_for(&c)->build(&c, &units[w.n++]);
-            }
-    pthread_t t[16];
-    for (int k = 0; k < 16; k++)
-        ck_assert_int_eq(pthread_create(&t[k], NULL, warm_thread, &w), 0);
-    for (int k = 0; k < 16; k++)
-        pthread_join(t[k], NULL);
+    CURED_OK(comm_warm(H, warm_wanted));
 }
 
 static void dump(const char *what, const unsigned char *a, const unsigned char *b, size_t n)
