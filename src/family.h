@@ -247,16 +247,6 @@ int cr_state_raw(const struct cr_request *r);
 size_t cr_state_slot(const struct cr_request *r);
 /* Make r a state request: its kernels write records (result size = the slot). */
 void cr_request_state(struct cr_request *r);
-/* The combine rule on the host (tests): nranks records of stride bytes of a
- * built-in integer request r (DOT included; not a state request), or of MEAN,
- * VAR, STD or MEAN_VAR (with r->ddof), combined in rank order into out (r's
- * result layout). 1 on success, 0 for a request it does not handle (other
- * floating-point requests, LOGSUMEXP). */
-int cr_state_combine_host(const struct cr_request *r, const void *records, size_t stride, int nranks, void *out);
-/* kernels-src/stats.cuh's MeanVarState, and the state of n elements on the
- * host (each element's state merged in order: a record for the tests). */
-struct cr_mv_state { double n, hi, lo, m2; };
-struct cr_mv_state cr_mv_host(const double *x, size_t n);
 
 /* ---- catalog.c: what the families offer, enumerated ----------------------- */
 struct cr_spec {

@@ -16,6 +16,7 @@
  * input, as the GPU host runs it; CURED_TEST_QUICK=1: a quarter).
  */
 #include "api_test.h"
+#include "state_host.h"
 #include "../tools/pool.h"
 
 #include <math.h>
