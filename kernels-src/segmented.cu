@@ -237,7 +237,7 @@ struct Cols {
     unsigned group, ngroups; // splits > 1: splits per group, groups (cols_finish)
 };
 #include "cols_combine.cuh"
-template <class T, class A, class Op, int BLOCK, int TX, int VEC>
+template <class T, class A, class Op, int BLOCK, int TX, int VEC, int RS>
 __global__ void __launch_bounds__(BLOCK)
 reduce_cols(const T *in, Cols g, void *out, unsigned result_size, A *partials, unsigned int *tickets, double ddof)
 {
@@ -285,7 +285,11 @@ reduce_cols(const T *in, Cols g, void *out, unsigned result_size, A *partials, u
         }
     }
     // The TY phases of each column, combined in phase order.
-    __shared__ A sm[BLOCK];
+    // N: a thread's VEC results; a warp's 32 lanes (TX >= 32) hold consecutive ones, staged in
+    // the phase area when wide (packed.cuh's warp_store).
+    const int N = VEC * RS, STAGE = TX >= 32 && N > 16 && N <= 128 && N % 16 == 0 ? TX * N : 0;
+    __shared__ __align__(16) unsigned char smem[sizeof(A) * BLOCK > STAGE ? sizeof(A) * BLOCK : STAGE];
+    A *sm = reinterpret_cast<A *>(smem);
     const unsigned tile = (unsigned)(b * g.tiles + blockIdx.x);
     if (TY > 1 && TY <= 8)
         for (int k = 0; k < VEC; k++) {
@@ -316,7 +320,35 @@ reduce_cols(const T *in, Cols g, void *out, unsigned result_size, A *partials, u
         cols_finish<BLOCK, TX * VEC>(g, b, split, tile, base, partials, tickets, out, result_size, op, sm);
         return;
     }
-    if (ty == 0 && c0 < g.cols)
+    if (ty != 0)
+        return;
+    // Dense results are stored together: N bytes a thread when N <= 16, else a warp's 32 x N
+    // bytes as 16-byte pieces across the lanes (a thread's own narrow stores, N bytes apart
+    // across the warp, made few-row columns of wide results write-bound).
+    char *dst = (char *)out + (b * g.out_batch + c0) * RS;
+    const int ALIGN = N >= 16 ? 16 : N;
+    const bool dense = VEC > 1 && g.out_col == 1 && (N % 16 == 0 || (N & (N - 1)) == 0) &&
+                       (u64)dst % ALIGN == 0;
+    const long long w0 = c0 - (long long)(tx % 32) * VEC; // the warp's first column
+    const bool warp_dense = STAGE > 0 && g.out_col == 1 && w0 + 32 * VEC <= g.cols &&
+                            ((u64)out + (b * g.out_batch + w0) * RS) % 16 == 0; // warp-uniform
+    if (warp_dense || (dense && whole && N <= 16)) {
+        __align__(16) unsigned char buf[N] = {0}; // padding bytes of a result are stored as zeros
+#pragma unroll
+        for (int k = 0; k < VEC; k++) {
+            Op wop = op;
+            u64 i;
+            if (winner_index(acc[k], i))
+                bind_winner(wop, base + (long long)i * g.row + c0 + k, i);
+            wop.write(buf + k * RS, acc[k], (u64)g.rows);
+        }
+        if (warp_dense)
+            warp_store<(STAGE > 0 ? N : 32)>(buf, smem + (tx / 32) * 32 * N, (char *)out + (b * g.out_batch + w0) * RS);
+        else
+            store_bytes<N>(buf, dst);
+        return;
+    }
+    if (c0 < g.cols)
         for (int k = 0; k < VEC && c0 + k < g.cols; k++) {
             u64 i;
             if (winner_index(acc[k], i))

@@ -182,7 +182,10 @@ static void plan_shape(cured_handle h, struct cr_request *r, const struct dim *d
         red_at = 0;
     } else if (nr == 0 || (nr == 1 && g->red.stride[0] == 1)) { /* a contiguous row per output */
         const uint64_t bytes = g->len * size;
-        if (bytes < 16384) {
+        /* A statistic's block-level merge (float64 Chan steps) is dear: rows up to 64 KiB keep a
+         * warp each while there are rows enough for several waves. */
+        const int stats = (cr_op(r->op)->flags & CR_OP_STATS) != 0;
+        if (bytes < 16384 || (stats && bytes <= 65536 && g->nout >= 4 * guess)) {
             r->shape = CR_SHAPE_ROWS;
             r->group = (int)pow2_at_least((bytes + 63) / 64, 32);
             return;

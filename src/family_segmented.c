@@ -63,7 +63,8 @@ static void build(const struct cr_request *r, struct cr_unit *u)
         what = "segments";
         break;
     case CR_SHAPE_COLS:
-        snprintf(k, cap, "reduce_cols<%s, %s, %s, %d, %d, %d>", t, a, f, BLOCK, r->group, r->vec);
+        snprintf(k, cap, "reduce_cols<%s, %s, %s, %d, %d, %d, %zu>", t, a, f, BLOCK, r->group, r->vec,
+                 r->acc.result_size);
         what = "columns";
         break;
     case CR_SHAPE_PACKED:
