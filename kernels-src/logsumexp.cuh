@@ -24,6 +24,8 @@ __device__ __forceinline__ double lse_exp(double t) { return exp(t); }
 
 __device__ __forceinline__ LseState lse_merge(LseState a, LseState b)
 {
+    if (a.s == 0.0 && a.m == limits<double>::lowest()) // the identity: no float64 exponential
+        return b;
     const bool keep_a = !(b.m > a.m);
     const double hi = keep_a ? a.m : b.m, lo = keep_a ? b.m : a.m;
     LseState r;

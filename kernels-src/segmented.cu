@@ -291,7 +291,10 @@ reduce_cols(const T *in, Cols g, void *out, unsigned result_size, A *partials, u
     __shared__ __align__(16) unsigned char smem[sizeof(A) * BLOCK > STAGE ? sizeof(A) * BLOCK : STAGE];
     A *sm = reinterpret_cast<A *>(smem);
     const unsigned tile = (unsigned)(b * g.tiles + blockIdx.x);
-    if (TY > 1 && TY <= 8)
+    // Up to 8 phases join in a chain, unless a merge is dear (the statistics' states: float64
+    // divisions and exponentials); more, or dear ones, as a tree.
+    const bool TREE = TY > 8 || sizeof(A) >= 16;
+    if (TY > 1 && !TREE)
         for (int k = 0; k < VEC; k++) {
             sm[threadIdx.x] = acc[k];
             __syncthreads();
@@ -300,7 +303,7 @@ reduce_cols(const T *in, Cols g, void *out, unsigned result_size, A *partials, u
                     acc[k] = op(acc[k], sm[y * TX + tx]);
             __syncthreads();
         }
-    else if (TY > 8) // a tree: one thread's chain of TY - 1 combines was the tail of narrow tiles
+    else if (TY > 1) // a tree: one thread's chain of TY - 1 combines was the tail of narrow tiles
         for (int k = 0; k < VEC; k++) {
             sm[threadIdx.x] = acc[k];
             __syncthreads();

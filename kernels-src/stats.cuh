@@ -249,7 +249,9 @@ template <class T, class R, int KIND> struct MeanVarOf {
     // n == 0 (and n <= ddof for the variance): NaN.
     __device__ void write(void *out, State s, u64) const
     {
-        const double mean = s.n > 0.0 ? mv_mean(s) : stats_nan();
+        // A result narrower than float64: hi / n is within a float64 ulp of the mean, far below
+        // the result's rounding (one division instead of mv_mean's two).
+        const double mean = s.n > 0.0 ? (sizeof(R) < 8 ? s.hi / s.n : mv_mean(s)) : stats_nan();
         const double dof = s.n - ddof;
         const double var = dof > 0.0 ? s.m2 / dof : stats_nan();
         R *o = (R *)out;

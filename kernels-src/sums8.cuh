@@ -129,4 +129,36 @@ __device__ __forceinline__ unsigned byte_lanes(unsigned w, unsigned sel)
 CURED_SUM8_COLUMN(signed char, long long, 128u)
 CURED_SUM8_COLUMN(unsigned char, unsigned long long, 0u)
 
+// argmin/argmax down a column: the best key and its row, taken only when
+// strictly better (a thread meets its rows in increasing order, so a tie
+// keeps the first); i < 0 until the first row. About half the generic
+// combine's work per element (no NO_INDEX checks, no index compare).
+template <class T, class K, class R, bool MAX, bool IGN> struct ColumnAcc1<ArgOf<T, K, R, MAX, IGN>, T, Arg<K> > {
+    typedef ArgOf<T, K, R, MAX, IGN> Op;
+    typedef Arg<K> N;
+    static const long long CHUNK = 1ll << 62;
+    __device__ static __forceinline__ N start(Arg<K>)
+    {
+        N n = {K(0), -1ll};
+        return n;
+    }
+    __device__ static __forceinline__ N add(N n, T x, u64 r, const Op &op)
+    {
+        const K k = op.key(x);
+        const bool take = n.i < 0 || Op::better(k, n.k);
+        n.k = take ? k : n.k;
+        n.i = take ? (long long)r : n.i;
+        return n;
+    }
+    __device__ static __forceinline__ Arg<K> flush(Arg<K> a, N n, const Op &op)
+    {
+        if (n.i < 0)
+            return a;
+        return op(a, n);
+    }
+};
+template <class T, class K, class R, bool MAX, bool IGN, bool RAW>
+struct ColumnAcc1<Record<ArgOf<T, K, R, MAX, IGN>, Arg<K>, RAW>, T, Arg<K> >
+    : ColumnAcc1<ArgOf<T, K, R, MAX, IGN>, T, Arg<K> > {};
+
 #endif
