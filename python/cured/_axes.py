@@ -8,7 +8,7 @@ import ctypes
 import operator
 import warnings
 
-from . import _arrays, _lib
+from . import _arrays, _dtypes, _lib
 
 MAX_RANK = 8  # CURED_MAX_RANK
 
@@ -115,6 +115,12 @@ class Frontend:
     def ptr(self, a):
         return a.data.ptr if self.kind == "cupy" else a.data_ptr()
 
+    def cast(self, a, dtype):
+        """a as another integer type, wrapping (C's conversion, as NumPy's astype)."""
+        if self.kind == "cupy":
+            return a.astype(dtype)
+        return a.to(getattr(self.mod, dtype))
+
     def any(self, a):
         return bool(a.any().item())
 
@@ -170,8 +176,14 @@ def run(fn, plan, ARG_OPS, NAN_ARG_OPS, NAN_VALUE_OPS, a, axis, dtype, out, keep
         is_arg = op in ARG_OPS
         if out is None or is_arg:
             front.require(fn, "a result array" if out is None else "out= of an ARG operator")
+        # A dtype= that cured computes wider and wraps after (sum of int32 as
+        # int8): the result is made in cured's type and cast (wrapping) after.
+        narrow = not is_arg and _dtypes.size(cured_res) != _dtypes.size(np_res)
+        if narrow and out is not None:
+            raise TypeError("cured.%s: dtype=%s with out= is not supported for this input (cured computes "
+                            "it in %s and wraps after); omit out=" % (fn, np_res, cured_res))
         with front.stream():
-            res = front.empty(shape, np_res) if out is None else None
+            res = front.empty(shape, cured_res if narrow else np_res) if out is None else None
             dst, out_lay = None, None
             if is_arg:
                 pairs = front.empty((nout, 2), "int64")
@@ -208,6 +220,8 @@ def run(fn, plan, ARG_OPS, NAN_ARG_OPS, NAN_VALUE_OPS, a, axis, dtype, out, keep
                     res = out
             elif out is not None:
                 res = out
+            elif narrow:
+                res = front.cast(res, np_res)
             if op in NAN_VALUE_OPS and nout and front.mod is not None and front.any(front.isnan(res)):
                 warnings.warn("All-NaN slice encountered", RuntimeWarning, stacklevel=4)
             if axis is None and not keepdims and out is None:

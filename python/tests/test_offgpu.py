@@ -5,6 +5,7 @@ import os
 import subprocess
 import sys
 
+import numpy as np
 import pytest
 
 import cured
@@ -85,6 +86,60 @@ def test_plans():
         cured._plan("bitwise_and", cured.AND, "float32", None)
     with pytest.raises(TypeError):
         cured._plan("min", cured.MIN, "int32", "int64")    # min takes no dtype=
+
+
+def test_sum_dtype_plans():
+    """dtype= of sum/prod as NumPy reads it: any integer type wraps modulo
+    2^bits, computed in an offered type of that width (same bits) or in
+    64 bits and wrapped after; float combinations cured lacks: TypeError."""
+    plan = lambda src, want, op=cured.SUM: cured._plan("sum", op, src, want)
+    # (input, dtype=) -> cured's result type; the NumPy result is dtype=
+    cases = {("uint8", "int64"): "uint64", ("int8", "uint64"): "int64", ("bool", "int32"): "uint32",
+             ("bool", "int8"): "uint8", ("uint16", "int16"): "uint16", ("int64", "uint32"): "int32",
+             ("int32", "int8"): "int64", ("uint8", "int16"): "uint64", ("int16", "int16"): "int16",
+             ("float16", "float32"): "float32", ("bfloat16", "bfloat16"): "bfloat16",
+             ("float32", "float64"): "float64"}
+    for (src, want), res in cases.items():
+        for op in (cured.SUM, cured.PRODUCT):
+            p = plan(src, want, op)
+            assert p[2:4] == (res, want), (src, want, p)
+            assert (p[4] is None) == (res == want)
+    wrap = plan("uint8", "int64")[4]
+    assert wrap(2**64 - 1) == -1 and wrap(5) == 5
+    assert plan("int32", "int8")[4](200) == int(np.array(200).astype(np.int8))
+    assert plan("int8", "uint64")[4](-3 % 2**64) == 2**64 - 3
+    assert plan("int16", "uint16")[4](70000) == 70000 % 2**16
+    assert cured._plan("sum", cured.SUM, "bool", None)[4] is not None   # uint64 bits read as int64
+    for src, want in (("int32", "float32"), ("float32", "int32"), ("float16", "float64"),
+                      ("float64", "float32"), ("bfloat16", "float16"), ("float32", "float16")):
+        with pytest.raises(TypeError, match="not offered"):
+            plan(src, want)
+    assert _dtypes.wrap(-1.5, "float32") == -1.5
+    # The default result types agree with the C library's (no GPU needed).
+    if library_loads():
+        L = _lib.lib()
+        for src in _dtypes.TYPES:
+            got = ctypes.c_int(-1)
+            assert L.cured_default_result(cured.SUM, _dtypes.TYPES[src][0], ctypes.byref(got)) == 0
+            assert _dtypes.CURED_NAME[got.value] == _dtypes.sum_results(src)[0], src
+            for res in _dtypes.sum_results(src):   # every offered type is one cured takes (its size)
+                assert _dtypes.size(res) in (1, 2, 4, 8)
+
+
+def test_dtype_checks_before_cuda():
+    x = Fake(shape=(3, 4), typestr="<i4")
+    with pytest.raises(TypeError, match="not offered"):
+        cured.sum(x, dtype="float32")
+    with pytest.raises(TypeError, match="not offered"):
+        cured.prod(x, axis=1, dtype="float64")
+    with pytest.raises(TypeError, match="omit out"):   # cured computes int64 and wraps: not into out=
+        cured.sum(x, dtype="int8", out=Fake(shape=(1,), typestr="|i1"))
+    with pytest.raises(TypeError, match="omit out"):
+        cured.sum(x, axis=1, dtype="int16", out=Fake(shape=(3,), typestr="<i2"))
+    with pytest.raises(TypeError, match="uint64"):      # out= has the dtype= type, not cured's
+        cured.sum(Fake(typestr="|u1"), dtype="int64", out=Fake(shape=(1,), typestr="<u8"))
+    with pytest.raises(TypeError, match="int64"):       # an ARG out= is checked before the reduction
+        cured.argmax(Fake(typestr="<f4"), out=Fake(shape=(1,), typestr="<i4"))
 
 
 def test_axis_normalization():
