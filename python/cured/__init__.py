@@ -33,6 +33,7 @@ __version__ = "0.1.0"
 __all__ = [
     "sum", "prod", "min", "max", "amin", "amax", "nanmin", "nanmax", "argmin", "argmax",
     "nanargmin", "nanargmax", "bitwise_and", "bitwise_or", "bitwise_xor", "all", "any", "dot",
+    "mean", "var", "std",
     "custom", "Custom", "CuredError", "LibraryNotFound", "AxisError", "library_version",
 ]
 
@@ -276,3 +277,4 @@ def dot(a, b, out=None, stream=None):
 
 
 from ._custom import Custom, custom, all, any  # noqa: E402  (they use _run's helpers)
+from ._stats import mean, var, std  # noqa: E402

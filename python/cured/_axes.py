@@ -116,7 +116,8 @@ class Frontend:
         return a.data.ptr if self.kind == "cupy" else a.data_ptr()
 
     def cast(self, a, dtype):
-        """a as another integer type, wrapping (C's conversion, as NumPy's astype)."""
+        """a as another type: integers wrap (C's conversion, as NumPy's astype),
+        floats round to nearest."""
         if self.kind == "cupy":
             return a.astype(dtype)
         return a.to(getattr(self.mod, dtype))
@@ -151,10 +152,11 @@ class Frontend:
 
 
 def run(fn, plan, ARG_OPS, NAN_ARG_OPS, NAN_VALUE_OPS, a, axis, dtype, out, keepdims, stream,
-        empty_error=None, single=False):
+        empty_error=None, single=False, ddof=None, few=None):
     """One reduction along axes; returns a device array, or a Python scalar
     when axis is None and keepdims is false (the result of a non-contiguous
-    view reduced whole)."""
+    view reduced whole). ddof: a statistic (cured_reduce_axes_stats_async);
+    few(n): the RuntimeWarning for outputs of n elements, or None."""
     arr = _arrays.device_array(a, stream, strided=True)
     try:
         ndim = len(arr.shape)
@@ -202,10 +204,13 @@ def run(fn, plan, ARG_OPS, NAN_ARG_OPS, NAN_VALUE_OPS, a, axis, dtype, out, keep
                     for k in axes:
                         bits |= 1 << k
                     lay = _layout(arr.shape, arr.strides)
-                    code = L.cured_reduce_axes_async(
-                        h, op, ctypes.c_void_p(arr.ptr or None), TYPES[src][0], ctypes.byref(lay), bits,
-                        ctypes.c_void_p(dptr), TYPES[cured_res][0],
-                        ctypes.byref(out_lay) if out_lay is not None else None, ctypes.c_void_p(arr.stream))
+                    args = (ctypes.c_void_p(dptr), TYPES[cured_res][0],
+                            ctypes.byref(out_lay) if out_lay is not None else None, ctypes.c_void_p(arr.stream))
+                    inp = (h, op, ctypes.c_void_p(arr.ptr or None), TYPES[src][0], ctypes.byref(lay), bits)
+                    if ddof is None:
+                        code = L.cured_reduce_axes_async(*inp, *args)
+                    else:
+                        code = L.cured_reduce_axes_stats_async(*inp, ctypes.c_double(ddof), *args)
                     _lib.check(code, "cured.%s" % fn)
             finally:
                 if dst is not None:
@@ -222,6 +227,9 @@ def run(fn, plan, ARG_OPS, NAN_ARG_OPS, NAN_VALUE_OPS, a, axis, dtype, out, keep
                 res = out
             elif narrow:
                 res = front.cast(res, np_res)
+            warning = few(reduced) if few is not None and nout else None
+            if warning:
+                warnings.warn(warning, RuntimeWarning, stacklevel=4)
             if op in NAN_VALUE_OPS and nout and front.mod is not None and front.any(front.isnan(res)):
                 warnings.warn("All-NaN slice encountered", RuntimeWarning, stacklevel=4)
             if axis is None and not keepdims and out is None:

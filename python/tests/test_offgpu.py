@@ -142,6 +142,71 @@ def test_dtype_checks_before_cuda():
         cured.argmax(Fake(typestr="<f4"), out=Fake(shape=(1,), typestr="<i4"))
 
 
+def test_stats_plans():
+    """mean/var/std result types as NumPy's (integers and bool: float64; floats
+    their own type), computed in what cured offers and rounded after."""
+    from cured import _stats
+    cases = {("int32", None): ("int32", "float64", "float64"), ("bool", None): ("uint8", "float64", "float64"),
+             ("float16", None): ("float16", "float32", "float16"),
+             ("bfloat16", None): ("bfloat16", "float32", "bfloat16"),
+             ("float32", None): ("float32", "float32", "float32"), ("float64", None): ("float64", "float64", "float64"),
+             ("float32", "float64"): ("float32", "float64", "float64"),
+             ("int8", "float32"): ("int8", "float64", "float32"), ("float16", "float64"): ("float16", "float64", "float64"),
+             ("float64", "float16"): ("float64", "float64", "float16")}
+    for (src, dtype), want in cases.items():
+        assert _stats.result_types("mean", src, dtype) == want, (src, dtype)
+    with pytest.raises(TypeError, match="floating"):
+        _stats.result_types("mean", "int32", "int64")
+    assert _stats.check_ddof("var", 1) == 1.0 and _stats.check_ddof("var", 0.5) == 0.5
+    for bad in (-1, float("nan"), float("inf")):
+        with pytest.raises(ValueError, match="ddof"):
+            _stats.check_ddof("var", bad)
+    with pytest.raises(TypeError, match="ddof"):
+        _stats.check_ddof("var", "one")
+    for v in (0.1, 1 / 3, 65519.0, 70000.0, -2.5e-8, 1e-40):
+        with np.errstate(over="ignore"):
+            assert _stats.round_to(v, "float16") == float(np.float16(v)), v
+        assert _stats.round_to(v, "float32") == float(np.float32(v)), v
+    # bfloat16: the float32 bits rounded to their top 16, to nearest even
+    for v, want in ((1.0, 1.0), (1 + 2**-8, 1.0), (1 + 3 * 2**-8, 1 + 2**-6), (1 + 2**-7, 1 + 2**-7)):
+        assert _stats.round_to(v, "bfloat16") == want, v
+    import math
+    assert math.isnan(_stats.round_to(math.nan, "bfloat16"))
+
+
+def test_stats_checks_before_cuda():
+    """Empty inputs and n <= ddof give NaN with NumPy's warning, launching nothing."""
+    import math
+    import warnings
+    with pytest.warns(RuntimeWarning, match="Mean of empty slice"):
+        assert math.isnan(cured.mean(Fake(n=0, typestr="<f4")))
+    for fn, n, ddof in (("var", 0, 0), ("std", 1, 1), ("var", 3, 3.5)):
+        with pytest.warns(RuntimeWarning, match="Degrees of freedom"):
+            assert math.isnan(getattr(cured, fn)(Fake(n=n, typestr="<f8"), ddof=ddof))
+    with pytest.raises(ValueError, match="ddof"):
+        cured.var(Fake(typestr="<f4"), ddof=-1)
+    with pytest.raises(TypeError, match="floating"):
+        cured.mean(Fake(typestr="<i4"), dtype="int64")
+    with pytest.raises(TypeError, match="omit out"):   # float16 data: cured gives float32
+        cured.mean(Fake(typestr="<f2"), out=Fake(shape=(1,), typestr="<f2"))
+    with pytest.raises(TypeError, match="omit out"):
+        cured.std(Fake(shape=(3, 4), typestr="<f2"), axis=1, out=Fake(shape=(3,), typestr="<f2"))
+    with pytest.raises(TypeError, match="float64"):    # int data: float64, out= checked first
+        cured.mean(Fake(typestr="<i4"), out=Fake(shape=(1,), typestr="<f4"), dtype="float64")
+    with pytest.raises(cured.AxisError):
+        cured.var(Fake(shape=(3, 4), typestr="<f4"), axis=2)
+    with pytest.raises(TypeError, match="CuPy or PyTorch"):
+        cured.mean(Fake(shape=(3, 4), typestr="<f4"), axis=1)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")                 # n > ddof: no warning, a CUDA call (none here)
+        r = _child("import cured\n"
+                   "class F:\n"
+                   "    __cuda_array_interface__ = {'shape': (8,), 'typestr': '<f4', 'data': (4096, False), 'version': 2}\n"
+                   "try:\n    cured.var(F(), ddof=7)\nexcept cured.CuredError as e:\n    print(e.status)\n",
+                   CURED_CUDA_DRIVER_LIBRARY="/nonexistent/libcuda.so.1")
+    assert r.stdout.strip() == "CURED_ERROR_NO_DRIVER", (r.stdout, r.stderr)
+
+
 def test_axis_normalization():
     from cured import _axes
     assert _axes.normalize("sum", None, 3) == (0, 1, 2)
