@@ -382,3 +382,61 @@ def test_no_driver_is_a_clear_exception():
     assert status == "CURED_ERROR_NO_DRIVER"
     assert code_ == "7"
     assert "CURED_ERROR_NO_DRIVER" in text and "/nonexistent/libcuda.so.1" in text
+
+
+def _fake_driver():
+    """tests/.libs/libfakecuda.so of the build (make check builds it), or CURED_TEST_FAKE_DRIVER."""
+    env = os.environ.get("CURED_TEST_FAKE_DRIVER")
+    lib = os.environ.get("CURED_LIBRARY", "")
+    for p in ([env] if env else []) + [os.path.join(os.path.dirname(lib), "..", "tests", ".libs", "libfakecuda.so"),
+                                       os.path.join(os.path.dirname(__file__), "..", "..", "tests", ".libs",
+                                                    "libfakecuda.so")]:
+        if p and os.path.exists(p):
+            return os.path.abspath(p)
+    return None
+
+
+@needs_library
+def test_calls_reach_the_library_on_a_fake_device():
+    """The ctypes prototypes of the statistics and the dtype= paths, end to end
+    on tests/fakecuda.c's device (its memory is host memory; kernels compile
+    with NVRTC and are counted, not run): each call launches, bad ones launch
+    nothing."""
+    fake = _fake_driver()
+    if fake is None:
+        pytest.skip("tests/.libs/libfakecuda.so not built (make check builds it)")
+    code = """if 1:
+        import ctypes, os, warnings
+        import cured
+        fake = ctypes.CDLL(os.environ["CURED_CUDA_DRIVER_LIBRARY"])
+        fake.fake_alloc.restype = ctypes.c_void_p
+        fake.fake_alloc.argtypes = [ctypes.c_size_t, ctypes.c_int, ctypes.c_size_t]
+        class F:
+            def __init__(s, ptr, shape, t, strides=None):
+                s.__cuda_array_interface__ = {"shape": shape, "typestr": t, "data": (ptr, False),
+                                              "strides": strides, "version": 2}
+        x, o = fake.fake_alloc(4096, 1, 0), fake.fake_alloc(256, 1, 0)
+        def launches(f):
+            before = fake.fake_launches()
+            r = f()
+            return fake.fake_launches() - before, type(r).__name__
+        print(launches(lambda: cured.var(F(x, (64,), "<f4"), ddof=1)))
+        print(launches(lambda: cured.mean(F(x, (64,), "<f2"))))
+        print(launches(lambda: cured.mean(F(x, (8, 8), "<f4"), axis=1, out=F(o, (8,), "<f4"))))
+        print(launches(lambda: cured.std(F(x, (8, 8), "<f8", strides=(8, 64)), out=F(o, (1,), "<f8"), ddof=1)))
+        print(launches(lambda: cured.var(F(x, (8, 8), "<i4"), axis=(0, 1), keepdims=True, ddof=2.5,
+                                         out=F(o, (1, 1), "<f8"))))
+        print(launches(lambda: cured.sum(F(x, (8, 8), "|u1"), axis=0, dtype="int64", out=F(o, (8,), "<i8"))))
+        print(launches(lambda: cured.sum(F(x, (64,), "<i4"), dtype="int8")))
+        print(launches(lambda: cured.prod(F(x, (64,), "|b1"), dtype="int32", out=F(o, (1,), "<i4"))))
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            print(launches(lambda: cured.var(F(x, (3,), "<f4"), ddof=3)))
+            print(launches(lambda: cured.var(F(x, (4, 3), "<f4"), axis=1, ddof=3, out=F(o, (4,), "<f4"))))
+        """
+    r = _child(code, CURED_CUDA_DRIVER_LIBRARY=fake, FAKECUDA_DEVICE="1", CURED_CACHE_DISABLE="1")
+    assert r.returncode == 0, r.stderr
+    got = r.stdout.split("\n")
+    want = ["(1, 'float')", "(1, 'float')", "(1, 'F')", "(1, 'F')", "(1, 'F')", "(1, 'F')", "(1, 'int')",
+            "(1, 'F')", "(0, 'float')", "(1, 'F')"]
+    assert got[:len(want)] == want, r.stdout
