@@ -108,6 +108,9 @@ def _run(fn, op, a, dtype=None, out=None, stream=None, y=None, empty_error=None)
     try:
         if y is not None:
             other = _arrays.device_array(y, arr.stream)
+            if len(arr.shape) != 1 or len(other.shape) != 1:
+                # numpy.dot of 2-D arrays is a matrix product, of 0-d ones a multiplication
+                raise ValueError("cured.%s: the arrays must be 1-D (shapes %r and %r)" % (fn, arr.shape, other.shape))
             if other.dtype != arr.dtype or other.n != arr.n:
                 raise ValueError("cured.%s: the arrays differ: %d %s and %d %s elements" % (
                     fn, arr.n, arr.dtype, other.n, other.dtype))

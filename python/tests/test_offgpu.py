@@ -295,6 +295,10 @@ def test_argument_checks_before_cuda():
         cured.min(Fake(n=0))
     with pytest.raises(ValueError, match="empty sequence"):
         cured.argmax(Fake(n=0))
+    with pytest.raises(ValueError, match="1-D"):     # numpy.dot of 2-D arrays is a matrix product
+        cured.dot(Fake(shape=(4, 4)), Fake(shape=(4, 4)))
+    with pytest.raises(ValueError, match="1-D"):
+        cured.dot(Fake(shape=()), Fake(shape=()))
     with pytest.raises(ValueError, match="differ"):
         cured.dot(Fake(n=10), Fake(n=11))
     with pytest.raises(ValueError, match="differ"):
