@@ -184,6 +184,8 @@ def run(fn, plan, ARG_OPS, NAN_ARG_OPS, NAN_VALUE_OPS, a, axis, dtype, out, keep
         if narrow and out is not None:
             raise TypeError("cured.%s: dtype=%s with out= is not supported for this input (cured computes "
                             "it in %s and wraps after); omit out=" % (fn, np_res, cured_res))
+        if is_arg and out is not None:  # checked before any work, filled after
+            _check_out(fn, out, shape, "int64", arr, keepdims, kept, axes).release()
         with front.stream():
             res = front.empty(shape, cured_res if narrow else np_res) if out is None else None
             dst, out_lay = None, None
@@ -220,7 +222,6 @@ def run(fn, plan, ARG_OPS, NAN_ARG_OPS, NAN_VALUE_OPS, a, axis, dtype, out, keep
                 if op in NAN_ARG_OPS and nout and front.any(res == -1):
                     raise ValueError("cured.%s: All-NaN slice encountered" % fn)
                 if out is not None:
-                    _check_out(fn, out, shape, "int64", arr, keepdims, kept, axes).release()
                     front.copy_into(out, res)
                     res = out
             elif out is not None:

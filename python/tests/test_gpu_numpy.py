@@ -111,3 +111,13 @@ def test_stats_numpy_edge_rules(xp):
     cured.mean(xp.array(np.arange(10, dtype="int32")), out=one)
     assert float(xp.get(one)[0]) == 4.5
     assert cured.var(xp.array(np.full(1000, 3.25, dtype="float32"))) == 0.0   # constant: exactly 0
+
+
+def test_out_checked_before_the_reduction(xp):
+    dev = xp.array(host_3d("float32"))
+    with pytest.raises(TypeError, match="int64"):     # ARG along an axis: out= of the wrong type
+        cured.argmax(dev, axis=1, out=xp.array(np.zeros((5, 3), dtype="int32")))
+    with pytest.raises(ValueError, match="shape"):
+        cured.argmin(dev, axis=1, out=xp.array(np.zeros((3, 5), dtype="int64")))
+    with pytest.raises(ValueError, match="1-D"):
+        cured.dot(dev, dev)                           # numpy.dot of 3-D arrays is no vector product
