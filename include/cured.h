@@ -645,8 +645,11 @@ typedef struct cured_layout {
  *         layout that does not match or whose results overlap),
  *         CURED_ERROR_SIZE_OVERFLOW (a byte range that overflows),
  *         CURED_ERROR_MISALIGNED, CURED_ERROR_NOT_DEVICE_POINTER,
- *         CURED_ERROR_COMPILE, CURED_ERROR_CUDA. On error nothing was
- *         launched or written.
+ *         CURED_ERROR_OUT_OF_RANGE (the last element the view reaches, or
+ *         the last result of the output layout, lies past its allocation,
+ *         as cured_reduce_async() checks), CURED_ERROR_NO_NVRTC,
+ *         CURED_ERROR_COMPILE, CURED_ERROR_OUT_OF_MEMORY, CURED_ERROR_CUDA.
+ *         On error nothing was launched or written.
  * \par Thread safety
  * As cured_reduce_async(): any thread; calls on different streams run independently.
  */
