@@ -417,6 +417,7 @@ CURED_EXPORT cured_status cured_get_arch(cured_handle h, int *sm, int *is_ptx);
  *         CURED_ERROR_NULL_HANDLE;
  *         CURED_ERROR_NULL_POINTER (out, or in with n > 0);
  *         CURED_ERROR_INVALID_ENUM (op, algo or a type);
+ *         CURED_ERROR_INVALID_VALUE (CURED_OP_DOT: it takes two inputs);
  *         CURED_ERROR_TYPE_MISMATCH (an (op, in_type, out_type) not offered);
  *         CURED_ERROR_NOT_SUPPORTED (an algorithm other than AUTO with anything
  *         but an int32 sum; the cooperative-groups algorithms without toolkit

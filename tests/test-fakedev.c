@@ -157,6 +157,37 @@ START_TEST(test_axes_out_of_range)
 }
 END_TEST
 
+/* DOT through the one-input calls, a non-statistic through the statistics' calls:
+ * INVALID_VALUE naming the right call, nothing launched or written. */
+START_TEST(test_wrong_entry_points)
+{
+    cured_handle h = fake_handle(0);
+    float *x = fake_alloc(4096, 1, 0);
+    double *out = fake_alloc(256, 1, 0);
+    out[0] = -1.5;
+    double host = -1.5;
+    const cured_layout l = {1, {16}, {1}};
+    expect(cured_reduce_async(h, CURED_OP_DOT, CURED_ALGO_AUTO, x, CURED_TYPE_FLOAT32, 16, out, CURED_TYPE_FLOAT64,
+                              NULL),
+           CURED_ERROR_INVALID_VALUE, "DOT through cured_reduce_async");
+    assert_message_contains("DOT async", "cured_dot_async()");
+    expect(cured_reduce(h, CURED_OP_DOT, CURED_ALGO_AUTO, x, CURED_TYPE_FLOAT32, 16, &host, CURED_TYPE_FLOAT64, NULL),
+           CURED_ERROR_INVALID_VALUE, "DOT through cured_reduce");
+    assert_message_contains("DOT sync", "cured_dot()");
+    expect(cured_reduce_axes_async(h, CURED_OP_DOT, x, CURED_TYPE_FLOAT32, &l, 1u, out, CURED_TYPE_FLOAT64, NULL,
+                                   NULL),
+           CURED_ERROR_INVALID_VALUE, "DOT along axes");
+    expect(cured_reduce_stats_async(h, CURED_OP_SUM, x, CURED_TYPE_FLOAT32, 16, 0.0, out, CURED_TYPE_FLOAT64, NULL),
+           CURED_ERROR_INVALID_VALUE, "SUM through cured_reduce_stats_async");
+    expect(cured_reduce_axes_stats_async(h, CURED_OP_ARGMAX, x, CURED_TYPE_FLOAT32, &l, 1u, 0.0, out,
+                                         CURED_TYPE_FLOAT32, NULL, NULL),
+           CURED_ERROR_INVALID_VALUE, "ARGMAX through cured_reduce_axes_stats_async");
+    ck_assert_msg(out[0] == -1.5 && host == -1.5, "a refused call wrote its output");
+    ck_assert_int_eq(fake_launches(), 0);
+    ck_assert_int_eq(cured_destroy(h), CURED_SUCCESS);
+}
+END_TEST
+
 /* Allocations mapped back to back (a virtual reservation's chunks) are one range; a gap ends it. */
 START_TEST(test_adjacent_and_unsized)
 {
@@ -281,6 +312,7 @@ int main(void)
     tcase_add_test(tc, test_input_out_of_range);
     tcase_add_test(tc, test_output_out_of_range);
     tcase_add_test(tc, test_axes_out_of_range);
+    tcase_add_test(tc, test_wrong_entry_points);
     tcase_add_test(tc, test_adjacent_and_unsized);
     tcase_add_test(tc, test_dot_and_custom);
     tcase_add_test(tc, test_missing_entry_points);
