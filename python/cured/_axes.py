@@ -228,7 +228,7 @@ def run(fn, plan, ARG_OPS, NAN_ARG_OPS, NAN_VALUE_OPS, a, axis, dtype, out, keep
                 res = out
             elif narrow:
                 res = front.cast(res, np_res)
-            warning = few(reduced) if few is not None and nout else None
+            warning = few(reduced) if few is not None else None  # NumPy warns with no outputs too
             if warning:
                 warnings.warn(warning, RuntimeWarning, stacklevel=4)
             if op in NAN_VALUE_OPS and nout and front.mod is not None and front.any(front.isnan(res)):
