@@ -179,15 +179,18 @@ def run(fn, plan, ARG_OPS, NAN_ARG_OPS, NAN_VALUE_OPS, a, axis, dtype, out, keep
         if out is None or is_arg:
             front.require(fn, "a result array" if out is None else "out= of an ARG operator")
         # A dtype= that cured computes wider and wraps after (sum of int32 as
-        # int8): the result is made in cured's type and cast (wrapping) after.
+        # int8): the result is made in cured's type and cast (wrapping) after;
+        # unsigned results as the signed type of their width (the same bits:
+        # PyTorch's uint64 casts little).
         narrow = not is_arg and _dtypes.size(cured_res) != _dtypes.size(np_res)
+        made = cured_res.replace("uint", "int") if narrow else np_res
         if narrow and out is not None:
             raise TypeError("cured.%s: dtype=%s with out= is not supported for this input (cured computes "
                             "it in %s and wraps after); omit out=" % (fn, np_res, cured_res))
         if is_arg and out is not None:  # checked before any work, filled after
             _check_out(fn, out, shape, "int64", arr, keepdims, kept, axes).release()
         with front.stream():
-            res = front.empty(shape, cured_res if narrow else np_res) if out is None else None
+            res = front.empty(shape, made) if out is None else None
             dst, out_lay = None, None
             if is_arg:
                 pairs = front.empty((nout, 2), "int64")
