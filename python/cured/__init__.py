@@ -195,8 +195,10 @@ def _fill(fn, out, value, dtype, src):
 
 def sum(a, axis=None, dtype=None, out=None, keepdims=False, stream=None):
     """Sum of the elements (numpy.sum). Integers widen to int64/uint64 unless
-    dtype= says otherwise (then they wrap); floating types keep their type
-    (float16/bfloat16 accumulate in float32, rounded once)."""
+    dtype= names another integer type (the result then wraps modulo 2^bits,
+    as NumPy's); floating types keep their type (float16/bfloat16 accumulate
+    in float32, rounded once; dtype="float32" keeps that, dtype="float64"
+    sums float32 in float64); other float dtype= combinations: TypeError."""
     return _reduce("sum", SUM, a, axis, dtype, out, keepdims, stream)
 
 
