@@ -17,7 +17,8 @@ non-contiguous views, the result is a device array of the input's library
 (views with negative strides raise ValueError: reduce a copy).
 Work runs on the stream the array's interface names, else on the current
 stream of its library (torch.cuda.current_stream(), CuPy's
-current stream), or on stream= when given. libcured is found through
+current stream), or on stream= when given. mean, var and std follow
+NumPy's result types and warnings (_stats.py). libcured is found through
 CURED_LIBRARY (a path), then the system loader (libcured.so.0).
 """
 import ctypes
