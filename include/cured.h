@@ -417,6 +417,7 @@ CURED_EXPORT cured_status cured_get_arch(cured_handle h, int *sm, int *is_ptx);
  *         CURED_ERROR_NULL_HANDLE;
  *         CURED_ERROR_NULL_POINTER (out, or in with n > 0);
  *         CURED_ERROR_INVALID_ENUM (op, algo or a type);
+ *         CURED_ERROR_INVALID_VALUE (CURED_OP_DOT: it takes two inputs);
  *         CURED_ERROR_TYPE_MISMATCH (an (op, in_type, out_type) not offered);
  *         CURED_ERROR_NOT_SUPPORTED (an algorithm other than AUTO with anything
  *         but an int32 sum; the cooperative-groups algorithms without toolkit
@@ -645,8 +646,11 @@ typedef struct cured_layout {
  *         layout that does not match or whose results overlap),
  *         CURED_ERROR_SIZE_OVERFLOW (a byte range that overflows),
  *         CURED_ERROR_MISALIGNED, CURED_ERROR_NOT_DEVICE_POINTER,
- *         CURED_ERROR_COMPILE, CURED_ERROR_CUDA. On error nothing was
- *         launched or written.
+ *         CURED_ERROR_OUT_OF_RANGE (the last element the view reaches, or
+ *         the last result of the output layout, lies past its allocation,
+ *         as cured_reduce_async() checks), CURED_ERROR_NO_NVRTC,
+ *         CURED_ERROR_COMPILE, CURED_ERROR_OUT_OF_MEMORY, CURED_ERROR_CUDA.
+ *         On error nothing was launched or written.
  * \par Thread safety
  * As cured_reduce_async(): any thread; calls on different streams run independently.
  */

@@ -2,7 +2,7 @@
  * The device-side checks off the GPU, against tests/fakecuda.c in its
  * one-device mode (FAKECUDA_DEVICE=1): inputs and outputs that run past
  * their allocations are refused with CURED_ERROR_OUT_OF_RANGE before
- * anything is launched (adjacent allocations count as mapped, memory the
+ * anything is launched (also views along axes and padded output layouts) (adjacent allocations count as mapped, memory the
  * driver cannot size is not checked); cured_dot names y as y; a driver
  * lacking entry points the library never calls still serves cured_create;
  * a user op used again after a primary context reset loads its module anew
@@ -106,6 +106,83 @@ START_TEST(test_output_out_of_range)
     expect(cured_reduce_async(h, CURED_OP_MINMAX, CURED_ALGO_AUTO, x, CURED_TYPE_INT64, 16, slot + 248,
                               CURED_TYPE_INT64, NULL),
            CURED_ERROR_OUT_OF_RANGE, "a 16-byte MINMAX result in the last 8 bytes");
+    ck_assert_int_eq(fake_launches(), 0);
+    ck_assert_int_eq(cured_destroy(h), CURED_SUCCESS);
+}
+END_TEST
+
+/* Views along axes: the last element a layout reaches, and the last result of a
+ * (padded) output layout, are checked against the allocations; stride-0
+ * views reach one element however large they are. Nothing is launched. */
+START_TEST(test_axes_out_of_range)
+{
+    cured_handle h = fake_handle(0);
+    int32_t *x = fake_alloc(1024 * 4, 1, 4096);
+    int64_t *out = fake_alloc(256, 1, 4096);
+    out[0] = (int64_t)POISON;
+    const cured_layout fits = {2, {32, 32}, {32, 1}}, over = {2, {32, 33}, {32, 1}};
+    const cured_layout wide = {2, {(int64_t)1 << 20, (int64_t)1 << 20}, {0, 0}};
+    const cured_layout padded = {1, {32}, {2}};
+    const struct {
+        const char *what;
+        const cured_layout *in, *ol;
+        uint32_t axes;
+        const void *o;
+        cured_status want;
+    } cases[] = {
+        {"32 rows of 32", &fits, NULL, 2u, out, CURED_ERROR_NO_NVRTC},
+        {"rows of 33: one element past", &over, NULL, 2u, out, CURED_ERROR_OUT_OF_RANGE},
+        {"32 results one past", &fits, NULL, 2u, out + 1, CURED_ERROR_OUT_OF_RANGE},
+        {"32 results two apart", &fits, &padded, 2u, out, CURED_ERROR_OUT_OF_RANGE},
+        {"2^40 elements of stride 0", &wide, NULL, 3u, out, CURED_ERROR_NO_NVRTC},
+        {"the columns of rows of 33", &over, NULL, 1u, out, CURED_ERROR_OUT_OF_RANGE},
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
+        clear_error();
+        expect(cured_reduce_axes_async(h, CURED_OP_SUM, x, CURED_TYPE_INT32, cases[k].in, cases[k].axes,
+                                       (void *)cases[k].o, CURED_TYPE_INT64, cases[k].ol, NULL),
+               cases[k].want, cases[k].what);
+        if (cases[k].want == CURED_ERROR_OUT_OF_RANGE)
+            assert_message_contains(cases[k].what, cases[k].o == out && cases[k].ol == NULL ? "the input" : "the output");
+        expect(cured_reduce_axes_stats_async(h, CURED_OP_VAR, x, CURED_TYPE_INT32, cases[k].in, cases[k].axes, 1.0,
+                                             (void *)cases[k].o, CURED_TYPE_FLOAT64, cases[k].ol, NULL),
+               cases[k].want, cases[k].what);
+    }
+    expect(cured_uniform_segmented_reduce_async(h, CURED_OP_MAX, x, CURED_TYPE_INT32, 32, 33, out, CURED_TYPE_INT32,
+                                                NULL),
+           CURED_ERROR_OUT_OF_RANGE, "32 segments of 33 over 1024 elements");
+    ck_assert_msg(out[0] == (int64_t)POISON, "a refused call wrote its output");
+    ck_assert_int_eq(fake_launches(), 0);
+    ck_assert_int_eq(cured_destroy(h), CURED_SUCCESS);
+}
+END_TEST
+
+/* DOT through the one-input calls, a non-statistic through the statistics' calls:
+ * INVALID_VALUE naming the right call, nothing launched or written. */
+START_TEST(test_wrong_entry_points)
+{
+    cured_handle h = fake_handle(0);
+    float *x = fake_alloc(4096, 1, 0);
+    double *out = fake_alloc(256, 1, 0);
+    out[0] = -1.5;
+    double host = -1.5;
+    const cured_layout l = {1, {16}, {1}};
+    expect(cured_reduce_async(h, CURED_OP_DOT, CURED_ALGO_AUTO, x, CURED_TYPE_FLOAT32, 16, out, CURED_TYPE_FLOAT64,
+                              NULL),
+           CURED_ERROR_INVALID_VALUE, "DOT through cured_reduce_async");
+    assert_message_contains("DOT async", "cured_dot_async()");
+    expect(cured_reduce(h, CURED_OP_DOT, CURED_ALGO_AUTO, x, CURED_TYPE_FLOAT32, 16, &host, CURED_TYPE_FLOAT64, NULL),
+           CURED_ERROR_INVALID_VALUE, "DOT through cured_reduce");
+    assert_message_contains("DOT sync", "cured_dot()");
+    expect(cured_reduce_axes_async(h, CURED_OP_DOT, x, CURED_TYPE_FLOAT32, &l, 1u, out, CURED_TYPE_FLOAT64, NULL,
+                                   NULL),
+           CURED_ERROR_INVALID_VALUE, "DOT along axes");
+    expect(cured_reduce_stats_async(h, CURED_OP_SUM, x, CURED_TYPE_FLOAT32, 16, 0.0, out, CURED_TYPE_FLOAT64, NULL),
+           CURED_ERROR_INVALID_VALUE, "SUM through cured_reduce_stats_async");
+    expect(cured_reduce_axes_stats_async(h, CURED_OP_ARGMAX, x, CURED_TYPE_FLOAT32, &l, 1u, 0.0, out,
+                                         CURED_TYPE_FLOAT32, NULL, NULL),
+           CURED_ERROR_INVALID_VALUE, "ARGMAX through cured_reduce_axes_stats_async");
+    ck_assert_msg(out[0] == -1.5 && host == -1.5, "a refused call wrote its output");
     ck_assert_int_eq(fake_launches(), 0);
     ck_assert_int_eq(cured_destroy(h), CURED_SUCCESS);
 }
@@ -234,6 +311,8 @@ int main(void)
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, test_input_out_of_range);
     tcase_add_test(tc, test_output_out_of_range);
+    tcase_add_test(tc, test_axes_out_of_range);
+    tcase_add_test(tc, test_wrong_entry_points);
     tcase_add_test(tc, test_adjacent_and_unsized);
     tcase_add_test(tc, test_dot_and_custom);
     tcase_add_test(tc, test_missing_entry_points);

@@ -7,205 +7,16 @@
  * determinism, graph capture and two streams, bad pointers, and (unless
  * CURED_TEST_NO_HUGE) more than 2^32 elements and more than 2^31 segments.
  * Each output's elements are gathered on the host in row-major order of the
- * reduced axes and reduced by tests/ops_ref.c.
+ * reduced axes and reduced by tests/ops_ref.c (tests/axes_case.c).
  *
  * Exits 77 (SKIP) without a GPU.
  */
+#include "axes_case.h"
 #include "ops_test.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-static enum ref_flavour flavour_of(cured_op op)
-{
-    switch (op) {
-    case CURED_OP_PRODUCT: return FL_ODD;
-    case CURED_OP_AND: return FL_AND;
-    case CURED_OP_OR: return FL_OR;
-    case CURED_OP_SUM: case CURED_OP_SUM_SQUARES: case CURED_OP_SUM_ABS: case CURED_OP_NORM2:
-    case CURED_OP_COUNT_NONZERO: case CURED_OP_XOR: return FL_RAND;
-    case CURED_OP_MEAN: case CURED_OP_VAR: case CURED_OP_STD: case CURED_OP_MEAN_VAR:
-    case CURED_OP_LOGSUMEXP: return FL_REAL; /* tests/stats_ref.c's bounds; NaN placement: test-gpu-stats */
-    default: return FL_WIDE_NAN;
-    }
-}
-
-/* The expected result of an empty reduction (cured.h, cured_reduce_axes_async). */
-static void empty_result(cured_op op, cured_type in, cured_type out, struct ref_result *r)
-{
-    if (op == CURED_OP_MINMAX) {
-        struct ref_result lo, hi;
-        ref_reduce(CURED_OP_MIN, in, out, NULL, NULL, 0, 1, &lo);
-        ref_reduce(CURED_OP_MAX, in, out, NULL, NULL, 0, 1, &hi);
-        *r = lo;
-        r->nvalues = 2;
-        r->v[1] = hi.v[0];
-        return;
-    }
-    ref_reduce(op, in, out, NULL, NULL, 0, 1, r);
-}
-
-static int is_arg(cured_op op)
-{
-    return op == CURED_OP_ARGMIN || op == CURED_OP_ARGMAX || op == CURED_OP_NANARGMIN || op == CURED_OP_NANARGMAX;
-}
-
-/* Check output j of an axis reduction: gather, reduce, compare. */
-static void check_output(cured_op op, cured_type t, cured_type out, const unsigned char *host, const cured_layout *l,
-                         uint32_t axes, const int64_t *kept_idx, const unsigned char *got, unsigned char *gather,
-                         const char *what)
-{
-    const size_t size = ref_size(t);
-    int64_t red_ext[CURED_MAX_RANK], red_str[CURED_MAX_RANK], base = 0;
-    int nr = 0;
-    size_t len = 1;
-    for (int k = 0, j = 0; k < l->rank; k++) {
-        if ((axes >> k) & 1) {
-            red_ext[nr] = l->extent[k];
-            red_str[nr++] = l->stride[k];
-            len *= (size_t)l->extent[k];
-        } else {
-            base += kept_idx[j++] * l->stride[k];
-        }
-    }
-    for (size_t i = 0; i < len; i++) {
-        size_t rem = i;
-        int64_t off = base;
-        for (int d = nr - 1; d >= 0; d--) {
-            off += (int64_t)(rem % (size_t)red_ext[d]) * red_str[d];
-            rem /= (size_t)red_ext[d];
-        }
-        memcpy(gather + i * size, host + (size_t)off * size, size);
-    }
-    struct ref_result r;
-    if (len == 0) {
-        empty_result(op, t, out, &r);
-        if (is_arg(op)) {
-            int64_t index;
-            memcpy(&index, got, 8);
-            ck_assert_msg(index == -1, "%s: empty ARG index %lld", what, (long long)index);
-            for (size_t b = 0; b < size; b++)
-                ck_assert_msg(got[8 + b] == 0, "%s: empty ARG value is not zero", what);
-            return;
-        }
-    } else { /* float sums of integers (NORM2 of 64-bit values) round: a tolerance */
-        ref_reduce(op, t, out, gather, NULL, len, !(op == CURED_OP_NORM2 && !ref_is_float(t)), &r);
-    }
-    ref_check(op, t, out, got, &r, what);
-}
-
-/* A random view of up to 4 axes over a buffer, and a random axis subset. */
-static void random_view(struct rng *r, cured_layout *l, uint32_t *axes, int64_t *span, int big)
-{
-    memset(l, 0, sizeof *l);
-    l->rank = 1 + (int)(rng_u32(r) % 4);
-    int64_t ext[4], parent = 1;
-    for (int k = 0; k < l->rank; k++) {
-        const uint32_t u = rng_u32(r) % 16;
-        ext[k] = u < 1 ? 0 : u < 4 ? 1 : (int64_t)(2 + rng_u32(r) % 9);
-    }
-    if (big) /* one long axis: long rows, split rows, columns of many rows */
-        ext[rng_u32(r) % l->rank] = 3000 + rng_u32(r) % 9000;
-    /* strides of a padded, possibly permuted parent; some broadcast, some sliced */
-    int perm[4] = {0, 1, 2, 3};
-    if (rng_u32(r) % 3 == 0)
-        for (int k = l->rank - 1; k > 0; k--) {
-            int j = (int)(rng_u32(r) % (uint32_t)(k + 1)), t = perm[k];
-            perm[k] = perm[j];
-            perm[j] = t;
-        }
-    int64_t stride[4];
-    for (int k = l->rank - 1; k >= 0; k--) {
-        const int a = perm[k];
-        const int step = rng_u32(r) % 5 == 0 ? 2 : 1;
-        stride[a] = rng_u32(r) % 8 == 0 ? 0 : parent * step;
-        parent *= (ext[a] > 0 ? ext[a] : 1) * step + (rng_u32(r) % 4 == 0 ? 1 : 0);
-    }
-    *span = 1;
-    for (int k = 0; k < l->rank; k++) {
-        l->extent[k] = ext[k];
-        l->stride[k] = stride[k];
-        if (ext[k] > 0)
-            *span += (ext[k] - 1) * stride[k];
-    }
-    *axes = rng_u32(r) & ((1u << l->rank) - 1);
-}
-
-/* One random axis reduction of (op, t): checks every output and that nothing else was written. */
-static void one_axes_case(struct rng *rg, cured_op op, cured_type t, cured_type out, int big, CUstream s, long id)
-{
-    const size_t size = ref_size(t), rsize = ref_result_size(op, out);
-    cured_layout l;
-    uint32_t axes;
-    int64_t span;
-    random_view(rg, &l, &axes, &span, big);
-    const size_t shift = rng_u32(rg) % 4; /* misaligned base */
-    const size_t nelem = (size_t)span + shift;
-    unsigned char *host = ops_malloc(nelem * size);
-    ref_fill(t, flavour_of(op), rg, host, nelem);
-    CUdeviceptr d = dev_alloc(nelem * size);
-    upload(d, host, nelem * size);
-    /* outputs: dense, or padded strides (keepdims style) */
-    int nk = 0;
-    int64_t kext[CURED_MAX_RANK], nout = 1;
-    for (int k = 0; k < l.rank; k++)
-        if (!((axes >> k) & 1))
-            kext[nk++] = l.extent[k], nout *= l.extent[k];
-    cured_layout ol = {nk, {0}, {0}};
-    const int padded = rng_u32(rg) % 3 == 0;
-    int64_t ospan = 1, s_ = 1;
-    for (int k = nk - 1; k >= 0; k--) {
-        ol.extent[k] = kext[k];
-        ol.stride[k] = s_;
-        s_ *= (kext[k] > 0 ? kext[k] : 1) + (padded ? 1 : 0);
-    }
-    for (int k = 0; k < nk; k++)
-        if (kext[k] > 0)
-            ospan += (kext[k] - 1) * ol.stride[k];
-    const size_t obytes = (size_t)(nout > 0 ? ospan : 1) * rsize + 64;
-    CUdeviceptr o = dev_alloc(obytes);
-    poison(o, obytes);
-    char what[240];
-    snprintf(what, sizeof what, "case %ld: %s %s->%s rank %d extents %lld %lld %lld %lld strides %lld %lld %lld %lld axes 0x%x shift %zu%s",
-             id, cured_op_name(op), cured_type_name(t), cured_type_name(out), l.rank, (long long)l.extent[0],
-             (long long)l.extent[1], (long long)l.extent[2], (long long)l.extent[3], (long long)l.stride[0],
-             (long long)l.stride[1], (long long)l.stride[2], (long long)l.stride[3], axes, shift,
-             padded ? " padded output" : "");
-    cured_status st = cured_reduce_axes_async(H, op, DP(d + shift * size), t, &l, axes, DP(o), out,
-                                              padded ? &ol : NULL, s);
-    ck_assert_msg(st == CURED_SUCCESS, "%s: %s", what, cured_last_error());
-    CU_OK(D->StreamSynchronize(s));
-    unsigned char *got = ops_malloc(obytes);
-    download(got, o, obytes);
-    size_t len = 1;
-    for (int k = 0; k < l.rank; k++)
-        if ((axes >> k) & 1)
-            len *= (size_t)l.extent[k];
-    unsigned char *gather = ops_malloc((len ? len : 1) * size);
-    unsigned char *written = ops_malloc(obytes);
-    for (int64_t j = 0; j < nout; j++) {
-        int64_t idx[CURED_MAX_RANK], rem = j, off = 0;
-        for (int k = nk - 1; k >= 0; k--) {
-            idx[k] = rem % kext[k];
-            rem /= kext[k];
-            off += idx[k] * ol.stride[k];
-        }
-        char w[300];
-        snprintf(w, sizeof w, "%s, output %lld", what, (long long)j);
-        check_output(op, t, out, host + shift * size, &l, axes, idx, got + (size_t)off * rsize, gather, w);
-        memset(written + (size_t)off * rsize, 1, rsize);
-    }
-    for (size_t b = 0; b < obytes; b++)
-        if (!written[b])
-            ck_assert_msg(got[b] == POISON_BYTE, "%s: byte %zu outside the results was written", what, b);
-    ops_free(written);
-    ops_free(gather);
-    ops_free(got);
-    ops_free(host);
-    dev_free(o);
-    dev_free(d);
-}
 
 /* Loop test over operators: random views of every type the operator takes. */
 START_TEST(test_axes_random)
@@ -223,7 +34,7 @@ START_TEST(test_axes_random)
             continue;
         const int cases = ops_reduced() ? 3 : 8;
         for (int c = 0; c < cases; c++)
-            one_axes_case(&r, op, (cured_type)t, out, c == cases - 1 && !ops_reduced(), s, id++);
+            axes_one_case(&r, op, (cured_type)t, out, c == cases - 1 && !ops_reduced(), 1, 4, s, id++);
     }
 }
 END_TEST
@@ -281,7 +92,7 @@ START_TEST(test_short_rows)
     for (size_t rb = size; rb <= 64; rb *= 2) {
         const size_t len = rb / size, rows = (ops_reduced() ? 300 : 5000) + 2 * (rb / size) + 1;
         unsigned char *host = ops_malloc(rows * len * size);
-        ref_fill(t, flavour_of(op), &rg, host, rows * len);
+        ref_fill(t, axes_flavour(op), &rg, host, rows * len);
         CUdeviceptr d = dev_alloc(rows * len * size);
         upload(d, host, rows * len * size);
         for (int form = 0; form < 3; form++) { /* dense, every other result, shifted by one result */
@@ -299,7 +110,7 @@ START_TEST(test_short_rows)
                 snprintf(w, sizeof w, "%s %s->%s rows of %zu, form %d, row %zu of %zu", cured_op_name(op),
                          cured_type_name(t), cured_type_name(out), len, form, j, rows);
                 const int64_t idx[1] = {(int64_t)j};
-                check_output(op, t, out, host, &l, 2u, idx, got + shift + j * (size_t)ostride * rsize, gather, w);
+                axes_check_output(op, t, out, host, &l, 2u, idx, got + shift + j * (size_t)ostride * rsize, gather, w);
             }
             for (size_t b = 0; b < obytes; b++) {
                 const size_t rel = b - shift;
@@ -336,7 +147,7 @@ START_TEST(test_segments_random)
     const size_t size = ref_size(t), rsize = ref_result_size(op, out);
     const size_t n = ops_reduced() ? 5000 : 200000, nseg = ops_reduced() ? 100 : 3000;
     unsigned char *host = ops_malloc(n * size);
-    ref_fill(t, flavour_of(op), &r, host, n);
+    ref_fill(t, axes_flavour(op), &r, host, n);
     int64_t *b = ops_malloc(nseg * 8), *e = ops_malloc(nseg * 8);
     for (size_t s = 0; s < nseg; s++) {
         const uint32_t kind = rng_u32(&r) % 10;
@@ -376,7 +187,7 @@ START_TEST(test_segments_random)
         cured_layout l = {1, {(int64_t)len}, {1}};
         int64_t none[1] = {0};
         unsigned char *gather = ops_malloc((len ? len : 1) * size);
-        check_output(op, t, out, host + (size_t)b[s] * size, &l, 1u, none, got + s * rsize, gather, w);
+        axes_check_output(op, t, out, host + (size_t)b[s] * size, &l, 1u, none, got + s * rsize, gather, w);
         ops_free(gather);
     }
     for (size_t k = 0; k < 64; k++)

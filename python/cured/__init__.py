@@ -17,7 +17,8 @@ non-contiguous views, the result is a device array of the input's library
 (views with negative strides raise ValueError: reduce a copy).
 Work runs on the stream the array's interface names, else on the current
 stream of its library (torch.cuda.current_stream(), CuPy's
-current stream), or on stream= when given. libcured is found through
+current stream), or on stream= when given. mean, var and std follow
+NumPy's result types and warnings (_stats.py). libcured is found through
 CURED_LIBRARY (a path), then the system loader (libcured.so.0).
 """
 import ctypes
@@ -33,6 +34,7 @@ __version__ = "0.1.0"
 __all__ = [
     "sum", "prod", "min", "max", "amin", "amax", "nanmin", "nanmax", "argmin", "argmax",
     "nanargmin", "nanargmax", "bitwise_and", "bitwise_or", "bitwise_xor", "all", "any", "dot",
+    "mean", "var", "std",
     "custom", "Custom", "CuredError", "LibraryNotFound", "AxisError", "library_version",
 ]
 
@@ -82,9 +84,14 @@ def _plan(fn, op, in_dtype, dtype):
         res = want or (_dtypes.sum_result(in_dtype) if op != DOT else in_dtype)
         if in_dtype == "bool" and op == DOT:
             raise TypeError("cured.dot: bool arrays are not supported")
-        # bool sums are counts: cured sums the bytes into uint64, which NumPy calls int64.
-        cured_res = "uint64" if in_dtype == "bool" and res == "int64" else res
-        return op, src, cured_res, res, None
+        # Integers wrap modulo 2^bits whatever the accumulator's sign (a bool sum
+        # is a count of bytes in uint64, which NumPy calls int64).
+        try:
+            cured_res, exact = _dtypes.sum_plan(src, res)
+        except TypeError as e:
+            raise TypeError("cured.%s: %s" % (fn, e)) from None
+        convert = None if cured_res == res else (lambda v, res=res: _dtypes.wrap(v, res))
+        return op, src, cured_res, res, convert
     if want is not None:
         raise TypeError("cured.%s takes no dtype=" % fn)
     if op in (NANMIN, NANMAX, NANARGMIN, NANARGMAX) and not _dtypes.is_float(in_dtype):
@@ -102,19 +109,25 @@ def _run(fn, op, a, dtype=None, out=None, stream=None, y=None, empty_error=None)
     try:
         if y is not None:
             other = _arrays.device_array(y, arr.stream)
+            if len(arr.shape) != 1 or len(other.shape) != 1:
+                # numpy.dot of 2-D arrays is a matrix product, of 0-d ones a multiplication
+                raise ValueError("cured.%s: the arrays must be 1-D (shapes %r and %r)" % (fn, arr.shape, other.shape))
             if other.dtype != arr.dtype or other.n != arr.n:
                 raise ValueError("cured.%s: the arrays differ: %d %s and %d %s elements" % (
                     fn, arr.n, arr.dtype, other.n, other.dtype))
         op, src, cured_res, np_res, convert = _plan(fn, op, arr.dtype, dtype)
         if arr.n == 0 and empty_error is not None:
             raise ValueError("cured.%s: %s" % (fn, empty_error))
-        L = _lib.lib()
-        h = _lib.handle(arr.device)
-        in_t, out_t = _dtypes.TYPES[src][0], _dtypes.TYPES[cured_res][0]
-        stream_p = ctypes.c_void_p(arr.stream)
+        # out= is checked before any CUDA call (ARG operators: filled after).
+        if out is not None and op in ARG_OPS:
+            _out_array(fn, out, "int64", arr).release()
         if out is not None and op not in ARG_OPS:
+            _same_width(fn, cured_res, np_res)
             dst = _out_array(fn, out, np_res, arr)
             try:
+                L, h = _lib.lib(), _lib.handle(arr.device)
+                in_t, out_t = _dtypes.TYPES[src][0], _dtypes.TYPES[cured_res][0]
+                stream_p = ctypes.c_void_p(arr.stream)
                 if op == DOT:
                     code = L.cured_dot_async(h, arr.ptr, other.ptr, in_t, arr.n, dst.ptr, out_t, stream_p)
                 else:
@@ -123,6 +136,9 @@ def _run(fn, op, a, dtype=None, out=None, stream=None, y=None, empty_error=None)
             finally:
                 dst.release()
             return out
+        L, h = _lib.lib(), _lib.handle(arr.device)
+        in_t, out_t = _dtypes.TYPES[src][0], _dtypes.TYPES[cured_res][0]
+        stream_p = ctypes.c_void_p(arr.stream)
         raw = ctypes.create_string_buffer(16)
         if op == DOT:
             code = L.cured_dot(h, arr.ptr, other.ptr, in_t, arr.n, raw, out_t, stream_p)
@@ -146,6 +162,14 @@ def _run(fn, op, a, dtype=None, out=None, stream=None, y=None, empty_error=None)
         if other is not None:
             other.release()
         arr.release()
+
+
+def _same_width(fn, cured_res, np_res):
+    """out= receives cured's result bits: a dtype= that cured computes in a
+    wider type and wraps after (sum of int32 as int8) cannot go there."""
+    if _dtypes.size(cured_res) != _dtypes.size(np_res):
+        raise TypeError("cured.%s: dtype=%s with out= is not supported for this input (cured computes it "
+                        "in %s and wraps after); omit out=" % (fn, np_res, cured_res))
 
 
 def _out_array(fn, out, dtype, src):
@@ -172,8 +196,10 @@ def _fill(fn, out, value, dtype, src):
 
 def sum(a, axis=None, dtype=None, out=None, keepdims=False, stream=None):
     """Sum of the elements (numpy.sum). Integers widen to int64/uint64 unless
-    dtype= says otherwise (then they wrap); floating types keep their type
-    (float16/bfloat16 accumulate in float32, rounded once)."""
+    dtype= names another integer type (the result then wraps modulo 2^bits,
+    as NumPy's); floating types keep their type (float16/bfloat16 accumulate
+    in float32, rounded once; dtype="float32" keeps that, dtype="float64"
+    sums float32 in float64); other float dtype= combinations: TypeError."""
     return _reduce("sum", SUM, a, axis, dtype, out, keepdims, stream)
 
 
@@ -257,3 +283,4 @@ def dot(a, b, out=None, stream=None):
 
 
 from ._custom import Custom, custom, all, any  # noqa: E402  (they use _run's helpers)
+from ._stats import mean, var, std  # noqa: E402

@@ -8,7 +8,7 @@ import ctypes
 import operator
 import warnings
 
-from . import _arrays, _lib
+from . import _arrays, _dtypes, _lib
 
 MAX_RANK = 8  # CURED_MAX_RANK
 
@@ -115,6 +115,13 @@ class Frontend:
     def ptr(self, a):
         return a.data.ptr if self.kind == "cupy" else a.data_ptr()
 
+    def cast(self, a, dtype):
+        """a as another type: integers wrap (C's conversion, as NumPy's astype),
+        floats round to nearest."""
+        if self.kind == "cupy":
+            return a.astype(dtype)
+        return a.to(getattr(self.mod, dtype))
+
     def any(self, a):
         return bool(a.any().item())
 
@@ -145,10 +152,11 @@ class Frontend:
 
 
 def run(fn, plan, ARG_OPS, NAN_ARG_OPS, NAN_VALUE_OPS, a, axis, dtype, out, keepdims, stream,
-        empty_error=None, single=False):
+        empty_error=None, single=False, ddof=None, few=None):
     """One reduction along axes; returns a device array, or a Python scalar
     when axis is None and keepdims is false (the result of a non-contiguous
-    view reduced whole)."""
+    view reduced whole). ddof: a statistic (cured_reduce_axes_stats_async);
+    few(n): the RuntimeWarning for outputs of n elements, or None."""
     arr = _arrays.device_array(a, stream, strided=True)
     try:
         ndim = len(arr.shape)
@@ -170,8 +178,19 @@ def run(fn, plan, ARG_OPS, NAN_ARG_OPS, NAN_VALUE_OPS, a, axis, dtype, out, keep
         is_arg = op in ARG_OPS
         if out is None or is_arg:
             front.require(fn, "a result array" if out is None else "out= of an ARG operator")
+        # A dtype= that cured computes wider and wraps after (sum of int32 as
+        # int8): the result is made in cured's type and cast (wrapping) after;
+        # unsigned results as the signed type of their width (the same bits:
+        # PyTorch's uint64 casts little).
+        narrow = not is_arg and _dtypes.size(cured_res) != _dtypes.size(np_res)
+        made = cured_res.replace("uint", "int") if narrow else np_res
+        if narrow and out is not None:
+            raise TypeError("cured.%s: dtype=%s with out= is not supported for this input (cured computes "
+                            "it in %s and wraps after); omit out=" % (fn, np_res, cured_res))
+        if is_arg and out is not None:  # checked before any work, filled after
+            _check_out(fn, out, shape, "int64", arr, keepdims, kept, axes).release()
         with front.stream():
-            res = front.empty(shape, np_res) if out is None else None
+            res = front.empty(shape, made) if out is None else None
             dst, out_lay = None, None
             if is_arg:
                 pairs = front.empty((nout, 2), "int64")
@@ -190,10 +209,13 @@ def run(fn, plan, ARG_OPS, NAN_ARG_OPS, NAN_VALUE_OPS, a, axis, dtype, out, keep
                     for k in axes:
                         bits |= 1 << k
                     lay = _layout(arr.shape, arr.strides)
-                    code = L.cured_reduce_axes_async(
-                        h, op, ctypes.c_void_p(arr.ptr or None), TYPES[src][0], ctypes.byref(lay), bits,
-                        ctypes.c_void_p(dptr), TYPES[cured_res][0],
-                        ctypes.byref(out_lay) if out_lay is not None else None, ctypes.c_void_p(arr.stream))
+                    args = (ctypes.c_void_p(dptr), TYPES[cured_res][0],
+                            ctypes.byref(out_lay) if out_lay is not None else None, ctypes.c_void_p(arr.stream))
+                    inp = (h, op, ctypes.c_void_p(arr.ptr or None), TYPES[src][0], ctypes.byref(lay), bits)
+                    if ddof is None:
+                        code = L.cured_reduce_axes_async(*inp, *args)
+                    else:
+                        code = L.cured_reduce_axes_stats_async(*inp, ctypes.c_double(ddof), *args)
                     _lib.check(code, "cured.%s" % fn)
             finally:
                 if dst is not None:
@@ -203,11 +225,15 @@ def run(fn, plan, ARG_OPS, NAN_ARG_OPS, NAN_VALUE_OPS, a, axis, dtype, out, keep
                 if op in NAN_ARG_OPS and nout and front.any(res == -1):
                     raise ValueError("cured.%s: All-NaN slice encountered" % fn)
                 if out is not None:
-                    _check_out(fn, out, shape, "int64", arr, keepdims, kept, axes).release()
                     front.copy_into(out, res)
                     res = out
             elif out is not None:
                 res = out
+            elif narrow:
+                res = front.cast(res, np_res)
+            warning = few(reduced) if few is not None else None  # NumPy warns with no outputs too
+            if warning:
+                warnings.warn(warning, RuntimeWarning, stacklevel=4)
             if op in NAN_VALUE_OPS and nout and front.mod is not None and front.any(front.isnan(res)):
                 warnings.warn("All-NaN slice encountered", RuntimeWarning, stacklevel=4)
             if axis is None and not keepdims and out is None:

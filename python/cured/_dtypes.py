@@ -81,6 +81,55 @@ def sum_result(name):
     return {"i": "int64", "u": "uint64"}.get(kind, name)
 
 
+def size(name):
+    """Bytes of one element ('bool': 1)."""
+    return 1 if name == "bool" else TYPES[name][1]
+
+
+def sum_results(src):
+    """The result types cured offers for SUM and PRODUCT of src (include/cured.h,
+    cured_op): integers their 64-bit type, their 32-bit type or themselves;
+    float16/bfloat16 float32 or themselves; float32 itself or float64."""
+    kind, bits = TYPES[src][2], 8 * TYPES[src][1]
+    if kind in "iu":
+        prefix = "int" if kind == "i" else "uint"
+        res = [prefix + "64", prefix + "32"]
+        return res + ([src] if src not in res else [])
+    if src in ("float16", "bfloat16"):
+        return ["float32", src]
+    return ["float32", "float64"] if bits == 32 else ["float64"]
+
+
+def sum_plan(src, want):
+    """(cured result type, exact) for a SUM/PRODUCT of src asked to give want,
+    with NumPy's rules: an integer result wraps modulo 2^bits, which does not
+    depend on the accumulator's signedness or on a wider accumulator, so an
+    integer want that cured does not offer is computed in an offered type of
+    the same width (the same bits: exact is True) or in the 64-bit type and
+    wrapped after (exact is False: only where the result is converted).
+    TypeError for the float combinations cured does not offer."""
+    offered = sum_results(src)
+    if want in offered:
+        return want, True
+    if is_integer(src) and is_integer(want):
+        prefix = "int" if TYPES[src][2] == "i" else "uint"
+        same = prefix + str(8 * TYPES[want][1])
+        if same in offered:
+            return same, True
+        return offered[0], False
+    raise TypeError("dtype=%s is not offered for %s input (cured gives %s)" % (want, src, " or ".join(offered)))
+
+
+def wrap(value, name):
+    """An integer as NumPy's integer type name holds it (modulo 2^bits); other
+    values unchanged."""
+    if not is_integer(name) or not isinstance(value, int):
+        return value
+    bits = 8 * TYPES[name][1]
+    value &= (1 << bits) - 1
+    return value - (1 << bits) if TYPES[name][2] == "i" and value >> (bits - 1) else value
+
+
 def is_float(name):
     return name in TYPES and TYPES[name][2] == "f"
 

@@ -17,6 +17,7 @@ STATUS_NAMES = [
 SUCCESS = 0
 TYPE_MISMATCH = 15
 ALL_NAN = 19
+TOO_FEW_ELEMENTS = 22
 
 
 class CuredError(RuntimeError):
@@ -77,6 +78,12 @@ _PROTOTYPES = {
     "cured_custom_destroy": (c_status, [P]),
     "cured_reduce_axes_async": (c_status, [c_handle, ctypes.c_int, P, ctypes.c_int, P, ctypes.c_uint32, P,
                                            ctypes.c_int, P, P]),
+    "cured_reduce_stats_async": (c_status, [c_handle, ctypes.c_int, P, ctypes.c_int, SZ, ctypes.c_double, P,
+                                            ctypes.c_int, P]),
+    "cured_reduce_stats": (c_status, [c_handle, ctypes.c_int, P, ctypes.c_int, SZ, ctypes.c_double, P,
+                                      ctypes.c_int, P]),
+    "cured_reduce_axes_stats_async": (c_status, [c_handle, ctypes.c_int, P, ctypes.c_int, P, ctypes.c_uint32,
+                                                 ctypes.c_double, P, ctypes.c_int, P, P]),
 }
 
 

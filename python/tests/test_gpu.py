@@ -162,7 +162,7 @@ def test_dtype_argument(xp):
     f = xp.array(np.full(N, 0.1, dtype="float32"))
     assert cured.sum(f, dtype="float64") == pytest.approx(float(np.sum(np.full(N, 0.1, "float32"),
                                                                        dtype=np.float64)))
-    with pytest.raises(cured.CuredError, match="TYPE_MISMATCH"):
+    with pytest.raises(TypeError, match="not offered"):
         cured.sum(d, dtype="float32")   # cured sums integers into integers only
 
 
@@ -374,3 +374,4 @@ def test_axes_bfloat16_and_stream(gpu):
     r = cured.sum(y, axis=0, stream=cs)  # an explicit stream: the result is made and written on it
     cs.synchronize()
     assert bool((r == 3 << 10).all())
+

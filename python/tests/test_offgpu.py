@@ -5,6 +5,7 @@ import os
 import subprocess
 import sys
 
+import numpy as np
 import pytest
 
 import cured
@@ -85,6 +86,125 @@ def test_plans():
         cured._plan("bitwise_and", cured.AND, "float32", None)
     with pytest.raises(TypeError):
         cured._plan("min", cured.MIN, "int32", "int64")    # min takes no dtype=
+
+
+def test_sum_dtype_plans():
+    """dtype= of sum/prod as NumPy reads it: any integer type wraps modulo
+    2^bits, computed in an offered type of that width (same bits) or in
+    64 bits and wrapped after; float combinations cured lacks: TypeError."""
+    plan = lambda src, want, op=cured.SUM: cured._plan("sum", op, src, want)
+    # (input, dtype=) -> cured's result type; the NumPy result is dtype=
+    cases = {("uint8", "int64"): "uint64", ("int8", "uint64"): "int64", ("bool", "int32"): "uint32",
+             ("bool", "int8"): "uint8", ("uint16", "int16"): "uint16", ("int64", "uint32"): "int32",
+             ("int32", "int8"): "int64", ("uint8", "int16"): "uint64", ("int16", "int16"): "int16",
+             ("float16", "float32"): "float32", ("bfloat16", "bfloat16"): "bfloat16",
+             ("float32", "float64"): "float64"}
+    for (src, want), res in cases.items():
+        for op in (cured.SUM, cured.PRODUCT):
+            p = plan(src, want, op)
+            assert p[2:4] == (res, want), (src, want, p)
+            assert (p[4] is None) == (res == want)
+    wrap = plan("uint8", "int64")[4]
+    assert wrap(2**64 - 1) == -1 and wrap(5) == 5
+    assert plan("int32", "int8")[4](200) == int(np.array(200).astype(np.int8))
+    assert plan("int8", "uint64")[4](-3 % 2**64) == 2**64 - 3
+    assert plan("int16", "uint16")[4](70000) == 70000 % 2**16
+    assert cured._plan("sum", cured.SUM, "bool", None)[4] is not None   # uint64 bits read as int64
+    for src, want in (("int32", "float32"), ("float32", "int32"), ("float16", "float64"),
+                      ("float64", "float32"), ("bfloat16", "float16"), ("float32", "float16")):
+        with pytest.raises(TypeError, match="not offered"):
+            plan(src, want)
+    assert _dtypes.wrap(-1.5, "float32") == -1.5
+    # The default result types agree with the C library's (no GPU needed).
+    if library_loads():
+        L = _lib.lib()
+        for src in _dtypes.TYPES:
+            got = ctypes.c_int(-1)
+            assert L.cured_default_result(cured.SUM, _dtypes.TYPES[src][0], ctypes.byref(got)) == 0
+            assert _dtypes.CURED_NAME[got.value] == _dtypes.sum_results(src)[0], src
+            for res in _dtypes.sum_results(src):   # every offered type is one cured takes (its size)
+                assert _dtypes.size(res) in (1, 2, 4, 8)
+
+
+def test_dtype_checks_before_cuda():
+    x = Fake(shape=(3, 4), typestr="<i4")
+    with pytest.raises(TypeError, match="not offered"):
+        cured.sum(x, dtype="float32")
+    with pytest.raises(TypeError, match="not offered"):
+        cured.prod(x, axis=1, dtype="float64")
+    with pytest.raises(TypeError, match="omit out"):   # cured computes int64 and wraps: not into out=
+        cured.sum(x, dtype="int8", out=Fake(shape=(1,), typestr="|i1"))
+    with pytest.raises(TypeError, match="omit out"):
+        cured.sum(x, axis=1, dtype="int16", out=Fake(shape=(3,), typestr="<i2"))
+    with pytest.raises(TypeError, match="uint64"):      # out= has the dtype= type, not cured's
+        cured.sum(Fake(typestr="|u1"), dtype="int64", out=Fake(shape=(1,), typestr="<u8"))
+    with pytest.raises(TypeError, match="int64"):       # an ARG out= is checked before the reduction
+        cured.argmax(Fake(typestr="<f4"), out=Fake(shape=(1,), typestr="<i4"))
+
+
+def test_stats_plans():
+    """mean/var/std result types as NumPy's (integers and bool: float64; floats
+    their own type), computed in what cured offers and rounded after."""
+    from cured import _stats
+    cases = {("int32", None): ("int32", "float64", "float64"), ("bool", None): ("uint8", "float64", "float64"),
+             ("float16", None): ("float16", "float32", "float16"),
+             ("bfloat16", None): ("bfloat16", "float32", "bfloat16"),
+             ("float32", None): ("float32", "float32", "float32"), ("float64", None): ("float64", "float64", "float64"),
+             ("float32", "float64"): ("float32", "float64", "float64"),
+             ("int8", "float32"): ("int8", "float64", "float32"), ("float16", "float64"): ("float16", "float64", "float64"),
+             ("float64", "float16"): ("float64", "float64", "float16")}
+    for (src, dtype), want in cases.items():
+        assert _stats.result_types("mean", src, dtype) == want, (src, dtype)
+    with pytest.raises(TypeError, match="floating"):
+        _stats.result_types("mean", "int32", "int64")
+    assert _stats.check_ddof("var", 1) == 1.0 and _stats.check_ddof("var", 0.5) == 0.5
+    for bad in (-1, float("nan"), float("inf")):
+        with pytest.raises(ValueError, match="ddof"):
+            _stats.check_ddof("var", bad)
+    with pytest.raises(TypeError, match="ddof"):
+        _stats.check_ddof("var", "one")
+    for v in (0.1, 1 / 3, 65519.0, 70000.0, -2.5e-8, 1e-40):
+        with np.errstate(over="ignore"):
+            assert _stats.round_to(v, "float16") == float(np.float16(v)), v
+        assert _stats.round_to(v, "float32") == float(np.float32(v)), v
+    # bfloat16: the float32 bits rounded to their top 16, to nearest even
+    for v, want in ((1.0, 1.0), (1 + 2**-8, 1.0), (1 + 3 * 2**-8, 1 + 2**-6), (1 + 2**-7, 1 + 2**-7)):
+        assert _stats.round_to(v, "bfloat16") == want, v
+    import math
+    assert math.isnan(_stats.round_to(math.nan, "bfloat16"))
+
+
+def test_stats_checks_before_cuda():
+    """Empty inputs and n <= ddof give NaN with NumPy's warning, launching nothing."""
+    import math
+    import warnings
+    with pytest.warns(RuntimeWarning, match="Mean of empty slice"):
+        assert math.isnan(cured.mean(Fake(n=0, typestr="<f4")))
+    for fn, n, ddof in (("var", 0, 0), ("std", 1, 1), ("var", 3, 3.5)):
+        with pytest.warns(RuntimeWarning, match="Degrees of freedom"):
+            assert math.isnan(getattr(cured, fn)(Fake(n=n, typestr="<f8"), ddof=ddof))
+    with pytest.raises(ValueError, match="ddof"):
+        cured.var(Fake(typestr="<f4"), ddof=-1)
+    with pytest.raises(TypeError, match="floating"):
+        cured.mean(Fake(typestr="<i4"), dtype="int64")
+    with pytest.raises(TypeError, match="omit out"):   # float16 data: cured gives float32
+        cured.mean(Fake(typestr="<f2"), out=Fake(shape=(1,), typestr="<f2"))
+    with pytest.raises(TypeError, match="omit out"):
+        cured.std(Fake(shape=(3, 4), typestr="<f2"), axis=1, out=Fake(shape=(3,), typestr="<f2"))
+    with pytest.raises(TypeError, match="float64"):    # int data: float64, out= checked first
+        cured.mean(Fake(typestr="<i4"), out=Fake(shape=(1,), typestr="<f4"), dtype="float64")
+    with pytest.raises(cured.AxisError):
+        cured.var(Fake(shape=(3, 4), typestr="<f4"), axis=2)
+    with pytest.raises(TypeError, match="CuPy or PyTorch"):
+        cured.mean(Fake(shape=(3, 4), typestr="<f4"), axis=1)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")                 # n > ddof: no warning, a CUDA call (none here)
+        r = _child("import cured\n"
+                   "class F:\n"
+                   "    __cuda_array_interface__ = {'shape': (8,), 'typestr': '<f4', 'data': (4096, False), 'version': 2}\n"
+                   "try:\n    cured.var(F(), ddof=7)\nexcept cured.CuredError as e:\n    print(e.status)\n",
+                   CURED_CUDA_DRIVER_LIBRARY="/nonexistent/libcuda.so.1")
+    assert r.stdout.strip() == "CURED_ERROR_NO_DRIVER", (r.stdout, r.stderr)
 
 
 def test_axis_normalization():
@@ -175,6 +295,10 @@ def test_argument_checks_before_cuda():
         cured.min(Fake(n=0))
     with pytest.raises(ValueError, match="empty sequence"):
         cured.argmax(Fake(n=0))
+    with pytest.raises(ValueError, match="1-D"):     # numpy.dot of 2-D arrays is a matrix product
+        cured.dot(Fake(shape=(4, 4)), Fake(shape=(4, 4)))
+    with pytest.raises(ValueError, match="1-D"):
+        cured.dot(Fake(shape=()), Fake(shape=()))
     with pytest.raises(ValueError, match="differ"):
         cured.dot(Fake(n=10), Fake(n=11))
     with pytest.raises(ValueError, match="differ"):
@@ -262,3 +386,61 @@ def test_no_driver_is_a_clear_exception():
     assert status == "CURED_ERROR_NO_DRIVER"
     assert code_ == "7"
     assert "CURED_ERROR_NO_DRIVER" in text and "/nonexistent/libcuda.so.1" in text
+
+
+def _fake_driver():
+    """tests/.libs/libfakecuda.so of the build (make check builds it), or CURED_TEST_FAKE_DRIVER."""
+    env = os.environ.get("CURED_TEST_FAKE_DRIVER")
+    lib = os.environ.get("CURED_LIBRARY", "")
+    for p in ([env] if env else []) + [os.path.join(os.path.dirname(lib), "..", "tests", ".libs", "libfakecuda.so"),
+                                       os.path.join(os.path.dirname(__file__), "..", "..", "tests", ".libs",
+                                                    "libfakecuda.so")]:
+        if p and os.path.exists(p):
+            return os.path.abspath(p)
+    return None
+
+
+@needs_library
+def test_calls_reach_the_library_on_a_fake_device():
+    """The ctypes prototypes of the statistics and the dtype= paths, end to end
+    on tests/fakecuda.c's device (its memory is host memory; kernels compile
+    with NVRTC and are counted, not run): each call launches, bad ones launch
+    nothing."""
+    fake = _fake_driver()
+    if fake is None:
+        pytest.skip("tests/.libs/libfakecuda.so not built (make check builds it)")
+    code = """if 1:
+        import ctypes, os, warnings
+        import cured
+        fake = ctypes.CDLL(os.environ["CURED_CUDA_DRIVER_LIBRARY"])
+        fake.fake_alloc.restype = ctypes.c_void_p
+        fake.fake_alloc.argtypes = [ctypes.c_size_t, ctypes.c_int, ctypes.c_size_t]
+        class F:
+            def __init__(s, ptr, shape, t, strides=None):
+                s.__cuda_array_interface__ = {"shape": shape, "typestr": t, "data": (ptr, False),
+                                              "strides": strides, "version": 2}
+        x, o = fake.fake_alloc(4096, 1, 0), fake.fake_alloc(256, 1, 0)
+        def launches(f):
+            before = fake.fake_launches()
+            r = f()
+            return fake.fake_launches() - before, type(r).__name__
+        print(launches(lambda: cured.var(F(x, (64,), "<f4"), ddof=1)))
+        print(launches(lambda: cured.mean(F(x, (64,), "<f2"))))
+        print(launches(lambda: cured.mean(F(x, (8, 8), "<f4"), axis=1, out=F(o, (8,), "<f4"))))
+        print(launches(lambda: cured.std(F(x, (8, 8), "<f8", strides=(8, 64)), out=F(o, (1,), "<f8"), ddof=1)))
+        print(launches(lambda: cured.var(F(x, (8, 8), "<i4"), axis=(0, 1), keepdims=True, ddof=2.5,
+                                         out=F(o, (1, 1), "<f8"))))
+        print(launches(lambda: cured.sum(F(x, (8, 8), "|u1"), axis=0, dtype="int64", out=F(o, (8,), "<i8"))))
+        print(launches(lambda: cured.sum(F(x, (64,), "<i4"), dtype="int8")))
+        print(launches(lambda: cured.prod(F(x, (64,), "|b1"), dtype="int32", out=F(o, (1,), "<i4"))))
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            print(launches(lambda: cured.var(F(x, (3,), "<f4"), ddof=3)))
+            print(launches(lambda: cured.var(F(x, (4, 3), "<f4"), axis=1, ddof=3, out=F(o, (4,), "<f4"))))
+        """
+    r = _child(code, CURED_CUDA_DRIVER_LIBRARY=fake, FAKECUDA_DEVICE="1", CURED_CACHE_DISABLE="1")
+    assert r.returncode == 0, r.stderr
+    got = r.stdout.split("\n")
+    want = ["(1, 'float')", "(1, 'float')", "(1, 'F')", "(1, 'F')", "(1, 'F')", "(1, 'F')", "(1, 'int')",
+            "(1, 'F')", "(0, 'float')", "(1, 'F')"]
+    assert got[:len(want)] == want, r.stdout

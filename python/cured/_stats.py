@@ -1,0 +1,127 @@
+"""mean, var and std with NumPy's names, result types and warnings, through
+cured_reduce_stats (whole arrays) and cured_reduce_axes_stats_async (axes,
+views)."""
+import ctypes
+import math
+import struct
+import warnings
+
+from . import _arrays, _axes, _dtypes, _lib
+
+# cured_op values (include/cured.h).
+MEAN, VAR, STD = 19, 20, 21
+EMPTY_MEAN = "Mean of empty slice"
+FEW_DOF = "Degrees of freedom <= 0 for slice"
+
+
+def result_types(fn, in_dtype, dtype):
+    """(cured input, cured result, NumPy result) with NumPy's rules: integers
+    and bool give float64, floating types their own type. cured computes
+    float16/bfloat16 data in float32 and integers in float64: a result type
+    it does not give is that one, rounded once after (NumPy's float16 mean
+    is computed in float32 too)."""
+    src = "uint8" if in_dtype == "bool" else in_dtype
+    want = _dtypes.dtype_name(dtype)
+    if want is None:
+        want = in_dtype if _dtypes.is_float(in_dtype) else "float64"
+    if not _dtypes.is_float(want):
+        raise TypeError("cured.%s: dtype=%s: the statistics give floating types" % (fn, want))
+    offered = ["float32", "float64"] if src in ("float16", "bfloat16", "float32") else ["float64"]
+    return src, want if want in offered else offered[0], want
+
+
+def check_ddof(fn, ddof):
+    """ddof as cured takes it: a finite number >= 0 (NumPy also takes negative ones)."""
+    try:
+        d = float(ddof)
+    except (TypeError, ValueError):
+        raise TypeError("cured.%s: ddof must be a number, not %r" % (fn, ddof)) from None
+    if not math.isfinite(d) or d < 0:
+        raise ValueError("cured.%s: ddof must be finite and >= 0, not %r" % (fn, ddof))
+    return d
+
+
+def round_to(value, name):
+    """A Python float as the float type name holds it (round to nearest even)."""
+    if name == "float32":
+        return struct.unpack("<f", struct.pack("<f", value))[0]
+    if name == "float16":
+        try:
+            return struct.unpack("<e", struct.pack("<e", value))[0]
+        except OverflowError:
+            return math.copysign(math.inf, value)
+    if name == "bfloat16":
+        if math.isnan(value):
+            return value
+        bits = struct.unpack("<I", struct.pack("<f", value))[0]
+        bits = (bits + 0x7FFF + ((bits >> 16) & 1)) >> 16
+        return struct.unpack("<f", struct.pack("<I", (bits & 0xFFFF) << 16))[0]
+    return value
+
+
+def _few(op, n, ddof):
+    """The warning NumPy gives for n elements, or None."""
+    if op == MEAN:
+        return EMPTY_MEAN if n == 0 else None
+    return FEW_DOF if n <= ddof else None
+
+
+def run(fn, op, a, axis, dtype, out, ddof, keepdims, stream):
+    ddof = check_ddof(fn, ddof) if op != MEAN else 0.0
+
+    def plan(in_dtype, d):
+        src, cured_res, want = result_types(fn, in_dtype, d)
+        return op, src, cured_res, want, None if cured_res == want else (lambda v: round_to(v, want))
+
+    if axis is not None or keepdims or not _arrays.is_contiguous(a):
+        return _axes.run(fn, plan, (), (), (), a, axis, dtype, out, keepdims, stream,
+                         ddof=ddof, few=lambda n: _few(op, n, ddof))
+    arr = _arrays.device_array(a, stream)
+    try:
+        _, src, cured_res, want, convert = plan(arr.dtype, dtype)
+        few = _few(op, arr.n, ddof)
+        in_t, out_t = _dtypes.TYPES[src][0], _dtypes.TYPES[cured_res][0]
+        if out is not None:
+            if cured_res != want:
+                raise TypeError("cured.%s: out= of %s is not supported for %s input (cured gives %s); omit out="
+                                % (fn, want, arr.dtype, cured_res))
+            from . import _out_array
+            dst = _out_array(fn, out, want, arr)
+            try:
+                L, h = _lib.lib(), _lib.handle(arr.device)
+                _lib.check(L.cured_reduce_stats_async(h, op, arr.ptr, in_t, arr.n, ddof, dst.ptr, out_t,
+                                                      ctypes.c_void_p(arr.stream)), "cured.%s" % fn)
+            finally:
+                dst.release()
+            if few:
+                warnings.warn(few, RuntimeWarning, stacklevel=3)
+            return out
+        if few:  # cured_reduce_stats would return TOO_FEW_ELEMENTS, launching nothing
+            warnings.warn(few, RuntimeWarning, stacklevel=3)
+            return math.nan
+        L, h = _lib.lib(), _lib.handle(arr.device)
+        raw = ctypes.create_string_buffer(16)
+        code = L.cured_reduce_stats(h, op, arr.ptr, in_t, arr.n, ddof, raw, out_t, ctypes.c_void_p(arr.stream))
+        _lib.check(code, "cured.%s" % fn)
+        value = struct.unpack("<f", raw.raw[:4])[0] if cured_res == "float32" else struct.unpack("<d", raw.raw[:8])[0]
+        return convert(value) if convert is not None else value
+    finally:
+        arr.release()
+
+
+def mean(a, axis=None, dtype=None, out=None, keepdims=False, stream=None):
+    """Arithmetic mean (numpy.mean): float64 for integers and bool, the input's
+    type for floating types; NaN with a RuntimeWarning when empty."""
+    return run("mean", MEAN, a, axis, dtype, out, 0, keepdims, stream)
+
+
+def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, stream=None):
+    """Variance (numpy.var): the sum of squared deviations over n - ddof, in one
+    pass; NaN with a RuntimeWarning where n <= ddof (NumPy gives inf there
+    when the values differ). ddof must be finite and >= 0."""
+    return run("var", VAR, a, axis, dtype, out, ddof, keepdims, stream)
+
+
+def std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, stream=None):
+    """Standard deviation (numpy.std), the square root of var()."""
+    return run("std", STD, a, axis, dtype, out, ddof, keepdims, stream)

@@ -1,0 +1,127 @@
+"""cured against NumPy's rules on the GPU (the audit's cases): dtype= of
+integer sums wrapping in any integer type, 0-d arrays, ARG of -0/+0 ties and
+NaN among infinities, mean/var/std (result types, ddof, warnings, views,
+out=). Skipped without a GPU, as test_gpu.py, whose helpers these use."""
+import pytest
+
+import cured
+from test_gpu import FLOAT_TYPES, check_array, host_3d, np, same, xp  # noqa: F401  (xp: the fixture)
+
+
+# (input type, dtype=): integer results wrap as NumPy's, in any integer type.
+DTYPE_CASES = [("uint8", "int64"), ("bool", "int32"), ("int32", "int8"), ("int8", "uint64"),
+               ("int16", "uint16"), ("uint8", "int16"), ("bool", "int8")]
+
+
+@pytest.mark.parametrize("src,want", DTYPE_CASES)
+def test_dtype_wraps_as_numpy(xp, src, want):
+    rng = np.random.default_rng(7)
+    host = rng.integers(0, 120, (6, 50)).astype(src) if src != "bool" else rng.integers(0, 2, (6, 50)) > 0
+    if src == "int32":
+        host = host * 1000003
+    if xp.name == "torch" and want.startswith("uint") and want != "uint8":
+        pytest.skip("torch's %s is limited" % want)
+    odd = rng.integers(1, 4, host.shape).astype(host.dtype)   # products without a zero: they wrap
+    for fn in ("sum", "prod"):
+        if fn == "prod":
+            host = odd
+        dev = xp.array(host)
+        want_all = getattr(np, fn)(host, dtype=want)
+        assert int(getattr(cured, fn)(dev, dtype=want)) == int(want_all), (fn, src, want)
+        got = getattr(cured, fn)(dev, axis=1, dtype=want)
+        check_array(got, getattr(np, fn)(host, axis=1, dtype=want), xp)
+        assert str(got.dtype).rsplit(".", 1)[-1] == want
+
+
+def test_zero_d_and_signed_zeros(xp):
+    """0-d arrays; ARG of -0/+0 ties and NaN among infinities, as NumPy."""
+    x = xp.array(np.array([7], dtype="int32")).reshape(())   # (TorchLib.array makes 0-d arrays 1-d)
+    assert tuple(x.shape) == ()
+    assert cured.sum(x) == 7 and cured.max(x) == 7 and cured.argmax(x) == 0
+    check_array(cured.sum(x, keepdims=True), np.sum(np.array(7, "int32"), keepdims=True), xp)
+    with pytest.raises(cured.AxisError):
+        cured.sum(x, axis=0)
+    for dtype in FLOAT_TYPES:
+        for vals in ([-0.0, 0.0, -0.0], [0.0, -0.0], [1.0, np.inf, np.nan, -np.inf, np.nan],
+                     [-np.inf, np.nan, np.inf], [np.inf, np.inf, -np.inf, -np.inf]):
+            host = np.array(vals, dtype=dtype)
+            d = xp.array(host)
+            for fn in ("argmin", "argmax", "min", "max"):
+                assert same(getattr(cured, fn)(d), getattr(np, fn)(host)), (fn, dtype, vals)
+            if not np.isnan(host).all():
+                for fn in ("nanargmin", "nanargmax"):
+                    assert getattr(cured, fn)(d) == getattr(np, fn)(host), (fn, dtype, vals)
+
+
+STATS_TYPES = ["int16", "int64", "uint8", "bool", "float16", "float32", "float64"]
+TOL = {"float16": 2e-3, "float32": 2e-6, "float64": 1e-12}
+
+
+def close(got, want, dtype):
+    got, want = np.asarray(got, dtype="float64"), np.asarray(want, dtype="float64")
+    assert got.shape == want.shape, (got.shape, want.shape)
+    assert np.allclose(got, want, rtol=TOL.get(dtype, 1e-12), atol=0, equal_nan=True), (got, want)
+
+
+@pytest.mark.parametrize("dtype", STATS_TYPES)
+@pytest.mark.parametrize("fn", ["mean", "var", "std"])
+def test_stats_against_numpy(xp, fn, dtype):
+    host = host_3d(dtype) if dtype != "float32" else host_3d("float32") * 0.37 + 1e4   # a shifted mean
+    try:
+        dev = xp.array(host)
+    except Exception as e:
+        pytest.skip("%s cannot hold %s: %s" % (xp.name, dtype, e))
+    rtype = dtype if dtype.startswith("float") else "float64"
+    kw = [{}] if fn == "mean" else [{}, {"ddof": 1}, {"ddof": 2.5}]
+    for k in kw:
+        want = getattr(np, fn)(host.astype("float64"), **k)
+        got = getattr(cured, fn)(dev, **k)
+        assert isinstance(got, float)
+        close(got, want, rtype)
+        for axis in (0, -1, (0, 2), None):
+            for keepdims in (False, True):
+                if axis is None and not keepdims:
+                    continue
+                want = getattr(np, fn)(host.astype("float64"), axis=axis, keepdims=keepdims, **k)
+                got = getattr(cured, fn)(dev, axis=axis, keepdims=keepdims, **k)
+                assert str(got.dtype).rsplit(".", 1)[-1] == rtype, (got.dtype, rtype)   # NumPy's result type
+                close(xp.get(got), want, rtype)
+    view = dev.transpose(2, 0, 1) if xp.name == "cupy" else dev.permute(2, 0, 1)
+    close(getattr(cured, fn)(view), getattr(np, fn)(host.astype("float64")), rtype)   # a view reduced whole
+    d64 = getattr(cured, fn)(dev, dtype="float64")
+    close(d64, getattr(np, fn)(host.astype("float64")), "float64" if dtype != "float16" else "float32")
+
+
+def test_stats_numpy_edge_rules(xp):
+    host = host_3d("float32")
+    dev = xp.array(host)
+    with pytest.warns(RuntimeWarning, match="Degrees of freedom"):
+        got = cured.var(dev, axis=2, ddof=3)                    # 3 elements per output: NaN, as NumPy
+    assert np.isnan(xp.get(got)).all() and xp.get(got).shape == (5, 7)
+    with pytest.warns(RuntimeWarning, match="Mean of empty slice"):
+        got = cured.mean(xp.array(np.zeros((4, 0), dtype="float32")), axis=1)
+    assert np.isnan(xp.get(got)).all() and xp.get(got).shape == (4,)
+    nan = host.copy()
+    nan[1, 2, 0] = np.nan
+    nan[2, 3, 1] = np.inf
+    d = xp.array(nan)
+    with np.errstate(invalid="ignore"):
+        for fn in ("mean", "var"):
+            close(xp.get(getattr(cured, fn)(d, axis=1)), getattr(np, fn)(nan.astype("float64"), axis=1), "float32")
+    out = xp.array(np.full((5, 3), -1.0, dtype="float32"))
+    assert cured.std(dev, axis=1, out=out, ddof=1) is out
+    close(xp.get(out), np.std(host.astype("float64"), axis=1, ddof=1), "float32")
+    one = xp.array(np.full(1, -1.0, dtype="float64"))
+    cured.mean(xp.array(np.arange(10, dtype="int32")), out=one)
+    assert float(xp.get(one)[0]) == 4.5
+    assert cured.var(xp.array(np.full(1000, 3.25, dtype="float32"))) == 0.0   # constant: exactly 0
+
+
+def test_out_checked_before_the_reduction(xp):
+    dev = xp.array(host_3d("float32"))
+    with pytest.raises(TypeError, match="int64"):     # ARG along an axis: out= of the wrong type
+        cured.argmax(dev, axis=1, out=xp.array(np.zeros((5, 3), dtype="int32")))
+    with pytest.raises(ValueError, match="shape"):
+        cured.argmin(dev, axis=1, out=xp.array(np.zeros((3, 5), dtype="int64")))
+    with pytest.raises(ValueError, match="1-D"):
+        cured.dot(dev, dev)                           # numpy.dot of 3-D arrays is no vector product
