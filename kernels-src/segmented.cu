@@ -243,10 +243,18 @@ reduce_cols(const T *in, Cols g, void *out, unsigned result_size, A *partials, u
 {
     const int TY = BLOCK / TX;
     const int tx = threadIdx.x % TX, ty = threadIdx.x / TX;
-    const u64 b = blockIdx.y / g.splits;
-    const unsigned split = blockIdx.y % g.splits;
+    // Unsplit tiles (few rows, or many tiles) skip the divisions: 64-bit ones cost a thread of a
+    // few-row tile about as much as its whole reduction.
+    u64 b = blockIdx.y;
+    unsigned split = 0;
+    long long r0 = 0, r1 = g.rows;
+    if (g.splits > 1) {
+        b = blockIdx.y / g.splits;
+        split = blockIdx.y % g.splits;
+        r0 = g.rows * split / g.splits;
+        r1 = g.rows * (split + 1) / g.splits;
+    }
     const long long c0 = ((long long)blockIdx.x * TX + tx) * VEC;
-    const long long r0 = g.rows * split / g.splits, r1 = g.rows * (split + 1) / g.splits;
     const T *base = in + b * g.batch;
     Op op;
     bind_ddof(op, ddof);
