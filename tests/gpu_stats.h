@@ -12,6 +12,7 @@
 /* 2^20 + 7 elements, or 2^14 + 7 with CURED_TEST_NO_HUGE set (compute-sanitizer runs). */
 size_t gs_big(void);
 int gs_reduced(void);
+int gs_light(void);
 
 /* A standard normal number (Box-Muller). */
 double gs_normal(struct rng *r);
