@@ -19,6 +19,8 @@ def test_dtype_wraps_as_numpy(xp, src, want):
     host = rng.integers(0, 120, (6, 50)).astype(src) if src != "bool" else rng.integers(0, 2, (6, 50)) > 0
     if src == "int32":
         host = host * 1000003
+    if xp.name == "torch" and want.startswith("uint") and want != "uint8":
+        pytest.skip("torch's %s is limited" % want)
     odd = rng.integers(1, 4, host.shape).astype(host.dtype)   # products without a zero: they wrap
     for fn in ("sum", "prod"):
         if fn == "prod":
