@@ -243,8 +243,8 @@ reduce_cols(const T *in, Cols g, void *out, unsigned result_size, A *partials, u
 {
     const int TY = BLOCK / TX;
     const int tx = threadIdx.x % TX, ty = threadIdx.x / TX;
-    // Unsplit tiles (few rows, or many tiles) skip the divisions: 64-bit ones cost a thread of a
-    // few-row tile about as much as its whole reduction.
+    // Unsplit tiles (few rows, or many tiles) skip the divisions: a 64-bit one is a long
+    // instruction sequence, and a thread of a few-row tile has only a handful of loads.
     u64 b = blockIdx.y;
     unsigned split = 0;
     long long r0 = 0, r1 = g.rows;
