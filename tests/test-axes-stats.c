@@ -6,24 +6,13 @@
  * and for one-field and multi-field user ops.
  */
 #include "api_test.h"
+#include "plan_fake.h"
 
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
-#define IN_OK ((const void *)(uintptr_t)0x10000)
-#define OUT_OK ((void *)(uintptr_t)0x20000)
-
-static struct cured_handle_st fake;
-
-static void fake_h200(void)
-{
-    memset(&fake, 0, sizeof fake);
-    fake.facts.sms = 132;
-    fake.max_blocks_per_sm = 8;
-    fake.facts.partials_capacity = 132 * 8;
-}
 
 /* Layouts that reach every shape: rows, split rows, columns, strided, empty. */
 #define NLAYOUTS 6

@@ -8,24 +8,13 @@
  * gives rows of length 0, and every other plan fits struct cr_plan.
  */
 #include "api_test.h"
+#include "plan_fake.h"
 #include "axes_views.h"
 
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
-#define IN_OK ((const void *)(uintptr_t)0x10000)
-#define OUT_OK ((void *)(uintptr_t)0x20000)
-
-static struct cured_handle_st fake;
-
-static void fake_h200(void)
-{
-    memset(&fake, 0, sizeof fake);
-    fake.facts.sms = 132;
-    fake.max_blocks_per_sm = 8;
-    fake.facts.partials_capacity = 132 * 8;
-}
 
 /* Outputs, reduced elements per output, and whether the view has no element. */
 static void counts(const cured_layout *l, uint32_t axes, uint64_t *nout, uint64_t *len)

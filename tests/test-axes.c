@@ -5,23 +5,12 @@
  * the planner can choose.
  */
 #include "api_test.h"
+#include "plan_fake.h"
 
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
-#define IN_OK ((const void *)(uintptr_t)0x10000)
-#define OUT_OK ((void *)(uintptr_t)0x20000)
-
-static struct cured_handle_st fake;
-
-static void fake_h200(void)
-{
-    memset(&fake, 0, sizeof fake);
-    fake.facts.sms = 132;
-    fake.max_blocks_per_sm = 8;
-    fake.facts.partials_capacity = 132 * 8;
-}
 
 static cured_layout matrix(int64_t rows, int64_t cols)
 {

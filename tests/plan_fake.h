@@ -1,0 +1,25 @@
+/* The planner suites' stand-in handle: an H200's facts (132 SMs, 8 resident
+ * blocks of 256 an SM, the partials area those blocks need), no device. The
+ * planner reads only these; pointers IN_OK and OUT_OK are aligned for any type. */
+#ifndef CURED_TESTS_PLAN_FAKE_H
+#define CURED_TESTS_PLAN_FAKE_H
+
+#include "internal.h"
+
+#include <stdint.h>
+#include <string.h>
+
+#define IN_OK ((const void *)(uintptr_t)0x10000)
+#define OUT_OK ((void *)(uintptr_t)0x20000)
+
+static struct cured_handle_st fake;
+
+static inline void fake_h200(void)
+{
+    memset(&fake, 0, sizeof fake);
+    fake.facts.sms = 132;
+    fake.max_blocks_per_sm = 8;
+    fake.facts.partials_capacity = 132 * 8;
+}
+
+#endif
