@@ -283,7 +283,7 @@ START_TEST(test_plans_fit)
         cr_family_for(&r)->build(&r, &u);
         struct cr_kernel kern = {0};
         kern.blocks_per_sm = 8;
-        struct cr_args a = {IN_OK, NULL, 0, (CUdeviceptr)(uintptr_t)OUT_OK, 0x40000, &g, 0.0};
+        struct cr_args a = {IN_OK, NULL, 0, (CUdeviceptr)(uintptr_t)OUT_OK, 0x40000, &g, 0.0, NULL};
         struct cr_plan p;
         memset(&p, 0, sizeof p);
         cr_family_for(&r)->plan(&r, &u, &kern, &fake.facts, &a, &p);
