@@ -51,7 +51,7 @@ CURED_SUM8_STEP(unsigned char, unsigned, unsigned)
 // one (the statistics' shifted sums, stats.cuh and logsumexp.cuh).
 template <class Op, class T, class A> struct ColumnAcc1 {
     typedef A N;
-    static const long long CHUNK = 1ll << 62;
+    static const long long CHUNK = 1ll << 40; // no chunks in practice; CHUNK * TY must not overflow
     __device__ static __forceinline__ N start(A a) { return a; }
     __device__ static __forceinline__ N add(N n, T x, u64 r, Op op) { return op(n, op.map(x, r)); }
     __device__ static __forceinline__ A flush(A, N n, Op) { return n; }
@@ -136,7 +136,7 @@ CURED_SUM8_COLUMN(unsigned char, unsigned long long, 0u)
 template <class T, class K, class R, bool MAX, bool IGN> struct ColumnAcc1<ArgOf<T, K, R, MAX, IGN>, T, Arg<K> > {
     typedef ArgOf<T, K, R, MAX, IGN> Op;
     typedef Arg<K> N;
-    static const long long CHUNK = 1ll << 62;
+    static const long long CHUNK = 1ll << 40; // no chunks in practice; CHUNK * TY must not overflow
     __device__ static __forceinline__ N start(Arg<K>)
     {
         N n = {K(0), -1ll};
