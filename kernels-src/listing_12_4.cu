@@ -2,6 +2,9 @@
 // reduction and one atomicAdd per block. The book zeroes the output with a
 // memset before the launch; here the atomic goes to a workspace accumulator
 // that the last block moves to *out and re-zeroes, so the call needs no memset.
+// Cooperative groups without libcu++ (its own traits; no cuda/atomic):
+// the same kernel code, compiled in a tenth of the time (bench/NOTES.md).
+#define _CG_LIMIT_INCLUDED_DEPENDENCIES
 #include <cooperative_groups.h>
 #include <cooperative_groups/reduce.h>
 #include "common.cuh"

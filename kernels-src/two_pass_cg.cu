@@ -1,6 +1,9 @@
 // Two-pass reduction whose block reduction is cooperative groups' cg::reduce
 // (hardware redux.sync for 32-bit integers on sm_80 and newer). Needs the
 // CUDA toolkit's include directories at run time.
+// Cooperative groups without libcu++ (its own traits; no cuda/atomic):
+// the same kernel code, compiled in a tenth of the time (bench/NOTES.md).
+#define _CG_LIMIT_INCLUDED_DEPENDENCIES
 #include <cooperative_groups.h>
 #include <cooperative_groups/reduce.h>
 #include "common.cuh"

@@ -112,7 +112,7 @@ struct cr_image {
 };
 
 /* The NVRTC options for a program and target (the same list is hashed into cache keys). */
-#define CR_MAX_OPTIONS 6
+#define CR_MAX_OPTIONS 8
 struct cr_options {
     const char *argv[CR_MAX_OPTIONS];
     int argc;

@@ -66,7 +66,7 @@ int precompile(size_t table_kernels, const int *archs, int narchs, const int *ma
         printf("FAIL: out of memory\n");
         return -1;
     }
-    /* The Table 12-1 kernels first: the cooperative-groups ones take a second each. */
+    /* The Table 12-1 kernels first, in the order of the tests. */
     for (size_t k = 0; k < table_kernels; k++)
         for (int a = 0; a < narchs; a++)
             add_job(&j, k, archs[a], 0);

@@ -141,11 +141,14 @@ static void expect_ptx(size_t k)
     const char *text = img->data;
     size_t len = strlen(text); /* NUL-terminated, as cuModuleLoadData needs */
     ck_assert_msg(len > 0 && len <= img->size, "PTX length %zu, image size %zu", len, img->size);
-    for (size_t i = 0; i < len; i++)
-        ck_assert_msg(text[i] == '\n' || text[i] == '\t' || text[i] == '\r' ||
-                          (text[i] >= 0x20 && text[i] < 0x7f),
-                      "PTX of %s has a non-text byte 0x%02x at %zu", cured_kernel_name(k),
-                      (unsigned char)text[i], i);
+    /* One assertion, not one per byte: each passing ck_assert is a write
+     * to Check's pipe, and the PTX is 15 MB in all (bench/NOTES.md). */
+    size_t i = 0;
+    while (i < len &&
+           (text[i] == '\n' || text[i] == '\t' || text[i] == '\r' || (text[i] >= 0x20 && text[i] < 0x7f)))
+        i++;
+    ck_assert_msg(i == len, "PTX of %s has a non-text byte 0x%02x at %zu", cured_kernel_name(k),
+                  (unsigned char)text[i], i);
     ck_assert_msg(strstr(text, ".version") != NULL, "no .version in the PTX of %s",
                   cured_kernel_name(k));
     char target[32];
