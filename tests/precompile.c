@@ -58,7 +58,8 @@ static void job_done(void *user, size_t i, size_t finished)
     fflush(stdout);
 }
 
-int precompile(size_t table_kernels, const int *archs, int narchs, const int *main_archs, int nmain)
+int precompile(size_t table_kernels, const int *archs, int narchs, const int *main_archs, int nmain,
+               size_t ptx_stride)
 {
     size_t nk = cured_kernel_count();
     struct jobs j = {malloc((table_kernels * (size_t)narchs + 3 * nk) * sizeof *j.v), 0, seconds(), 0};
@@ -73,7 +74,7 @@ int precompile(size_t table_kernels, const int *archs, int narchs, const int *ma
     for (size_t k = 0; k < nk; k++)
         for (int a = 0; a < nmain; a++)
             add_job(&j, k, main_archs[a], 0);
-    for (size_t k = 0; k < nk; k++)
+    for (size_t k = 0; k < nk; k += ptx_stride)
         add_job(&j, k, archs[narchs - 1], 1);
     const char *env = getenv("CURED_TEST_JOBS");
     int threads = env != NULL && atoi(env) > 0 ? atoi(env) : pool_cpus();
