@@ -292,15 +292,16 @@ reduce_cols(const T *in, Cols g, void *out, unsigned result_size, A *partials, u
                         acc[k] = op(acc[k], op.map(base[r * g.row + c0 + k], (u64)r));
         }
     }
-    // The TY phases of each column, combined in phase order.
+    // The TY phases of each column, combined in a fixed order (a chain, or a tree).
     // N: a thread's VEC results; a warp's 32 lanes (TX >= 32) hold consecutive ones, staged in
     // the phase area when wide (packed.cuh's warp_store).
     const int N = VEC * RS, STAGE = TX >= 32 && N > 16 && N <= 128 && N % 16 == 0 ? TX * N : 0;
     __shared__ __align__(16) unsigned char smem[sizeof(A) * BLOCK > STAGE ? sizeof(A) * BLOCK : STAGE];
     A *sm = reinterpret_cast<A *>(smem);
     const unsigned tile = (unsigned)(b * g.tiles + blockIdx.x);
-    // Up to 8 phases join in a chain, unless a merge is dear (the statistics' states: float64
-    // divisions and exponentials); more, or dear ones, as a tree.
+    // Up to 8 phases join in a chain, unless a state is 16 bytes or more (the statistics, whose
+    // merges take float64 divisions and exponentials; ARG; wide MINMAX and user states); more
+    // phases, or such states, as a tree.
     const bool TREE = TY > 8 || sizeof(A) >= 16;
     if (TY > 1 && !TREE)
         for (int k = 0; k < VEC; k++) {

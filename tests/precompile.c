@@ -74,8 +74,9 @@ int precompile(size_t table_kernels, const int *archs, int narchs, const int *ma
     for (size_t k = 0; k < nk; k++)
         for (int a = 0; a < nmain; a++)
             add_job(&j, k, main_archs[a], 0);
-    for (size_t k = 0; k < nk; k += ptx_stride)
-        add_job(&j, k, archs[narchs - 1], 1);
+    for (size_t k = 0; k < nk; k++)
+        if (k < table_kernels || k % ptx_stride == 0)
+            add_job(&j, k, archs[narchs - 1], 1);
     const char *env = getenv("CURED_TEST_JOBS");
     int threads = env != NULL && atoi(env) > 0 ? atoi(env) : pool_cpus();
     printf("compiling %zu images (%zu kernels; cubins for %d architectures; PTX for compute_%d) "

@@ -5,8 +5,9 @@
 #include <stddef.h>
 
 /* Cubins of kernels [0, table_kernels) for every one of archs, of every
- * kernel for main_archs, and PTX of every ptx_stride-th kernel for the last
- * of archs, each once, into the memory cache. 0, or -1 (after "FAIL: ..." on stdout)
+ * kernel for main_archs, and PTX of the Table 12-1 kernels and every
+ * ptx_stride-th other one for the last of archs, each once, into the memory
+ * cache. 0, or -1 (after "FAIL: ..." on stdout)
  * when it cannot start; failed compilations are only counted: the tests
  * compile them again and report them. */
 int precompile(size_t table_kernels, const int *archs, int narchs, const int *main_archs, int nmain,
