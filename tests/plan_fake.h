@@ -22,4 +22,16 @@ static inline void fake_h200(void)
     fake.facts.partials_capacity = 132 * 8;
 }
 
+/* The launches of a built unit on the stand-in device (8 resident blocks,
+ * the workspace slot at 0x40000), with the request's ddof. */
+static inline void fake_plan(const struct cr_request *r, const struct cr_unit *u, const struct cr_geometry *g,
+                             double ddof, struct cr_plan *p)
+{
+    struct cr_kernel kern = {0};
+    kern.blocks_per_sm = 8;
+    const struct cr_args a = {IN_OK, NULL, 0, (CUdeviceptr)(uintptr_t)OUT_OK, 0x40000, g, ddof, NULL};
+    memset(p, 0, sizeof *p);
+    cr_family_for(r)->plan(r, u, &kern, &fake.facts, &a, p);
+}
+
 #endif

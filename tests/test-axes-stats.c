@@ -58,12 +58,8 @@ START_TEST(test_stats_planned)
             struct cr_unit u;
             cr_family_for(&r)->build(&r, &u);
             ck_assert_msg(strstr(u.kernels[0], "::State") != NULL, "%s", u.kernels[0]);
-            struct cr_kernel kern = {0};
-            kern.blocks_per_sm = 8;
-            struct cr_args a = {IN_OK, NULL, 0, (CUdeviceptr)(uintptr_t)OUT_OK, 0x40000, &g, 1.5, NULL};
             struct cr_plan p;
-            memset(&p, 0, sizeof p);
-            cr_family_for(&r)->plan(&r, &u, &kern, &fake.facts, &a, &p);
+            fake_plan(&r, &u, &g, 1.5, &p);
             ck_assert_msg(!p.overflow && p.nlaunch == 1, "layout %d: overflow %d", k, p.overflow);
             double last;
             memcpy(&last, p.l[0].params[p.l[0].nparams - 1], sizeof last);

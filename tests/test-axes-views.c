@@ -73,12 +73,8 @@ static void plan_view(cured_op op, cured_type t, cured_type out, const struct fi
     ck_assert_msg(!whole, "%s: a non-contiguous view went to the whole-array kernels", what);
     struct cr_unit u;
     cr_family_for(&r)->build(&r, &u);
-    struct cr_kernel kern = {0};
-    kern.blocks_per_sm = 8;
-    struct cr_args a = {IN_OK, NULL, 0, (CUdeviceptr)(uintptr_t)OUT_OK, 0x40000, &g, 0.0, NULL};
     struct cr_plan p;
-    memset(&p, 0, sizeof p);
-    cr_family_for(&r)->plan(&r, &u, &kern, &fake.facts, &a, &p);
+    fake_plan(&r, &u, &g, 0.0, &p);
     ck_assert_msg(!p.overflow && p.nlaunch >= 1 && p.nlaunch <= 2 && p.l[0].grid >= 1 && p.l[0].grid_y >= 1,
                   "%s: shape %d, overflow %d, %d launches", what, r.shape, p.overflow, p.nlaunch);
 }

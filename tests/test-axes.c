@@ -257,12 +257,8 @@ START_TEST(test_plans_fit)
                          CURED_SUCCESS);
         struct cr_unit u;
         cr_family_for(&r)->build(&r, &u);
-        struct cr_kernel kern = {0};
-        kern.blocks_per_sm = 8;
-        struct cr_args a = {IN_OK, NULL, 0, (CUdeviceptr)(uintptr_t)OUT_OK, 0x40000, &g, 0.0, NULL};
         struct cr_plan p;
-        memset(&p, 0, sizeof p);
-        cr_family_for(&r)->plan(&r, &u, &kern, &fake.facts, &a, &p);
+        fake_plan(&r, &u, &g, 0.0, &p);
         ck_assert_msg(!p.overflow && p.nlaunch == 1 && p.l[0].grid >= 1 && p.l[0].grid_y >= 1,
                       "shape %d: overflow %d, %d launches", r.shape, p.overflow, p.nlaunch);
         if (r.shape == CR_SHAPE_ROWS_SPLIT)
@@ -281,12 +277,8 @@ START_TEST(test_plans_fit)
                       r.shape, g.per);
         struct cr_unit u;
         cr_family_for(&r)->build(&r, &u);
-        struct cr_kernel kern = {0};
-        kern.blocks_per_sm = 8;
-        struct cr_args a = {IN_OK, NULL, 0, (CUdeviceptr)(uintptr_t)OUT_OK, 0x40000, &g, 0.0, NULL};
         struct cr_plan p;
-        memset(&p, 0, sizeof p);
-        cr_family_for(&r)->plan(&r, &u, &kern, &fake.facts, &a, &p);
+        fake_plan(&r, &u, &g, 0.0, &p);
         ck_assert_uint_eq(p.l[0].grid, 16384);
     }
     /* Segments: the segments' launch, then the long segments' (a grid of blocks per listed segment). */
@@ -304,13 +296,9 @@ START_TEST(test_plans_fit)
     struct cr_unit u;
     cr_family_for(&r)->build(&r, &u);
     ck_assert_int_eq(u.nkernels, 2);
-    struct cr_kernel kern = {0};
-    kern.blocks_per_sm = 8;
-    struct cr_args a = {IN_OK, NULL, 0, (CUdeviceptr)(uintptr_t)OUT_OK, 0x40000, &g, 0.0, NULL};
     struct cr_plan p;
-    memset(&p, 0, sizeof p);
     fake_h200();
-    cr_family_for(&r)->plan(&r, &u, &kern, &fake.facts, &a, &p);
+    fake_plan(&r, &u, &g, 0.0, &p);
     ck_assert_msg(!p.overflow && p.nlaunch == 2 && p.l[1].fn == 1 && p.l[1].grid >= 4 && p.l[1].grid_y >= 1,
                   "segments: overflow %d, %d launches", p.overflow, p.nlaunch);
     /* the list (partials, then segment indices) stays inside the slot's partials area */
