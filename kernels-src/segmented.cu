@@ -334,39 +334,37 @@ reduce_cols(const T *in, Cols g, void *out, unsigned result_size, A *partials, u
     }
     if (ty != 0)
         return;
+    // One result through the operator's write (ARG reads its winner back from the input first).
+    auto write = [&](int k, char *to) {
+        Op wop = op;
+        u64 i;
+        if (winner_index(acc[k], i))
+            bind_winner(wop, base + (long long)i * g.row + c0 + k, i);
+        wop.write(to, acc[k], (u64)g.rows);
+    };
     // Dense results are stored together: N bytes a thread when N <= 16, else a warp's 32 x N
     // bytes as 16-byte pieces across the lanes (a thread's own narrow stores, N bytes apart
     // across the warp, made few-row columns of wide results write-bound).
     char *dst = (char *)out + (b * g.out_batch + c0) * RS;
-    const int ALIGN = N >= 16 ? 16 : N;
-    const bool dense = VEC > 1 && g.out_col == 1 && (N % 16 == 0 || (N & (N - 1)) == 0) &&
-                       (u64)dst % ALIGN == 0;
+    const bool thread_dense = VEC > 1 && N <= 16 && (N & (N - 1)) == 0 && whole && g.out_col == 1 &&
+                              (u64)dst % N == 0;
     const long long w0 = c0 - (long long)(tx % 32) * VEC; // the warp's first column
-    const bool warp_dense = STAGE > 0 && g.out_col == 1 && w0 + 32 * VEC <= g.cols &&
-                            ((u64)out + (b * g.out_batch + w0) * RS) % 16 == 0; // warp-uniform
-    if (warp_dense || (dense && whole && N <= 16)) {
+    char *wdst = (char *)out + (b * g.out_batch + w0) * RS;
+    const bool warp_dense = STAGE > 0 && g.out_col == 1 && w0 + 32 * VEC <= g.cols && (u64)wdst % 16 == 0;
+    if (warp_dense || thread_dense) { // warp_dense is warp-uniform
         __align__(16) unsigned char buf[N] = {0}; // padding bytes of a result are stored as zeros
 #pragma unroll
-        for (int k = 0; k < VEC; k++) {
-            Op wop = op;
-            u64 i;
-            if (winner_index(acc[k], i))
-                bind_winner(wop, base + (long long)i * g.row + c0 + k, i);
-            wop.write(buf + k * RS, acc[k], (u64)g.rows);
-        }
+        for (int k = 0; k < VEC; k++)
+            write(k, (char *)buf + k * RS);
         if (warp_dense)
-            warp_store<(STAGE > 0 ? N : 32)>(buf, smem + (tx / 32) * 32 * N, (char *)out + (b * g.out_batch + w0) * RS);
+            warp_store<(STAGE > 0 ? N : 32)>(buf, smem + (tx / 32) * 32 * N, wdst);
         else
             store_bytes<N>(buf, dst);
         return;
     }
     if (c0 < g.cols)
-        for (int k = 0; k < VEC && c0 + k < g.cols; k++) {
-            u64 i;
-            if (winner_index(acc[k], i))
-                bind_winner(op, base + (long long)i * g.row + c0 + k, i);
-            op.write((char *)out + (b * g.out_batch + (c0 + k) * g.out_col) * result_size, acc[k], (u64)g.rows);
-        }
+        for (int k = 0; k < VEC && c0 + k < g.cols; k++)
+            write(k, (char *)out + (b * g.out_batch + (c0 + k) * g.out_col) * result_size);
 }
 
 // Any other layout: one warp per output, lanes stride over the reduced
