@@ -162,7 +162,8 @@ __device__ __forceinline__ LseState group_reduce(LseState v, Record<LogSumExp<T,
 // with a float64 exponential per element; merged into the state once.
 template <class T, class P, class R> struct ColumnAcc1<LogSumExp<T, P, R>, T, LseState> {
     typedef LseVisitor<T, P> N;
-    static const long long CHUNK = 1ll << 40; // no chunks in practice; CHUNK * TY must not overflow
+    static const bool CHUNKED = false; // its partial never overflows: the rows are read in one run
+    static const long long CHUNK = 0;
     __device__ static __forceinline__ N start(LseState)
     {
         N n = {limits<P>::lowest(), 0.0};

@@ -243,18 +243,10 @@ reduce_cols(const T *in, Cols g, void *out, unsigned result_size, A *partials, u
 {
     const int TY = BLOCK / TX;
     const int tx = threadIdx.x % TX, ty = threadIdx.x / TX;
-    // Unsplit tiles (few rows, or many tiles) skip the divisions: a 64-bit one is a long
-    // instruction sequence, and a thread of a few-row tile has only a handful of loads.
-    u64 b = blockIdx.y;
-    unsigned split = 0;
-    long long r0 = 0, r1 = g.rows;
-    if (g.splits > 1) {
-        b = blockIdx.y / g.splits;
-        split = blockIdx.y % g.splits;
-        r0 = g.rows * split / g.splits;
-        r1 = g.rows * (split + 1) / g.splits;
-    }
+    const u64 b = blockIdx.y / g.splits;
+    const unsigned split = blockIdx.y % g.splits;
     const long long c0 = ((long long)blockIdx.x * TX + tx) * VEC;
+    const long long r0 = g.rows * split / g.splits, r1 = g.rows * (split + 1) / g.splits;
     const T *base = in + b * g.batch;
     Op op;
     bind_ddof(op, ddof);
@@ -268,7 +260,7 @@ reduce_cols(const T *in, Cols g, void *out, unsigned result_size, A *partials, u
         if (VEC > 1 && whole) {
             typedef ColumnAcc<Op, T, A, VEC> CA; // 8-bit sums: 16-bit lanes over chunks of rows (sums8.cuh)
             while (r < r1) {
-                const long long end = (r1 - r) / TY > CA::CHUNK ? r + CA::CHUNK * TY : r1, from = r;
+                const long long end = CA::CHUNKED && (r1 - r) / TY > CA::CHUNK ? r + CA::CHUNK * TY : r1, from = r;
                 typename CA::N part;
                 CA::start(part, acc);
                 for (; r + 3 * TY < end; r += 4 * TY) { // four rows in flight
@@ -334,37 +326,39 @@ reduce_cols(const T *in, Cols g, void *out, unsigned result_size, A *partials, u
     }
     if (ty != 0)
         return;
-    // One result through the operator's write (ARG reads its winner back from the input first).
-    auto write = [&](int k, char *to) {
-        Op wop = op;
-        u64 i;
-        if (winner_index(acc[k], i))
-            bind_winner(wop, base + (long long)i * g.row + c0 + k, i);
-        wop.write(to, acc[k], (u64)g.rows);
-    };
     // Dense results are stored together: N bytes a thread when N <= 16, else a warp's 32 x N
     // bytes as 16-byte pieces across the lanes (a thread's own narrow stores, N bytes apart
     // across the warp, made few-row columns of wide results write-bound).
     char *dst = (char *)out + (b * g.out_batch + c0) * RS;
-    const bool thread_dense = VEC > 1 && N <= 16 && (N & (N - 1)) == 0 && whole && g.out_col == 1 &&
-                              (u64)dst % N == 0;
+    const int ALIGN = N >= 16 ? 16 : N;
+    const bool dense = VEC > 1 && g.out_col == 1 && (N % 16 == 0 || (N & (N - 1)) == 0) &&
+                       (u64)dst % ALIGN == 0;
     const long long w0 = c0 - (long long)(tx % 32) * VEC; // the warp's first column
-    char *wdst = (char *)out + (b * g.out_batch + w0) * RS;
-    const bool warp_dense = STAGE > 0 && g.out_col == 1 && w0 + 32 * VEC <= g.cols && (u64)wdst % 16 == 0;
-    if (warp_dense || thread_dense) { // warp_dense is warp-uniform
+    const bool warp_dense = STAGE > 0 && g.out_col == 1 && w0 + 32 * VEC <= g.cols &&
+                            ((u64)out + (b * g.out_batch + w0) * RS) % 16 == 0; // warp-uniform
+    if (warp_dense || (dense && whole && N <= 16)) {
         __align__(16) unsigned char buf[N] = {0}; // padding bytes of a result are stored as zeros
 #pragma unroll
-        for (int k = 0; k < VEC; k++)
-            write(k, (char *)buf + k * RS);
+        for (int k = 0; k < VEC; k++) {
+            Op wop = op;
+            u64 i;
+            if (winner_index(acc[k], i))
+                bind_winner(wop, base + (long long)i * g.row + c0 + k, i);
+            wop.write(buf + k * RS, acc[k], (u64)g.rows);
+        }
         if (warp_dense)
-            warp_store<(STAGE > 0 ? N : 32)>(buf, smem + (tx / 32) * 32 * N, wdst);
+            warp_store<(STAGE > 0 ? N : 32)>(buf, smem + (tx / 32) * 32 * N, (char *)out + (b * g.out_batch + w0) * RS);
         else
             store_bytes<N>(buf, dst);
         return;
     }
     if (c0 < g.cols)
-        for (int k = 0; k < VEC && c0 + k < g.cols; k++)
-            write(k, (char *)out + (b * g.out_batch + (c0 + k) * g.out_col) * result_size);
+        for (int k = 0; k < VEC && c0 + k < g.cols; k++) {
+            u64 i;
+            if (winner_index(acc[k], i))
+                bind_winner(op, base + (long long)i * g.row + c0 + k, i);
+            op.write((char *)out + (b * g.out_batch + (c0 + k) * g.out_col) * result_size, acc[k], (u64)g.rows);
+        }
 }
 
 // Any other layout: one warp per output, lanes stride over the reduced

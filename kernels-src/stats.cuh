@@ -301,7 +301,8 @@ template <class Op, class A, bool RAW> __device__ __forceinline__ void bind_ddof
 template <class T, class R, int KIND> struct ColumnAcc1<MeanVarOf<T, R, KIND>, T, MeanVarState> {
     typedef MeanVarOf<T, R, KIND> Op;
     typedef ShiftedSums<T, KIND != MV_MEAN, Op::COMP> N;
-    static const long long CHUNK = 1ll << 31; // ShiftedSums' count is 32-bit (no chunks in practice)
+    static const bool CHUNKED = true; // ShiftedSums' count is 32-bit
+    static const long long CHUNK = 1ll << 31;
     __device__ static __forceinline__ N start(MeanVarState)
     {
         N n = {0.0, 0.0, 0.0, 0.0, 0.0, 0u};

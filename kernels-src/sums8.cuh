@@ -51,7 +51,8 @@ CURED_SUM8_STEP(unsigned char, unsigned, unsigned)
 // one (the statistics' shifted sums, stats.cuh and logsumexp.cuh).
 template <class Op, class T, class A> struct ColumnAcc1 {
     typedef A N;
-    static const long long CHUNK = 1ll << 40; // no chunks in practice; CHUNK * TY must not overflow
+    static const bool CHUNKED = false; // its partial never overflows: the rows are read in one run
+    static const long long CHUNK = 0;
     __device__ static __forceinline__ N start(A a) { return a; }
     __device__ static __forceinline__ N add(N n, T x, u64 r, Op op) { return op(n, op.map(x, r)); }
     __device__ static __forceinline__ A flush(A, N n, Op) { return n; }
@@ -68,6 +69,7 @@ template <class Op, class T, class A, int VEC> struct ColumnAcc {
     struct N {
         typename C1::N a[VEC];
     };
+    static const bool CHUNKED = C1::CHUNKED;
     static const long long CHUNK = C1::CHUNK;
     __device__ static __forceinline__ void start(N &n, const A *acc)
     {
@@ -100,6 +102,7 @@ __device__ __forceinline__ unsigned byte_lanes(unsigned w, unsigned sel)
         struct N {                                                                                   \
             unsigned even[4], odd[4]; /* bytes 0, 2 and 1, 3 of each word, as 16-bit lanes */        \
         };                                                                                           \
+        static const bool CHUNKED = true;                                                            \
         static const long long CHUNK = 256;                                                          \
         __device__ static __forceinline__ void start(N &n, const A *)                                \
         {                                                                                            \
@@ -136,7 +139,8 @@ CURED_SUM8_COLUMN(unsigned char, unsigned long long, 0u)
 template <class T, class K, class R, bool MAX, bool IGN> struct ColumnAcc1<ArgOf<T, K, R, MAX, IGN>, T, Arg<K> > {
     typedef ArgOf<T, K, R, MAX, IGN> Op;
     typedef Arg<K> N;
-    static const long long CHUNK = 1ll << 40; // no chunks in practice; CHUNK * TY must not overflow
+    static const bool CHUNKED = false; // its partial never overflows: the rows are read in one run
+    static const long long CHUNK = 0;
     __device__ static __forceinline__ N start(Arg<K>)
     {
         N n = {K(0), -1ll};
