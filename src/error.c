@@ -3,6 +3,7 @@
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static __thread char last_error[16384];
@@ -14,6 +15,18 @@ cured_status cr_fail(cured_status status, const char *fmt, ...)
     vsnprintf(last_error, sizeof last_error, fmt, ap);
     va_end(ap);
     return status;
+}
+
+char *cr_error_save(void)
+{
+    return strdup(last_error);
+}
+
+void cr_error_restore(char *saved)
+{
+    if (saved != NULL)
+        snprintf(last_error, sizeof last_error, "%s", saved);
+    free(saved);
 }
 
 cured_status cr_fail_cuda(CUresult r, const char *what)

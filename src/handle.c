@@ -160,14 +160,17 @@ cured_status cr_kernel_load(cured_handle h, const struct cr_unit *u, struct cr_k
         const struct cr_image *img;
         if ((st = cr_kcache_get(u, arch, ptx, &img)) != CURED_SUCCESS) /* no handle lock while compiling */
             return st;
+        char *message = img->from_disk && attempt == 0 ? cr_error_save() : NULL;
         st = load_kernel(h, u, img, k);
         /* An image from disk that the driver refuses is a cache miss: recompile once. */
         if (st == CURED_SUCCESS || !img->from_disk || attempt > 0 || st == CURED_ERROR_OUT_OF_MEMORY) {
+            free(message);
             cr_kcache_put(img);
             return st;
         }
         cr_kcache_reject(u, arch, ptx, img);
         cr_kcache_put(img);
+        cr_error_restore(message); /* a miss, not this call's failure */
         st = CURED_SUCCESS;
     }
     return st;

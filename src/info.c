@@ -32,10 +32,11 @@ CR_API cured_status cured_nvrtc_version(int *major, int *minor)
 
 CR_API cured_status cured_driver_version(int *version)
 {
-    const struct cr_driver *d;
-    cured_status st = cr_driver(&d); /* loads the driver, or says why not */
-    if (st != CURED_SUCCESS && st != CURED_ERROR_NO_DEVICE)
-        return st;
+    const char *why = NULL;
+    int no_device = 0;
+    /* Loads the driver, or says why not; a driver without a device leaves no message (a success). */
+    if (cr_driver_load(&why, &no_device) == NULL && !no_device)
+        return cr_fail(CURED_ERROR_NO_DRIVER, "%s", why);
     if (version == NULL)
         return cr_fail(CURED_ERROR_NULL_POINTER, "cured_driver_version: version is NULL");
     /* A driver without a device still has a version. */

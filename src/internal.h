@@ -22,6 +22,11 @@
 /* Record a message for cured_last_error() and return status (for `return cr_fail(...)`). */
 cured_status cr_fail(cured_status status, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
+/* A copy of the thread's message (NULL: no memory), and putting it back (freeing
+ * it), around a step whose failure the call recovers from: cured_last_error()
+ * keeps the last failing call's message, not a recovered step's. */
+char *cr_error_save(void);
+void cr_error_restore(char *saved);
 /* Fail with a driver call's error text appended. */
 cured_status cr_fail_cuda(CUresult r, const char *what);
 

@@ -19,7 +19,11 @@
  * mishandled).
  *
  * FAKECUDA_MISSING=cuA,cuB: cuGetProcAddress does not find those symbols.
- * fake_* functions are for the tests (dlsym).
+ * fake_* functions are for the tests (dlsym): fake_counts() counts the calls
+ * a capture-safe or a refused call must not make (allocations, memsets,
+ * synchronisations, launches), the primary context's retains less its
+ * releases and this thread's pushed contexts; fake_capture() makes a stream
+ * report that it is being captured.
  */
 #include <cuda.h>
 #include <stdint.h>
@@ -45,6 +49,8 @@ static struct module {
     int live;
 } modules[MAX_MODULES];
 static int nmodules, launches, loads;
+static int mem_allocs, memsets, syncs, retains; /* fake_counts() */
+static CUstream capturing = (CUstream)(uintptr_t)-1;
 static unsigned long long ctx_gen = 1;
 static char ctx_storage; /* the primary context's handle: its address */
 static __thread int pushed;
@@ -53,6 +59,17 @@ EXPORT int fake_launches(void);
 EXPORT int fake_loads(void);
 EXPORT void *fake_alloc(size_t bytes, int sized, size_t gap_after);
 EXPORT void fake_reset(void);
+struct fake_counts {
+    int allocs, memsets, syncs, launches, retains, pushed;
+};
+EXPORT void fake_counts(struct fake_counts *c);
+EXPORT void fake_capture(CUstream s);
+
+void fake_counts(struct fake_counts *c)
+{
+    *c = (struct fake_counts){mem_allocs, memsets, syncs, launches, retains, pushed};
+}
+void fake_capture(CUstream s) { capturing = s; }
 
 int fake_launches(void) { return launches; }
 int fake_loads(void) { return loads; }
@@ -123,8 +140,8 @@ static CUresult f_device_get_attribute(int *v, CUdevice_attribute a, CUdevice d)
                                                                   : 0;
     return CUDA_SUCCESS;
 }
-static CUresult f_retain(CUcontext *c, CUdevice d) { (void)d; *c = (CUcontext)(void *)&ctx_storage; return CUDA_SUCCESS; }
-static CUresult f_release(CUdevice d) { (void)d; return CUDA_SUCCESS; }
+static CUresult f_retain(CUcontext *c, CUdevice d) { (void)d; retains++; *c = (CUcontext)(void *)&ctx_storage; return CUDA_SUCCESS; }
+static CUresult f_release(CUdevice d) { (void)d; retains--; return CUDA_SUCCESS; }
 static CUresult f_reset(CUdevice d) { (void)d; fake_reset(); return CUDA_SUCCESS; }
 static CUresult f_get_current(CUcontext *c) { *c = pushed ? (CUcontext)(void *)&ctx_storage : NULL; return CUDA_SUCCESS; }
 static CUresult f_push(CUcontext c) { (void)c; pushed++; return CUDA_SUCCESS; }
@@ -134,6 +151,7 @@ static CUresult f_get_id(CUcontext c, unsigned long long *id) { (void)c; *id = c
 static CUresult f_mem_alloc(CUdeviceptr *p, size_t n)
 {
     void *a = fake_alloc(n, 1, 0);
+    mem_allocs++;
     *p = (CUdeviceptr)(uintptr_t)a;
     return a ? CUDA_SUCCESS : CUDA_ERROR_OUT_OF_MEMORY;
 }
@@ -148,6 +166,7 @@ static CUresult f_mem_free(CUdeviceptr p)
 static CUresult f_memset_d32_async(CUdeviceptr p, unsigned int v, size_t n, CUstream s)
 {
     (void)s;
+    memsets++;
     for (size_t i = 0; i < n; i++)
         memcpy((unsigned char *)(uintptr_t)p + 4 * i, &v, 4);
     return CUDA_SUCCESS;
@@ -165,6 +184,7 @@ static CUresult f_dtoh(void *dst, CUdeviceptr src, size_t n)
 static CUresult f_memset_d8_async(CUdeviceptr p, unsigned char v, size_t n, CUstream s)
 {
     (void)s;
+    memsets++;
     memset((void *)(uintptr_t)p, v, n);
     return CUDA_SUCCESS;
 }
@@ -178,7 +198,7 @@ static CUresult f_instantiate(CUgraphExec *e, CUgraph g, unsigned long long f)
 }
 static CUresult f_graph_launch(CUgraphExec e, CUstream s) { (void)e, (void)s; return CUDA_SUCCESS; }
 static CUresult f_graph_void(void *g) { (void)g; return CUDA_SUCCESS; }
-static CUresult f_void(void) { return CUDA_SUCCESS; }
+static CUresult f_void(void) { syncs++; return CUDA_SUCCESS; } /* cuCtxSynchronize */
 static CUresult f_dtoh_async(void *dst, CUdeviceptr src, size_t n, CUstream s)
 {
     (void)s;
@@ -246,7 +266,12 @@ static CUresult f_launch(CUfunction f, unsigned int gx, unsigned int gy, unsigne
 }
 static CUresult f_stream_create(CUstream *s, unsigned int flags) { (void)flags; *s = (CUstream)(uintptr_t)0x5; return CUDA_SUCCESS; }
 static CUresult f_stream_void(CUstream s) { (void)s; return CUDA_SUCCESS; }
-static CUresult f_is_capturing(CUstream s, CUstreamCaptureStatus *c) { (void)s; *c = CU_STREAM_CAPTURE_STATUS_NONE; return CUDA_SUCCESS; }
+static CUresult f_stream_sync(CUstream s) { (void)s; syncs++; return CUDA_SUCCESS; }
+static CUresult f_is_capturing(CUstream s, CUstreamCaptureStatus *c)
+{
+    *c = s == capturing ? CU_STREAM_CAPTURE_STATUS_ACTIVE : CU_STREAM_CAPTURE_STATUS_NONE;
+    return CUDA_SUCCESS;
+}
 
 /* Any other entry point: never called by cured (NO_DEVICE mode: nothing is reachable after cuInit). */
 static CUresult f_not_initialized(void) { return CUDA_ERROR_NOT_INITIALIZED; }
@@ -283,7 +308,7 @@ static const struct {
     {"cuLaunchKernel", (any_fn)f_launch},
     {"cuStreamCreate", (any_fn)f_stream_create},
     {"cuStreamDestroy", (any_fn)f_stream_void},
-    {"cuStreamSynchronize", (any_fn)f_stream_void},
+    {"cuStreamSynchronize", (any_fn)f_stream_sync},
     {"cuStreamIsCapturing", (any_fn)f_is_capturing},
     {"cuMemcpyHtoD", (any_fn)f_htod},
     {"cuMemcpyDtoH", (any_fn)f_dtoh},

@@ -183,8 +183,10 @@ START_TEST(test_call_path)
     ck_assert_uint_eq(c[0].count, 16); /* count + int64 sum */
     ck_assert_int_eq(c[0].type, CR_NCCL_UINT8);
     ck_assert_ptr_eq(c[0].send, (char *)c[0].recv + 16);
+    clear_error();
     expect(cured_comm_reduce_async(cc, CURED_OP_ARGMIN, x, CURED_TYPE_INT32, 0, out, CURED_TYPE_INT32, 0, NULL),
            CURED_SUCCESS, "ARGMIN of an empty shard");
+    ck_assert_msg(cured_last_error()[0] == '\0', "a successful call left a message: %s", cured_last_error());
     ck_assert_int_eq(nccl_calls(&c), 2);
     ck_assert_uint_eq(c[1].count, 24); /* count + index + value */
     /* The synchronous call's statuses from the gathered counts (the fake gathers set them). */

@@ -43,8 +43,11 @@ START_TEST(test_driver_version)
 {
     use_fake_driver();
     int version = -3;
+    clear_error();
     ck_assert_int_eq(cured_driver_version(&version), CURED_SUCCESS);
     ck_assert_int_eq(version, FAKE_VERSION);
+    /* A successful call leaves the last failing call's message (here: none) as it was. */
+    ck_assert_str_eq(cured_last_error(), "");
     ck_assert_int_eq(cured_driver_version(NULL), CURED_ERROR_NULL_POINTER);
     /* After the failed cuInit, a handle is still refused the same way. */
     cured_handle h = NULL;
