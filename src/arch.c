@@ -30,8 +30,8 @@ cured_status cr_select_arch(int cc, const int *supported, int nsupported, const 
                             int *arch, int *ptx)
 {
     if (override != NULL && *override != '\0') {
-        if (!parse_override(override, arch, ptx))
-            return cr_fail(CURED_ERROR_INVALID_VALUE,
+        if (!parse_override(override, arch, ptx)) /* cured.h: NOT_SUPPORTED (no argument is wrong) */
+            return cr_fail(CURED_ERROR_NOT_SUPPORTED,
                            "CURED_ARCH=\"%s\" is not of the form sm_XY (cubin) or compute_XY (PTX)",
                            override);
         return CURED_SUCCESS;
