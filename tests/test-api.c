@@ -77,6 +77,8 @@ START_TEST(test_version)
     ck_assert_ptr_nonnull(cured_version_string());
     ck_assert_str_eq(cured_version_string(), want);
     ck_assert_str_eq(cured_version_string(), PACKAGE_VERSION);
+    ck_assert_str_eq(cured_version_string(), CURED_VERSION_STRING); /* the header's, as cured_version.h says */
+    ck_assert_ptr_eq(cured_version_string(), cured_version_string()); /* a static string */
 }
 END_TEST
 

@@ -99,7 +99,17 @@ START_TEST(test_create)
     ck_assert_int_eq(rank, 2);
     ck_assert_int_eq(size, 4);
     expect(cured_comm_rank(NULL, &rank, &size), CURED_ERROR_NULL_HANDLE, "rank of NULL");
+    expect(cured_comm_rank(cc, NULL, NULL), CURED_SUCCESS, "rank and nranks may be NULL");
     expect(cured_comm_destroy(cc), CURED_SUCCESS, "destroy");
+    /* NULLs: the documented statuses, and out set to NULL. */
+    cc = (cured_comm)(uintptr_t)1;
+    expect(cured_comm_create(NULL, FAKE_COMM, 0, &cc), CURED_ERROR_NULL_HANDLE, "a NULL handle");
+    ck_assert_ptr_null(cc);
+    cc = (cured_comm)(uintptr_t)1;
+    expect(cured_comm_create(h, NULL, 0, &cc), CURED_ERROR_NULL_POINTER, "a NULL ncclComm");
+    ck_assert_ptr_null(cc);
+    assert_message_contains("a NULL ncclComm", "nccl");
+    expect(cured_comm_create(h, FAKE_COMM, 0, NULL), CURED_ERROR_NULL_POINTER, "a NULL out");
     /* Another device's communicator (a comm made for another handle's GPU). */
     ck_assert_int_eq(setenv("FAKENCCL_DEVICE", "1", 1), 0);
     cc = (cured_comm)(uintptr_t)1;
