@@ -7,7 +7,9 @@
  * running with another user's HOME (no directories created there),
  * CURED_CACHE_DIR=/ and a shared system directory (refused), and the
  * privileged-process rules of the cache (cr_env_force_secure stands in for
- * setuid). Needs NVRTC (exit 77 without it), no GPU.
+ * setuid), cured_set_cache_dir's rules (overlong and relative paths, "", a
+ * directory, NULL, and after the cache opened). Needs NVRTC (exit 77
+ * without it), no GPU.
  */
 #include "diskcache_util.h"
 
@@ -222,6 +224,53 @@ START_TEST(test_privileged)
 }
 END_TEST
 
+/* cured_set_cache_dir's rules, before and after the cache opens (no compile: cured_cache_dir opens it). */
+START_TEST(test_set_cache_dir)
+{
+    char chosen[1024], want[1100], dflt[700], longest[1000];
+    snprintf(chosen, sizeof chosen, "%s/chosen", top);
+    snprintf(dflt, sizeof dflt, "%s/v1", cache);
+    memset(longest, 'a', sizeof longest - 1);
+    longest[0] = '/';
+    longest[sizeof longest - 1] = '\0';
+    const char *dir = NULL;
+    if (_i == 0) { /* refused paths change nothing */
+        ck_assert_int_eq(cured_set_cache_dir(longest), CURED_ERROR_INVALID_VALUE);
+        ck_assert_msg(strstr(cured_last_error(), "too long") != NULL, "%s", cured_last_error());
+        ck_assert_int_eq(cured_set_cache_dir("relative/dir"), CURED_ERROR_INVALID_VALUE);
+        ck_assert_msg(strstr(cured_last_error(), "absolute") != NULL, "%s", cured_last_error());
+        dir = dflt;
+    } else if (_i == 1) { /* "": no disk cache, whatever the environment says */
+        ck_assert_int_eq(cured_set_cache_dir(""), CURED_SUCCESS);
+    } else if (_i == 2) { /* a directory: it overrides CURED_CACHE_DIR */
+        ck_assert_int_eq(cured_set_cache_dir(chosen), CURED_SUCCESS);
+        snprintf(want, sizeof want, "%s/v1", chosen);
+        dir = want;
+    } else { /* NULL: back to the default rules */
+        ck_assert_int_eq(cured_set_cache_dir(chosen), CURED_SUCCESS);
+        ck_assert_int_eq(cured_set_cache_dir(NULL), CURED_SUCCESS);
+        dir = dflt;
+    }
+    const char *got = cured_cache_dir();
+    ck_assert_msg(dir ? got && strcmp(got, dir) == 0 : got == NULL, "case %d: the cache is %s, want %s", _i,
+                  got ? got : "off", dir ? dir : "off");
+    struct stat st;
+    ck_assert_msg(dir == NULL || (stat(dir, &st) == 0 && (st.st_mode & 07777) == 0700), "%s is not mode 0700", dir);
+    int listed = 0; /* count_entry's counter */
+    size_t removed = 7;
+    ck_assert_int_eq(cured_cache_foreach(count_entry, &listed), CURED_SUCCESS);
+    ck_assert_int_eq(cured_cache_clear(&removed), CURED_SUCCESS);
+    ck_assert_msg(listed == 0 && removed == 0, "an empty or absent cache: %d listed, %zu removed", listed, removed);
+    ck_assert_int_eq(cured_cache_foreach(NULL, NULL), CURED_ERROR_NULL_POINTER);
+    /* Opened now: nothing changes it. */
+    ck_assert_int_eq(cured_set_cache_dir(_i == 2 ? NULL : chosen), CURED_ERROR_NOT_SUPPORTED);
+    ck_assert_msg(strstr(cured_last_error(), "already opened") != NULL, "%s", cured_last_error());
+    got = cured_cache_dir();
+    ck_assert_msg(dir ? got && strcmp(got, dir) == 0 : got == NULL, "case %d: the cache moved to %s", _i,
+                  got ? got : "off");
+}
+END_TEST
+
 static Suite *hostile_suite(void)
 {
     Suite *s = suite_create("diskcache-hostile");
@@ -235,6 +284,7 @@ static Suite *hostile_suite(void)
     tcase_add_test(tc, test_foreign_home);
     tcase_add_test(tc, test_shared_roots);
     tcase_add_test(tc, test_privileged);
+    tcase_add_loop_test(tc, test_set_cache_dir, 0, 4);
     suite_add_tcase(s, tc);
     return s;
 }
