@@ -664,7 +664,11 @@ CURED_EXPORT cured_status cured_reduce_axes_async(cured_handle h, cured_op op, c
  * segment s is in[begin[s] .. end[s]), and its result goes to out[s]. CSR
  * row offsets are begin = offsets, end = offsets + 1. A segment with
  * end <= begin is empty and gets the empty value of cured_reduce_axes_async().
- * Segments may overlap and come in any order. Otherwise as
+ * Segments may overlap and come in any order. The offsets are in device
+ * memory, which the call does not read (it does not wait): the two arrays
+ * are checked (device memory, num_segments entries mapped), their values
+ * are not, so the input's range check covers its first element only, and
+ * an offset past the input's allocation faults the kernel. Otherwise as
  * cured_reduce_axes_async().
  * \param h            handle.
  * \param op           operator (not CURED_OP_DOT).
