@@ -3,7 +3,7 @@
  * check cured.h's promises off the GPU (test-refusals, test-handles): a
  * handle on it, its allocations, and the counts of what a call did
  * (allocations, memsets, synchronisations, launches, the primary context's
- * retains, this thread's pushed contexts).
+ * retains, this thread's pushed contexts, frees, module loads and unloads).
  */
 #ifndef CURED_TESTS_FAKE_DEVICE_H
 #define CURED_TESTS_FAKE_DEVICE_H
@@ -17,7 +17,7 @@
 #include <unistd.h>
 
 struct fake_counts { /* as tests/fakecuda.c's */
-    int allocs, memsets, syncs, launches, retains, pushed;
+    int allocs, memsets, syncs, launches, retains, pushed, frees, loads, unloads;
 };
 
 static const char *fake_driver;

@@ -22,7 +22,8 @@
  * fake_* functions are for the tests (dlsym): fake_counts() counts the calls
  * a capture-safe or a refused call must not make (allocations, memsets,
  * synchronisations, launches), the primary context's retains less its
- * releases and this thread's pushed contexts; fake_capture() makes a stream
+ * releases, this thread's pushed contexts, frees, module loads and unloads;
+ * cuCtxPushCurrent refuses a context it did not make; fake_capture() makes a stream
  * report that it is being captured.
  */
 #include <cuda.h>
@@ -49,7 +50,7 @@ static struct module {
     int live;
 } modules[MAX_MODULES];
 static int nmodules, launches, loads;
-static int mem_allocs, memsets, syncs, retains; /* fake_counts() */
+static int mem_allocs, mem_frees, unloads, memsets, syncs, retains; /* fake_counts() */
 static CUstream capturing = (CUstream)(uintptr_t)-1;
 static unsigned long long ctx_gen = 1;
 static char ctx_storage; /* the primary context's handle: its address */
@@ -60,14 +61,14 @@ EXPORT int fake_loads(void);
 EXPORT void *fake_alloc(size_t bytes, int sized, size_t gap_after);
 EXPORT void fake_reset(void);
 struct fake_counts {
-    int allocs, memsets, syncs, launches, retains, pushed;
+    int allocs, memsets, syncs, launches, retains, pushed, frees, loads, unloads;
 };
 EXPORT void fake_counts(struct fake_counts *c);
 EXPORT void fake_capture(CUstream s);
 
 void fake_counts(struct fake_counts *c)
 {
-    *c = (struct fake_counts){mem_allocs, memsets, syncs, launches, retains, pushed};
+    *c = (struct fake_counts){mem_allocs, memsets, syncs, launches, retains, pushed, mem_frees, loads, unloads};
 }
 void fake_capture(CUstream s) { capturing = s; }
 
@@ -144,7 +145,13 @@ static CUresult f_retain(CUcontext *c, CUdevice d) { (void)d; retains++; *c = (C
 static CUresult f_release(CUdevice d) { (void)d; retains--; return CUDA_SUCCESS; }
 static CUresult f_reset(CUdevice d) { (void)d; fake_reset(); return CUDA_SUCCESS; }
 static CUresult f_get_current(CUcontext *c) { *c = pushed ? (CUcontext)(void *)&ctx_storage : NULL; return CUDA_SUCCESS; }
-static CUresult f_push(CUcontext c) { (void)c; pushed++; return CUDA_SUCCESS; }
+static CUresult f_push(CUcontext c)
+{
+    if (c != (CUcontext)(void *)&ctx_storage)
+        return CUDA_ERROR_INVALID_CONTEXT; /* a context this driver never made */
+    pushed++;
+    return CUDA_SUCCESS;
+}
 static CUresult f_pop(CUcontext *c) { if (c) *c = (CUcontext)(void *)&ctx_storage; pushed -= pushed > 0; return CUDA_SUCCESS; }
 static CUresult f_get_device(CUdevice *d) { *d = 0; return CUDA_SUCCESS; }
 static CUresult f_get_id(CUcontext c, unsigned long long *id) { (void)c; *id = ctx_gen; return CUDA_SUCCESS; }
@@ -161,6 +168,7 @@ static CUresult f_mem_free(CUdeviceptr p)
     if (a == NULL || a->base != (uintptr_t)p)
         return CUDA_ERROR_INVALID_VALUE;
     a->live = 0;
+    mem_frees++;
     return CUDA_SUCCESS;
 }
 static CUresult f_memset_d32_async(CUdeviceptr p, unsigned int v, size_t n, CUstream s)
@@ -241,6 +249,7 @@ static CUresult f_module_unload(CUmodule m)
     if (mod == NULL)
         return CUDA_ERROR_INVALID_HANDLE;
     mod->live = 0;
+    unloads++;
     return CUDA_SUCCESS;
 }
 static CUresult f_module_get_function(CUfunction *f, CUmodule m, const char *name)

@@ -59,9 +59,16 @@ START_TEST(test_create_rules)
                   c.pushed);
     expect(cured_destroy(k), CURED_SUCCESS, "destroy the context's handle");
     ck_assert_int_eq(retains(), 1);
+    /* A context the driver refuses: INVALID_DEVICE, no handle, nothing left allocated. */
+    k = (cured_handle)(uintptr_t)0x1;
+    expect(cured_create_for_context((struct CUctx_st *)(uintptr_t)0x5000, &k), CURED_ERROR_INVALID_DEVICE,
+           "a context the driver refuses");
+    ck_assert_ptr_null(k);
     expect(cured_destroy(h), CURED_SUCCESS, "destroy");
     c = counts();
-    ck_assert_msg(c.retains == 0 && c.pushed == 0, "after cured_destroy: %d retains, %d pushed", c.retains, c.pushed);
+    ck_assert_msg(c.retains == 0 && c.pushed == 0 && c.frees == c.allocs,
+                  "after cured_destroy: %d retains, %d pushed, %d of %d allocations freed", c.retains, c.pushed,
+                  c.frees, c.allocs);
 }
 END_TEST
 
@@ -191,6 +198,10 @@ START_TEST(test_async_capture_safe)
                   "cured_reduce: %d syncs, %d allocations", c.syncs - c0.syncs, c.allocs - c0.allocs);
     expect(cured_custom_destroy(op), CURED_SUCCESS, "destroy the op");
     expect(cured_destroy(h), CURED_SUCCESS, "destroy");
+    const struct fake_counts end = counts(); /* the handle's and the op's modules and memory are gone */
+    ck_assert_msg(end.loads >= 3 && end.unloads == end.loads && end.frees == end.allocs && end.retains == 0,
+                  "%d of %d modules unloaded, %d of %d allocations freed, %d retains", end.unloads, end.loads,
+                  end.frees, end.allocs, end.retains);
 }
 END_TEST
 
