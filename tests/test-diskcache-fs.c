@@ -2,7 +2,8 @@
  * The persistent kernel cache off the GPU, part 2: the directory. Caches
  * that are files, symlinks, writable by others, owned by another user or
  * read-only are refused or worked around (the call still compiles and
- * succeeds, one warning is logged); a full disk (ENOSPC through the write
+ * succeeds, one warning is logged); an entry of mode 0000 is a miss and is
+ * replaced; a full disk (ENOSPC through the write
  * hook); CURED_CACHE_DISABLE and CURED_CACHE_DIR=""; where the cache lives
  * (CURED_CACHE_DIR, XDG_CACHE_HOME, HOME). Needs NVRTC (exit 77 without
  * it), no GPU. Root ignores permission bits: the read-only case then runs
@@ -106,8 +107,8 @@ START_TEST(test_other_owner)
 }
 END_TEST
 
-/* Root ignores permission bits, so as root the processes run as NOBODY. */
-START_TEST(test_read_only)
+/* Root ignores permission bits, so as root the processes run as NOBODY; 1 if root cannot. */
+static int limited_as_root(const char *test)
 {
     int limited = 0;
     if (geteuid() == 0) {
@@ -121,9 +122,14 @@ START_TEST(test_read_only)
         limited = !WIFEXITED(status) || WEXITSTATUS(status) != 0 || chown_tree(top, NOBODY, NOBODY) != 0;
         drop = !limited;
         if (limited)
-            printf("test_read_only: root cannot switch to uid %d: only the calls' success is tested\n",
-                   NOBODY);
+            printf("%s: root cannot switch to uid %d: only the calls' success is tested\n", test, NOBODY);
     }
+    return limited;
+}
+
+START_TEST(test_read_only)
+{
+    const int limited = limited_as_root("test_read_only");
     struct job j0 = {1, {S(0)}, {0}, 0}, j = {3, {S(0), S(1), S(2)}, {0, 0, 0}, 0};
     struct outcome *a = run_child(compile_jobs, &j0);
     expect(a, &j0, 1, 0, "storing process");
@@ -149,6 +155,27 @@ START_TEST(test_read_only)
     expect(c, &j0, 1, 0, "read-only, empty cache dir");
     if (!limited)
         ck_assert_msg(c->dir[0] == '\0' && c->nwarn == 1 && count_files(ro) == 0, "%s", warnings(c));
+}
+END_TEST
+
+/* An entry its owner cannot read (mode 0000): a miss, recompiled and replaced by a readable one. */
+START_TEST(test_unreadable_entry)
+{
+    const int limited = limited_as_root("test_unreadable_entry");
+    struct job j = {1, {S(0)}, {0}, 0};
+    struct outcome *a = run_child(compile_jobs, &j);
+    expect(a, &j, 1, 0, "storing process");
+    char name[65], path[2048];
+    only_entry(name, path, sizeof path);
+    ck_assert_int_eq(chmod(path, 0), 0);
+    struct outcome *b = run_child(compile_jobs, &j);
+    expect(b, &j, limited ? 0 : 1, limited ? 1 : 0, "an entry of mode 0000");
+    struct stat st;
+    ck_assert_int_eq(lstat(path, &st), 0);
+    ck_assert_msg(limited || (st.st_mode & 0400), "the unreadable entry was not replaced (mode %04o)",
+                  (unsigned)(st.st_mode & 07777));
+    struct outcome *c = run_child(compile_jobs, &j);
+    expect(c, &j, 0, 1, "after the replacement");
 }
 END_TEST
 
@@ -266,6 +293,7 @@ static Suite *diskcache_fs_suite(void)
     tcase_add_loop_test(tc, test_hostile_dir, 0, (int)(sizeof hostile / sizeof *hostile));
     tcase_add_test(tc, test_other_owner);
     tcase_add_test(tc, test_read_only);
+    tcase_add_test(tc, test_unreadable_entry);
     tcase_add_test(tc, test_enospc);
     tcase_add_test(tc, test_disabled);
     tcase_add_test(tc, test_location);
