@@ -9,6 +9,7 @@
  * capture is refused; with NVRTC (a few small compiles, skipped without
  * it), asynchronous calls after a stream's first allocate, set and wait
  * for nothing, also during capture, and the synchronous calls wait once;
+ * after cured_prepare a first call compiles and loads nothing;
  * CURED_ARCH's override and a malformed one through a handle (messages and
  * the log: test-messages). Each test runs in its own process (Check's fork
  * mode).
@@ -202,6 +203,38 @@ START_TEST(test_async_capture_safe)
 }
 END_TEST
 
+/* cured_prepare compiles and loads now: the first call after it (DOT's too) compiles and loads nothing. */
+START_TEST(test_prepare_loads)
+{
+    if (!nvrtc_here())
+        return;
+    cured_handle h = fake_handle(1);
+    float *x = fake_alloc(4096, 1, 0);
+    double *out = fake_alloc(256, 1, 0);
+    cured_stats s0, s1;
+    expect(cured_prepare(h, CURED_OP_MAX, CURED_ALGO_AUTO, CURED_TYPE_FLOAT32, CURED_TYPE_FLOAT32), CURED_SUCCESS,
+           "prepare MAX");
+    expect(cured_prepare(h, CURED_OP_DOT, CURED_ALGO_AUTO, CURED_TYPE_FLOAT32, CURED_TYPE_FLOAT64), CURED_SUCCESS,
+           "prepare DOT");
+    const struct fake_counts c0 = counts();
+    ck_assert_int_eq(c0.loads, 2);
+    ck_assert_int_eq(cured_get_stats(&s0), CURED_SUCCESS);
+    expect(cured_reduce_async(h, CURED_OP_MAX, CURED_ALGO_AUTO, x, CURED_TYPE_FLOAT32, 1024, out, CURED_TYPE_FLOAT32,
+                              NULL),
+           CURED_SUCCESS, "MAX after prepare");
+    expect(cured_dot_async(h, x, x, CURED_TYPE_FLOAT32, 1024, out, CURED_TYPE_FLOAT64, NULL), CURED_SUCCESS,
+           "DOT after prepare");
+    ck_assert_int_eq(cured_get_stats(&s1), CURED_SUCCESS);
+    const struct fake_counts c1 = counts();
+    ck_assert_msg(c1.loads == c0.loads && s1.compiles == s0.compiles && s1.memory_hits == s0.memory_hits &&
+                      c1.launches >= c0.launches + 2,
+                  "after prepare: %d loads, %llu compiles, %llu memory hits, %d launches", c1.loads - c0.loads,
+                  (unsigned long long)(s1.compiles - s0.compiles),
+                  (unsigned long long)(s1.memory_hits - s0.memory_hits), c1.launches - c0.launches);
+    expect(cured_destroy(h), CURED_SUCCESS, "destroy");
+}
+END_TEST
+
 /* CURED_ARCH through a handle: honoured, and a malformed one refused without writing the outputs. */
 START_TEST(test_arch_override)
 {
@@ -236,6 +269,7 @@ int main(void)
     tcase_add_test(tc, test_create_out_of_memory);
     tcase_add_test(tc, test_stream_workspaces);
     tcase_add_test(tc, test_async_capture_safe);
+    tcase_add_test(tc, test_prepare_loads);
     tcase_add_loop_test(tc, test_arch_override, 0, 3);
     suite_add_tcase(s, tc);
     return run_suite(s);
