@@ -68,6 +68,21 @@ static cured_status chunk(cured_comm cc, cured_op op, const void *in, cured_type
     return st != CURED_SUCCESS ? st : cr_comm_finish(cc, plain, nout, out, s, NULL, NULL);
 }
 
+/* The slab and the dense results, checked before the first chunk is launched. */
+static cured_status check_ranges(cured_comm cc, const void *in, const struct cr_geometry *g, const void *out)
+{
+    CUcontext saved;
+    cured_status st = cr_enter(cc->h, &saved);
+    if (st != CURED_SUCCESS)
+        return st;
+    if (in != NULL && g->in_bytes > 0)
+        st = cr_check_device_range(cc->h, in, g->in_bytes, "input");
+    if (st == CURED_SUCCESS)
+        st = cr_check_device_range(cc->h, out, g->out_bytes, "output");
+    cr_leave(cc->h, saved);
+    return st;
+}
+
 /* Both calls; with_ddof == 0: cured_comm_reduce_axes_async (ddof 0). */
 static cured_status axes_run(cured_comm cc, const char *call, cured_op op, const void *in, cured_type in_type,
                              const cured_layout *lay, uint32_t axes, int with_ddof, double ddof, void *out,
@@ -95,6 +110,8 @@ static cured_status axes_run(cured_comm cc, const char *call, cured_op op, const
     r.ddof = with_ddof ? ddof : 0.0;
     if ((uintptr_t)out % r.acc.result_align)
         return cr_fail(CURED_ERROR_MISALIGNED, "the output %p is not aligned to %zu bytes", out, r.acc.result_align);
+    if ((st = check_ranges(cc, in, &g, out)) != CURED_SUCCESS)
+        return st;
     int ntype, nop;
     if (!(flags & CURED_COMM_BITWISE) && g.nout > cc->max_outputs && nccl_maps(&r, &ntype, &nop)) {
         st = cured_reduce_axes_async(cc->h, op, in, in_type, lay, axes, out, out_type, NULL, stream);

@@ -162,6 +162,19 @@ START_TEST(test_arguments)
            "NULL layout");
     expect(cured_comm_reduce_axes_async(NULL, CURED_OP_SUM, x, I, &lay, 1, out, L, 0, NULL), CURED_ERROR_NULL_HANDLE,
            "axes NULL comm");
+    /* The slab and the dense results are checked before the first chunk (gathered path, few outputs). */
+    const cured_layout tall = {2, {80, 16}, {16, 1}};
+    expect(cured_comm_reduce_axes_async(cc, CURED_OP_SUM, x, I, &lay, 1, &host, L, 0, NULL),
+           CURED_ERROR_NOT_DEVICE_POINTER, "axes, a host output");
+    expect(cured_comm_reduce_axes_async(cc, CURED_OP_SUM, x, I, &lay, 1, out + 20, L, 0, NULL),
+           CURED_ERROR_OUT_OF_RANGE, "axes, 16 results past the output's allocation");
+    assert_message_contains("axes output", "the output");
+    expect(cured_comm_reduce_axes_async(cc, CURED_OP_MAX, x, I, &tall, 1, out, I, CURED_COMM_BITWISE, NULL),
+           CURED_ERROR_OUT_OF_RANGE, "axes, a slab past the input's allocation");
+    assert_message_contains("axes input", "the input");
+    expect(cured_comm_reduce_axes_stats_async(cc, CURED_OP_VAR, x, I, &lay, 1, 1.0, &host, CURED_TYPE_FLOAT64, 0,
+                                              NULL),
+           CURED_ERROR_NOT_DEVICE_POINTER, "axes statistics, a host output");
     ck_assert_int_eq(fake_launches(), 0);
     ck_assert_int_eq(ncalls(), 0);
     /* Valid, but no NVRTC: the combine kernel is made first, so nothing runs. */
