@@ -7,7 +7,8 @@
  * device without memory for the workspaces are refused; the 17th stream's
  * first call adds workspaces, the first call on a further stream during
  * capture is refused; with NVRTC (a few small compiles, skipped without
- * it), asynchronous calls after a stream's first allocate, set and wait
+ * it), asynchronous calls after a stream's first (whole array, rows,
+ * columns, segments, statistics of rows, a user op) allocate, set and wait
  * for nothing, also during capture, and the synchronous calls wait once;
  * after cured_prepare a first call compiles and loads nothing;
  * CURED_ARCH's override and a malformed one through a handle (messages and
@@ -147,48 +148,64 @@ static void only_launches(const char *what, struct fake_counts c0, int launches)
 }
 
 /* After a stream's first call, the asynchronous calls allocate, set and wait for nothing (capture-safe). */
+enum { SUM, ROWS, COLS, SEGMENTS, VAR_ROWS, USER, NCALLS };
+static const char *const call_name[NCALLS] = {"SUM", "MAX of rows", "SUM of columns", "MIN of segments",
+                                              "VAR of rows", "user op"};
+
+static cured_status call(int k, cured_handle h, cured_custom op, const int32_t *x, const int64_t *off, void *out,
+                         struct CUstream_st *s)
+{
+    const cured_layout rows = {2, {8, 128}, {128, 1}};
+    switch (k) {
+    case SUM: return cured_reduce_async(h, CURED_OP_SUM, CURED_ALGO_AUTO, x, CURED_TYPE_INT32, 1000, out,
+                                        CURED_TYPE_INT64, s);
+    case ROWS: return cured_reduce_axes_async(h, CURED_OP_MAX, x, CURED_TYPE_INT32, &rows, 2u, out, CURED_TYPE_INT32,
+                                              NULL, s);
+    case COLS: return cured_reduce_axes_async(h, CURED_OP_SUM, x, CURED_TYPE_INT32, &rows, 1u, out, CURED_TYPE_INT64,
+                                              NULL, s);
+    case SEGMENTS: return cured_segmented_reduce_async(h, CURED_OP_MIN, x, CURED_TYPE_INT32, 8, off, off + 1,
+                                                       CURED_TYPE_INT64, out, CURED_TYPE_INT32, s);
+    case VAR_ROWS: return cured_reduce_axes_stats_async(h, CURED_OP_VAR, x, CURED_TYPE_INT32, &rows, 2u, 1.0, out,
+                                                        CURED_TYPE_FLOAT64, NULL, s);
+    default: return cured_custom_reduce_async(h, op, x, NULL, 999, out, s);
+    }
+}
+
 START_TEST(test_async_capture_safe)
 {
     if (!nvrtc_here())
         return;
     cured_handle h = fake_handle(1);
     int32_t *x = fake_alloc(4096, 1, 0);
-    int64_t *out = fake_alloc(256, 1, 0);
+    int64_t *out = fake_alloc(4096, 1, 0), *off = fake_alloc(256, 1, 0);
+    for (int i = 0; i <= 8; i++)
+        off[i] = 100 * i;
     struct CUstream_st *s = STREAM(1);
-    const cured_layout rows = {2, {8, 128}, {128, 1}};
     cured_custom op = NULL;
     expect(cured_custom_create(h, CURED_TYPE_INT32, CURED_TYPE_INT64, 1, "x", "a + b", "0", &op), CURED_SUCCESS,
            "a user op");
-    /* First calls: compile, load, take the stream's workspace. */
-    struct fake_counts c0 = counts();
-    expect(cured_reduce_async(h, CURED_OP_SUM, CURED_ALGO_AUTO, x, CURED_TYPE_INT32, 1024, out, CURED_TYPE_INT64, s),
-           CURED_SUCCESS, "SUM, first call");
-    const int per_sum = counts().launches - c0.launches;
-    ck_assert_int_ge(per_sum, 1);
-    expect(cured_reduce_axes_async(h, CURED_OP_MAX, x, CURED_TYPE_INT32, &rows, 2u, out, CURED_TYPE_INT32, NULL, s),
-           CURED_SUCCESS, "MAX of rows, first call");
-    expect(cured_custom_reduce_async(h, op, x, NULL, 1024, out, s), CURED_SUCCESS, "user op, first call");
+    /* First calls: compile, load, take the stream's workspace; their launches are what each call makes. */
+    int per[NCALLS];
+    for (int k = 0; k < NCALLS; k++) {
+        const int l0 = counts().launches;
+        expect(call(k, h, op, x, off, out, s), CURED_SUCCESS, call_name[k]);
+        per[k] = counts().launches - l0;
+        ck_assert_msg(per[k] >= 1, "%s: no launch", call_name[k]);
+    }
+    char what[64];
     for (int capture = 0; capture < 2; capture++) {
-        if (capture)
-            fake_capture(s);
-        c0 = counts();
-        expect(cured_reduce_async(h, CURED_OP_SUM, CURED_ALGO_AUTO, x, CURED_TYPE_INT32, 1000, out, CURED_TYPE_INT64,
-                                  s),
-               CURED_SUCCESS, "SUM");
-        only_launches(capture ? "SUM, captured" : "SUM", c0, per_sum);
-        c0 = counts();
-        expect(cured_reduce_axes_async(h, CURED_OP_MAX, x, CURED_TYPE_INT32, &rows, 2u, out, CURED_TYPE_INT32, NULL,
-                                       s),
-               CURED_SUCCESS, "MAX of rows");
-        only_launches(capture ? "MAX of rows, captured" : "MAX of rows", c0, 1);
-        c0 = counts();
-        expect(cured_custom_reduce_async(h, op, x, NULL, 999, out, s), CURED_SUCCESS, "user op");
-        only_launches(capture ? "user op, captured" : "user op", c0, per_sum);
+        fake_capture(capture ? s : NULL);
+        for (int k = 0; k < NCALLS; k++) {
+            const struct fake_counts c0 = counts();
+            snprintf(what, sizeof what, "%s%s", call_name[k], capture ? ", captured" : "");
+            expect(call(k, h, op, x, off, out, s), CURED_SUCCESS, what);
+            only_launches(what, c0, per[k]);
+        }
     }
     fake_capture(NULL);
     /* The synchronous call waits once, and reads its result back from the workspace. */
     int64_t host = 0;
-    c0 = counts();
+    const struct fake_counts c0 = counts();
     expect(cured_reduce(h, CURED_OP_SUM, CURED_ALGO_AUTO, x, CURED_TYPE_INT32, 1024, &host, CURED_TYPE_INT64, s),
            CURED_SUCCESS, "cured_reduce");
     const struct fake_counts c = counts();
@@ -197,7 +214,7 @@ START_TEST(test_async_capture_safe)
     expect(cured_custom_destroy(op), CURED_SUCCESS, "destroy the op");
     expect(cured_destroy(h), CURED_SUCCESS, "destroy");
     const struct fake_counts end = counts(); /* the handle's and the op's modules and memory are gone */
-    ck_assert_msg(end.loads >= 3 && end.unloads == end.loads && end.frees == end.allocs && end.retains == 0,
+    ck_assert_msg(end.loads >= NCALLS && end.unloads == end.loads && end.frees == end.allocs && end.retains == 0,
                   "%d of %d modules unloaded, %d of %d allocations freed, %d retains", end.unloads, end.loads,
                   end.frees, end.allocs, end.retains);
 }
