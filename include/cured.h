@@ -1424,7 +1424,9 @@ typedef void (*cured_log_fn)(cured_log_level level, const char *message, void *u
 /**
  * \brief Send log messages up to max_level to fn.
  *
- * Each distinct warning is reported once per process.
+ * Each distinct warning is reported once per process (of the last 64
+ * distinct warnings, which cured remembers: one older than those may be
+ * reported again).
  *
  * \param max_level  the most detailed level passed on (CURED_LOG_OFF: none).
  * \param fn         the sink; NULL goes back to the CURED_LOG default (stderr),

@@ -69,6 +69,7 @@ struct sink {
 static void sink_fn(cured_log_level level, const char *message, void *user)
 {
     struct sink *s = user;
+    ck_assert_msg(strchr(message, '\n') == NULL, "a message with a newline: %s", message);
     s->n[level]++;
     snprintf(s->last, sizeof s->last, "%s", message);
 }
@@ -166,6 +167,16 @@ START_TEST(test_log_sink)
     with_stderr(debug_and_warnings, out, sizeof out);
     ck_assert_msg(strstr(out, "cured: debug: a debug message\n") != NULL && strstr(out, "warning A") == NULL,
                   "stderr: %s", out);
+    /* 64 distinct warnings, each twice: 64 reports (cured remembers the last 64). */
+    expect(cured_set_log(CURED_LOG_WARN, sink_fn, &b), CURED_SUCCESS, "the sink again");
+    char text[64];
+    b.n[CURED_LOG_WARN] = 0;
+    for (int round = 0; round < 2; round++)
+        for (int i = 0; i < 64; i++) {
+            snprintf(text, sizeof text, "distinct warning %d", i);
+            cr_log(CURED_LOG_WARN, "%s", text);
+        }
+    ck_assert_int_eq(b.n[CURED_LOG_WARN], 64);
 }
 END_TEST
 
