@@ -18,6 +18,9 @@
  * with FAKECUDA_ARENA_MB=256: every result mismatches, no bad input may be
  * mishandled).
  *
+ * Calls may come from several threads at once (the tables and counters
+ * are under one lock).
+ *
  * FAKECUDA_MISSING=cuA,cuB: cuGetProcAddress does not find those symbols.
  * fake_* functions are for the tests (dlsym): fake_counts() counts the calls
  * a capture-safe or a refused call must not make (allocations, memsets,
@@ -27,6 +30,7 @@
  * report that it is being captured.
  */
 #include <cuda.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -52,6 +56,9 @@ static struct module {
 static int nmodules, launches, loads;
 static int mem_allocs, mem_frees, unloads, memsets, syncs, retains; /* fake_counts() */
 static CUstream capturing = (CUstream)(uintptr_t)-1;
+/* Calls from many threads at once (test-handles): the tables and counters under one lock. */
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+#define LOCKED(expr) (pthread_mutex_lock(&lock), (expr), pthread_mutex_unlock(&lock))
 static unsigned long long ctx_gen = 1;
 static char ctx_storage; /* the primary context's handle: its address */
 static __thread int pushed;
@@ -68,7 +75,9 @@ EXPORT void fake_capture(CUstream s);
 
 void fake_counts(struct fake_counts *c)
 {
+    pthread_mutex_lock(&lock);
     *c = (struct fake_counts){mem_allocs, memsets, syncs, launches, retains, pushed, mem_frees, loads, unloads};
+    pthread_mutex_unlock(&lock);
 }
 void fake_capture(CUstream s) { capturing = s; }
 
@@ -77,7 +86,15 @@ int fake_loads(void) { return loads; }
 
 /* bytes of arena memory, 256-byte aligned, directly after the last allocation
  * (plus gap_after unmapped bytes); sized = 0: the driver reports no range for it. */
+static void *alloc_locked(size_t bytes, int sized, size_t gap_after);
 void *fake_alloc(size_t bytes, int sized, size_t gap_after)
+{
+    pthread_mutex_lock(&lock);
+    void *p = alloc_locked(bytes, sized, gap_after);
+    pthread_mutex_unlock(&lock);
+    return p;
+}
+static void *alloc_locked(size_t bytes, int sized, size_t gap_after)
 {
     size_t size = (bytes + 255) & ~(size_t)255;
     if (arena == NULL) {
@@ -141,8 +158,8 @@ static CUresult f_device_get_attribute(int *v, CUdevice_attribute a, CUdevice d)
                                                                   : 0;
     return CUDA_SUCCESS;
 }
-static CUresult f_retain(CUcontext *c, CUdevice d) { (void)d; retains++; *c = (CUcontext)(void *)&ctx_storage; return CUDA_SUCCESS; }
-static CUresult f_release(CUdevice d) { (void)d; retains--; return CUDA_SUCCESS; }
+static CUresult f_retain(CUcontext *c, CUdevice d) { (void)d; LOCKED(retains++); *c = (CUcontext)(void *)&ctx_storage; return CUDA_SUCCESS; }
+static CUresult f_release(CUdevice d) { (void)d; LOCKED(retains--); return CUDA_SUCCESS; }
 static CUresult f_reset(CUdevice d) { (void)d; fake_reset(); return CUDA_SUCCESS; }
 static CUresult f_get_current(CUcontext *c) { *c = pushed ? (CUcontext)(void *)&ctx_storage : NULL; return CUDA_SUCCESS; }
 static CUresult f_push(CUcontext c)
@@ -158,23 +175,24 @@ static CUresult f_get_id(CUcontext c, unsigned long long *id) { (void)c; *id = c
 static CUresult f_mem_alloc(CUdeviceptr *p, size_t n)
 {
     void *a = fake_alloc(n, 1, 0);
-    mem_allocs++;
+    LOCKED(mem_allocs++);
     *p = (CUdeviceptr)(uintptr_t)a;
     return a ? CUDA_SUCCESS : CUDA_ERROR_OUT_OF_MEMORY;
 }
 static CUresult f_mem_free(CUdeviceptr p)
 {
+    pthread_mutex_lock(&lock);
     struct alloc *a = find((uintptr_t)p);
-    if (a == NULL || a->base != (uintptr_t)p)
-        return CUDA_ERROR_INVALID_VALUE;
-    a->live = 0;
-    mem_frees++;
-    return CUDA_SUCCESS;
+    const int ok = a != NULL && a->base == (uintptr_t)p;
+    if (ok)
+        a->live = 0, mem_frees++;
+    pthread_mutex_unlock(&lock);
+    return ok ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
 }
 static CUresult f_memset_d32_async(CUdeviceptr p, unsigned int v, size_t n, CUstream s)
 {
     (void)s;
-    memsets++;
+    LOCKED(memsets++);
     for (size_t i = 0; i < n; i++)
         memcpy((unsigned char *)(uintptr_t)p + 4 * i, &v, 4);
     return CUDA_SUCCESS;
@@ -192,7 +210,7 @@ static CUresult f_dtoh(void *dst, CUdeviceptr src, size_t n)
 static CUresult f_memset_d8_async(CUdeviceptr p, unsigned char v, size_t n, CUstream s)
 {
     (void)s;
-    memsets++;
+    LOCKED(memsets++);
     memset((void *)(uintptr_t)p, v, n);
     return CUDA_SUCCESS;
 }
@@ -206,7 +224,7 @@ static CUresult f_instantiate(CUgraphExec *e, CUgraph g, unsigned long long f)
 }
 static CUresult f_graph_launch(CUgraphExec e, CUstream s) { (void)e, (void)s; return CUDA_SUCCESS; }
 static CUresult f_graph_void(void *g) { (void)g; return CUDA_SUCCESS; }
-static CUresult f_void(void) { syncs++; return CUDA_SUCCESS; } /* cuCtxSynchronize */
+static CUresult f_void(void) { LOCKED(syncs++); return CUDA_SUCCESS; } /* cuCtxSynchronize */
 static CUresult f_dtoh_async(void *dst, CUdeviceptr src, size_t n, CUstream s)
 {
     (void)s;
@@ -215,6 +233,7 @@ static CUresult f_dtoh_async(void *dst, CUdeviceptr src, size_t n, CUstream s)
 }
 static CUresult f_pointer_attributes(unsigned int n, CUpointer_attribute *attrs, void **data, CUdeviceptr p)
 {
+    pthread_mutex_lock(&lock);
     struct alloc *a = find((uintptr_t)p);
     for (unsigned int i = 0; i < n; i++) {
         if (attrs[i] == CU_POINTER_ATTRIBUTE_MEMORY_TYPE)
@@ -224,17 +243,21 @@ static CUresult f_pointer_attributes(unsigned int n, CUpointer_attribute *attrs,
         else if (attrs[i] == CU_POINTER_ATTRIBUTE_RANGE_SIZE && a && a->sized)
             *(size_t *)data[i] = a->size;
     }
+    pthread_mutex_unlock(&lock);
     return CUDA_SUCCESS;
 }
 static CUresult f_module_load(CUmodule *m, const void *image)
 {
-    if (image == NULL || nmodules == MAX_MODULES)
-        return CUDA_ERROR_INVALID_VALUE;
-    modules[nmodules].gen = ctx_gen;
-    modules[nmodules].live = 1;
-    *m = (CUmodule)(void *)&modules[nmodules++];
-    loads++;
-    return CUDA_SUCCESS;
+    pthread_mutex_lock(&lock);
+    const int ok = image != NULL && nmodules < MAX_MODULES;
+    if (ok) {
+        modules[nmodules].gen = ctx_gen;
+        modules[nmodules].live = 1;
+        *m = (CUmodule)(void *)&modules[nmodules++];
+        loads++;
+    }
+    pthread_mutex_unlock(&lock);
+    return ok ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
 }
 static struct module *live_module(const void *m)
 {
@@ -245,18 +268,21 @@ static struct module *live_module(const void *m)
 }
 static CUresult f_module_unload(CUmodule m)
 {
+    pthread_mutex_lock(&lock);
     struct module *mod = live_module(m);
-    if (mod == NULL)
-        return CUDA_ERROR_INVALID_HANDLE;
-    mod->live = 0;
-    unloads++;
-    return CUDA_SUCCESS;
+    if (mod != NULL)
+        mod->live = 0, unloads++;
+    pthread_mutex_unlock(&lock);
+    return mod ? CUDA_SUCCESS : CUDA_ERROR_INVALID_HANDLE;
 }
 static CUresult f_module_get_function(CUfunction *f, CUmodule m, const char *name)
 {
     (void)name;
     *f = (CUfunction)(void *)m; /* a function names its module */
-    return live_module(m) ? CUDA_SUCCESS : CUDA_ERROR_INVALID_HANDLE;
+    pthread_mutex_lock(&lock);
+    const int live = live_module(m) != NULL;
+    pthread_mutex_unlock(&lock);
+    return live ? CUDA_SUCCESS : CUDA_ERROR_INVALID_HANDLE;
 }
 static CUresult f_occupancy(int *n, CUfunction f, int block, size_t smem)
 {
@@ -268,14 +294,15 @@ static CUresult f_launch(CUfunction f, unsigned int gx, unsigned int gy, unsigne
                          unsigned int by, unsigned int bz, unsigned int smem, CUstream s, void **params, void **extra)
 {
     (void)gx, (void)gy, (void)gz, (void)bx, (void)by, (void)bz, (void)smem, (void)s, (void)params, (void)extra;
-    if (live_module(f) == NULL)
-        return CUDA_ERROR_INVALID_HANDLE;
-    launches++;
-    return CUDA_SUCCESS;
+    pthread_mutex_lock(&lock);
+    const int live = live_module(f) != NULL;
+    launches += live;
+    pthread_mutex_unlock(&lock);
+    return live ? CUDA_SUCCESS : CUDA_ERROR_INVALID_HANDLE;
 }
 static CUresult f_stream_create(CUstream *s, unsigned int flags) { (void)flags; *s = (CUstream)(uintptr_t)0x5; return CUDA_SUCCESS; }
 static CUresult f_stream_void(CUstream s) { (void)s; return CUDA_SUCCESS; }
-static CUresult f_stream_sync(CUstream s) { (void)s; syncs++; return CUDA_SUCCESS; }
+static CUresult f_stream_sync(CUstream s) { (void)s; LOCKED(syncs++); return CUDA_SUCCESS; }
 static CUresult f_is_capturing(CUstream s, CUstreamCaptureStatus *c)
 {
     *c = s == capturing ? CU_STREAM_CAPTURE_STATUS_ACTIVE : CU_STREAM_CAPTURE_STATUS_NONE;

@@ -10,13 +10,16 @@
  * it), asynchronous calls after a stream's first (whole array, rows,
  * columns, segments, statistics of rows, a user op) allocate, set and wait
  * for nothing, also during capture, and the synchronous calls wait once;
- * after cured_prepare a first call compiles and loads nothing;
+ * four threads on one handle (32 streams, the same first uses racing):
+ * every call succeeds, each kernel compiled once; after cured_prepare a
+ * first call compiles and loads nothing;
  * CURED_ARCH's override and a malformed one through a handle (messages and
  * the log: test-messages). Each test runs in its own process (Check's fork
  * mode).
  */
 #include "fake_device.h"
 
+#include <pthread.h>
 #include <stdint.h>
 
 #define STREAM(i) ((struct CUstream_st *)(uintptr_t)(0x1000 + 16 * (i)))
@@ -220,6 +223,84 @@ START_TEST(test_async_capture_safe)
 }
 END_TEST
 
+/* Several threads on one handle at once (cured.h: any function, any thread): the first uses of the
+ * same kernels race (each compiled once, the extra modules unloaded), 32 streams take workspaces past
+ * the first 16 (one more allocation), and every call succeeds with its launches. */
+enum { THREADS = 4, STREAMS_EACH = 8, ROUNDS = 5 };
+struct worker {
+    cured_handle h;
+    cured_custom op;
+    int32_t *x;
+    int64_t *off, *out;
+    int id;
+    cured_status st;
+    char what[64];
+};
+
+static void *work(void *arg)
+{
+    struct worker *w = arg;
+    for (int r = 0; r < ROUNDS; r++)
+        for (int i = 0; i < STREAMS_EACH; i++)
+            for (int k = 0; k < NCALLS; k++)
+                if ((w->st = call(k, w->h, w->op, w->x, w->off, w->out, STREAM(2 + w->id * STREAMS_EACH + i))) !=
+                    CURED_SUCCESS) {
+                    snprintf(w->what, sizeof w->what, "thread %d, %s: %s", w->id, call_name[k],
+                             cured_status_string(w->st));
+                    return NULL;
+                }
+    return NULL;
+}
+
+START_TEST(test_threads)
+{
+    if (!nvrtc_here())
+        return;
+    cured_handle h = fake_handle(1);
+    struct worker w[THREADS];
+    w[0].x = fake_alloc(4096, 1, 0);
+    w[0].out = fake_alloc(4096, 1, 0);
+    w[0].off = fake_alloc(256, 1, 0);
+    for (int i = 0; i <= 8; i++)
+        w[0].off[i] = 100 * i;
+    expect(cured_custom_create(h, CURED_TYPE_INT32, CURED_TYPE_INT64, 1, "x", "a + b", "0", &w[0].op), CURED_SUCCESS,
+           "a user op");
+    cured_stats s0, s1;
+    ck_assert_int_eq(cured_get_stats(&s0), CURED_SUCCESS);
+    const struct fake_counts c0 = counts();
+    pthread_t th[THREADS];
+    for (int t = 0; t < THREADS; t++) {
+        w[t] = w[0];
+        w[t].h = h;
+        w[t].id = t;
+        ck_assert_int_eq(pthread_create(&th[t], NULL, work, &w[t]), 0);
+    }
+    for (int t = 0; t < THREADS; t++) {
+        ck_assert_int_eq(pthread_join(th[t], NULL), 0);
+        ck_assert_msg(w[t].st == CURED_SUCCESS, "%s", w[t].what);
+    }
+    ck_assert_int_eq(cured_get_stats(&s1), CURED_SUCCESS);
+    const struct fake_counts c1 = counts();
+    int per = 0; /* launches of one round of the calls, measured alone */
+    for (int k = 0; k < NCALLS; k++) {
+        const int l0 = counts().launches;
+        expect(call(k, h, w[0].op, w[0].x, w[0].off, w[0].out, STREAM(2)), CURED_SUCCESS, call_name[k]);
+        per += counts().launches - l0;
+    }
+    ck_assert_msg(s1.compiles - s0.compiles == NCALLS - 1, "%llu compilations for %d built-in kernels",
+                  (unsigned long long)(s1.compiles - s0.compiles), NCALLS - 1);
+    ck_assert_msg(c1.launches - c0.launches == THREADS * STREAMS_EACH * ROUNDS * per && c1.allocs == c0.allocs + 1,
+                  "%d launches (want %d), %d allocations", c1.launches - c0.launches,
+                  THREADS * STREAMS_EACH * ROUNDS * per, c1.allocs - c0.allocs);
+    expect(cured_custom_destroy(w[0].op), CURED_SUCCESS, "destroy the op");
+    expect(cured_destroy(h), CURED_SUCCESS, "destroy");
+    const struct fake_counts end = counts();
+    ck_assert_msg(end.unloads == end.loads && end.frees == end.allocs && end.pushed == 0,
+                  "%d of %d modules unloaded, %d of %d allocations freed", end.unloads, end.loads, end.frees,
+                  end.allocs);
+}
+END_TEST
+
 /* cured_prepare compiles and loads now: the first call after it (DOT's too) compiles and loads nothing. */
 START_TEST(test_prepare_loads)
 {
@@ -286,6 +367,7 @@ int main(void)
     tcase_add_test(tc, test_create_out_of_memory);
     tcase_add_test(tc, test_stream_workspaces);
     tcase_add_test(tc, test_async_capture_safe);
+    tcase_add_test(tc, test_threads);
     tcase_add_test(tc, test_prepare_loads);
     tcase_add_loop_test(tc, test_arch_override, 0, 3);
     suite_add_tcase(s, tc);
