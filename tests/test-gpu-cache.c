@@ -1,7 +1,8 @@
 /*
  * The disk cache on a GPU: kernels loaded from the disk cache give the same
  * results as freshly compiled ones, and an entry that passes the cache's
- * own checks but that the driver cannot load is dropped and recompiled.
+ * own checks but that the driver cannot load is dropped and recompiled
+ * (and, being a miss, leaves no message for cured_last_error()).
  *
  * Every step runs in a new process (this program executed again with
  * --child), which does its own cuInit and starts with empty library state;
@@ -91,6 +92,10 @@ static int child_main(const char *seed)
         st = cured_get_stats(&s);
     if (st != CURED_SUCCESS) {
         printf("error: %s: %s\n", cured_status_string(st), cured_last_error());
+        return 1;
+    }
+    if (cured_last_error()[0] != '\0') { /* nothing failed: a refused entry is a miss, not a failure */
+        printf("error: the successful calls left a message: %s\n", cured_last_error());
         return 1;
     }
     if (cured_destroy(handle) != CURED_SUCCESS || d->MemFree(in) != CUDA_SUCCESS) {
