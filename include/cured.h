@@ -384,7 +384,8 @@ CURED_EXPORT cured_status cured_get_arch(cured_handle h, int *sm, int *is_ptx);
  * Streams: the handle keeps one workspace per stream it has seen (16 are made
  * at creation; more are added on first use of a further stream outside
  * capture, a call that allocates and waits for the new workspaces to be
- * zeroed). Calls through one handle on different streams may run
+ * zeroed; such a first call during capture returns
+ * CURED_ERROR_NOT_SUPPORTED). Calls through one handle on different streams may run
  * concurrently. A graph captured from a call uses the workspace of the stream
  * it was captured on: do not run it concurrently with other calls on that
  * stream or other launches of the same graph.
@@ -421,7 +422,8 @@ CURED_EXPORT cured_status cured_get_arch(cured_handle h, int *sm, int *is_ptx);
  *         CURED_ERROR_TYPE_MISMATCH (an (op, in_type, out_type) not offered);
  *         CURED_ERROR_NOT_SUPPORTED (an algorithm other than AUTO with anything
  *         but an int32 sum; the cooperative-groups algorithms without toolkit
- *         headers);
+ *         headers; no architecture to compile for, see cured_get_arch(); a
+ *         further stream's first call during capture, see Streams);
  *         CURED_ERROR_EMPTY_INPUT (n == 0 for MINMAX and the ARG operators);
  *         CURED_ERROR_SIZE_OVERFLOW; CURED_ERROR_MISALIGNED;
  *         CURED_ERROR_NOT_DEVICE_POINTER; CURED_ERROR_OUT_OF_RANGE (an input or
@@ -1507,7 +1509,7 @@ typedef struct cured_custom_st *cured_custom;
  * \param h              handle: the op is compiled for its device now (it may
  *                       then be used with any handle).
  * \param in_type        element type of the input(s).
- * \param acc_type       accumulator and result type.
+ * \param acc_type       accumulator and result type (not FLOAT16 or BFLOAT16).
  * \param ninputs        1, or 2 for a two-input map (x and y).
  * \param map_expr       expression over x (and y).
  * \param combine_expr   expression over a and b.
@@ -1515,6 +1517,7 @@ typedef struct cured_custom_st *cured_custom;
  * \param out            receives the op; NULL on failure. Must not be NULL.
  * \return CURED_SUCCESS; CURED_ERROR_NULL_HANDLE; CURED_ERROR_NULL_POINTER (an
  *         expression or out); CURED_ERROR_INVALID_ENUM (a type);
+ *         CURED_ERROR_TYPE_MISMATCH (a FLOAT16 or BFLOAT16 acc_type);
  *         CURED_ERROR_INVALID_VALUE (ninputs); CURED_ERROR_INVALID_EXPRESSION;
  *         CURED_ERROR_COMPILE; CURED_ERROR_NO_NVRTC; CURED_ERROR_OUT_OF_MEMORY;
  *         CURED_ERROR_CUDA (loading the module).
