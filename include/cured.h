@@ -295,10 +295,11 @@ typedef struct cured_handle_st *cured_handle;
  * streams from runtime code work with the handle) and allocates the handle's
  * per-stream workspaces in it (16 at first, each about 1 MiB for the
  * partial results of split axis reductions plus 32 bytes per resident block:
- * about 19 MiB on an H200). The primary context is retained, not
- * made current: the calling thread's current context is unchanged. To call
- * the driver API yourself, make a context current first (see the file's
- * description of contexts). cured_destroy() releases the retain.
+ * about 18 MiB on an H200, whose 132 SMs hold 32 blocks each). The primary
+ * context is retained, not made current: the calling thread's current
+ * context is unchanged. To call the driver API yourself, make a context
+ * current first (see the file's description of contexts). cured_destroy()
+ * releases the retain.
  *
  * \param device  CUDA device ordinal, 0 .. (device count - 1).
  * \param out     receives the handle; set to NULL on failure. Must not be NULL.

@@ -51,6 +51,9 @@ START_TEST(test_create_rules)
     ck_assert_msg(h->slot_bytes >= ((size_t)1 << 20) + 32 * blocks && h->slot_bytes <= ((size_t)1 << 20) + 32 * blocks +
                   8192, "a workspace of %zu bytes for %zu blocks", h->slot_bytes, blocks);
     ck_assert_msg(h->slots_cap == 16 && h->nslots == 0, "%zu workspaces, %zu taken", h->slots_cap, h->nslots);
+    /* The same formula for an H200 (132 SMs of 32 blocks): "about 18 MiB" for the 16. */
+    const size_t h200 = 16 * (h->slot_bytes + 32 * (132 * 32 - blocks));
+    ck_assert_msg(h200 > ((size_t)35 << 19) && h200 < ((size_t)37 << 19), "16 H200 workspaces: %zu bytes", h200);
     /* A handle of an existing context neither retains it nor makes it current. */
     cured_handle k = (cured_handle)(uintptr_t)0x1;
     expect(cured_create_for_context(NULL, &k), CURED_ERROR_NULL_POINTER, "a NULL context");
