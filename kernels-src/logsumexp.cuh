@@ -115,7 +115,9 @@ template <class T, class P, class R> struct LogSumExp {
         State s = {widen<double>(x), 1.0};
         return s;
     }
-    __device__ void write(void *out, State s, u64) const { *(R *)out = (R)(s.m + log(s.s)); }
+    // log(1) = +0 without the float64 logarithm: a one-element result, or one whose other terms
+    // vanish below the maximum's.
+    __device__ void write(void *out, State s, u64) const { *(R *)out = (R)(s.m + (s.s == 1.0 ? 0.0 : log(s.s))); }
 };
 
 template <class T, class P, class R> struct ThreadLoop<LogSumExp<T, P, R> > {
@@ -171,6 +173,8 @@ template <class T, class P, class R> struct ColumnAcc1<LogSumExp<T, P, R>, T, Ls
     }
     __device__ static __forceinline__ N add(N n, T x, u64 r, LogSumExp<T, P, R>)
     {
+        if (n.s == 0.0 && widen<P>(x) > n.m) // the first element: no sum to rescale (elem's
+            n.m = widen<P>(x);               // float64 exponential of it would give 0 x 0)
         n.elem(x, r);
         return n;
     }

@@ -12,6 +12,16 @@
 
 __device__ __forceinline__ double stats_nan() { return __longlong_as_double(0x7ff8000000000000ll); }
 __device__ __forceinline__ bool stats_finite(double x) { return fabs(x) < limits<double>::highest(); }
+// x / y for y > 0: a zero x is returned as it is (the quotient's value and sign), because
+// CUDA's float64 division takes a subroutine of ~100 instructions for a zero dividend, and
+// zeros are common here: the variance of equal elements, an exact mean's remainder, the
+// shifted sum of one element.
+__device__ __forceinline__ double stats_div(double x, double y)
+{
+    if (x == 0.0)
+        return x;
+    return x / y;
+}
 
 // ---- mean and variance ------------------------------------------------------
 // The merged state: count, the sum of the elements as an unevaluated sum
@@ -52,7 +62,7 @@ __device__ __forceinline__ MeanVarState mv_merge(MeanVarState a, MeanVarState b)
         const double pb = b.hi * a.n, eb = fma(b.hi, a.n, -pb);
         const double pa = a.hi * b.n, ea = fma(a.hi, b.n, -pa);
         const double num = (pb - pa) + ((eb - ea) + (b.lo * a.n - a.lo * b.n));
-        r.m2 = a.m2 + b.m2 + num / (a.n * b.n) * (num / r.n);
+        r.m2 = a.m2 + b.m2 + stats_div(num, a.n * b.n) * stats_div(num, r.n);
     } else {
         r.hi = a.hi + b.hi;
         r.lo = 0.0;
@@ -64,8 +74,8 @@ __device__ __forceinline__ MeanVarState mv_merge(MeanVarState a, MeanVarState b)
 // The mean hi/n + lo/n, rounded once (q's remainder is exact by fma).
 __device__ __forceinline__ double mv_mean(MeanVarState s)
 {
-    const double q = s.hi / s.n;
-    return stats_finite(q) ? q + (fma(-q, s.n, s.hi) + s.lo) / s.n : q;
+    const double q = stats_div(s.hi, s.n);
+    return stats_finite(q) ? q + stats_div(fma(-q, s.n, s.hi) + s.lo, s.n) : q;
 }
 
 // The end of a state from shifted sums: hi + lo renormalised, m2 clamped at
@@ -93,7 +103,7 @@ template <bool M2> __device__ __forceinline__ MeanVarState mv_shifted(double n, 
     MeanVarState r = {n, n * k, 0.0, 0.0};
     r.lo = fma(n, k, -r.hi) + s1;
     if (M2)
-        r.m2 = fma(-s1, s1 / n, s2);
+        r.m2 = fma(-s1, stats_div(s1, n), s2);
     return mv_settle<M2>(r, s2);
 }
 
@@ -204,7 +214,7 @@ template <class T, bool M2, bool COMP> struct ShiftedSums {
             dl += c1 - pe;
             dh = two_sum(dh, dl, dl);
             const double sq = dh * dh, sqe = fma(dh, dh, -sq) + 2 * dh * dl;
-            const double qh = sq / r.n, ql = (fma(-qh, r.n, sq) + sqe) / r.n;
+            const double qh = stats_div(sq, r.n), ql = stats_div(fma(-qh, r.n, sq) + sqe, r.n);
             if (M2)
                 r.m2 = (s2 - qh) + (c2 - ql);
         } else { // an infinite or NaN element (c1 is NaN then)
@@ -231,7 +241,8 @@ enum { MV_MEAN, MV_VAR, MV_STD, MV_BOTH };
 template <class T, class R, int KIND> struct MeanVarOf {
     typedef MeanVarState State;
     static const bool COMP = sizeof(R) == 8 && !mv_exact<T>::value; // see ShiftedSums
-    double ddof; // set by the kernel
+    double ddof;     // set by the kernel (bind_ddof)
+    double rn = 0.0, rdof = 0.0; // 1 / n and 1 / (n - ddof) of a column kernel's results (bind_count)
     __device__ static State identity()
     {
         State s = {0.0, 0.0, 0.0, 0.0};
@@ -247,13 +258,22 @@ template <class T, class R, int KIND> struct MeanVarOf {
         return s;
     }
     // n == 0 (and n <= ddof for the variance): NaN.
-    __device__ void write(void *out, State s, u64) const
+    // count: the call's elements per result.
+    __device__ void write(void *out, State s, u64 count) const
     {
-        // A result narrower than float64: hi / n is within a float64 ulp of the mean, far below
-        // the result's rounding (one division instead of mv_mean's two).
-        const double mean = s.n > 0.0 ? (sizeof(R) < 8 ? s.hi / s.n : mv_mean(s)) : stats_nan();
-        const double dof = s.n - ddof;
-        const double var = dof > 0.0 ? s.m2 / dof : stats_nan();
+        double mean, var;
+        if (sizeof(R) < 8 && rn != 0.0 && s.n == (double)count) {
+            // The column kernel's narrow results: products with the reciprocals its thread's
+            // results share, within a float64 ulp of the quotients, far below the rounding.
+            mean = s.hi * rn;
+            var = rdof != 0.0 ? s.m2 * rdof : stats_nan();
+        } else {
+            // A result narrower than float64: hi / n is within a float64 ulp of the mean, far
+            // below the result's rounding (one division instead of mv_mean's two).
+            mean = s.n > 0.0 ? (sizeof(R) < 8 ? stats_div(s.hi, s.n) : mv_mean(s)) : stats_nan();
+            const double dof = s.n - ddof;
+            var = dof > 0.0 ? stats_div(s.m2, dof) : stats_nan();
+        }
         R *o = (R *)out;
         switch (KIND) {
         case MV_MEAN: o[0] = (R)mean; break;
@@ -289,10 +309,25 @@ template <class T, class R, int KIND> __device__ __forceinline__ void bind_ddof(
 {
     op.ddof = d;
 }
+// The column kernel's count of elements per result, given before its results are written: a
+// thread writes several, whose count the compiler cannot see is the same, so the moments'
+// divisions by n and n - ddof become one pair a thread (narrow results only: see write).
+template <class Op> __device__ __forceinline__ void bind_count(Op &, u64) {}
+template <class T, class R, int KIND> __device__ __forceinline__ void bind_count(MeanVarOf<T, R, KIND> &op, u64 n)
+{
+    if (sizeof(R) < 8 && n > 0) {
+        op.rn = 1.0 / (double)n;
+        op.rdof = (double)n - op.ddof > 0.0 ? 1.0 / ((double)n - op.ddof) : 0.0;
+    }
+}
 #ifdef CURED_STATE_CUH // (not in tests/stats_emu_kernels.cc, which has no state records or columns)
 template <class Op, class A, bool RAW> __device__ __forceinline__ void bind_ddof(Record<Op, A, RAW> &op, double d)
 {
     bind_ddof(static_cast<Op &>(op), d);
+}
+template <class Op, class A, bool RAW> __device__ __forceinline__ void bind_count(Record<Op, A, RAW> &op, u64 n)
+{
+    bind_count(static_cast<Op &>(op), n);
 }
 
 // Down a column (segmented.cu's reduce_cols): a thread's rows as shifted

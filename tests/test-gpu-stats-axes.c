@@ -17,13 +17,18 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Random data of type t: FL_REAL, floats shifted by `shift` (|mean| / std up to ~1e5 at shift 1e3). */
+/* Random data of type t: FL_REAL, floats shifted by `shift` (|mean| / std up to ~1e5 at shift 1e3);
+ * a negative shift makes floats small integers -8..7 (-1) or one constant (-2): exact sums, equal
+ * means and zero variances, whose zero dividends the kernels skip (stats_div). */
 static void fill(struct rng *r, cured_type t, void *host, size_t n, double shift)
 {
     ref_fill(t, ref_is_float(t) ? FL_REAL : FL_RAND, r, host, n);
-    if (ref_is_float(t) && shift != 0.0)
-        for (size_t i = 0; i < n; i++)
-            ref_put_f(t, host, i, ref_get_f(t, host, i) + shift);
+    if (!ref_is_float(t) || shift == 0.0)
+        return;
+    const double c = (double)(rng_u32(r) % 16) - 8.0;
+    for (size_t i = 0; i < n; i++)
+        ref_put_f(t, host, i,
+                  shift > 0 ? ref_get_f(t, host, i) + shift : shift == -1.0 ? (double)(rng_u32(r) % 16) - 8.0 : c);
 }
 
 /* A random view of up to 4 axes (some extents 0 or 1, one sometimes long,
@@ -130,7 +135,7 @@ START_TEST(test_stats_axes_random)
         uint32_t axes;
         int64_t span;
         random_view(&r, &l, &axes, &span);
-        const double ddof = ddofs[rng_u32(&r) % 5], shift = k % 3 == 2 ? 1000.0 : 0.0;
+        const double ddof = ddofs[rng_u32(&r) % 5], shift = k % 3 == 2 ? 1000.0 : k % 5 == 3 ? -1.0 : k % 7 == 4 ? -2.0 : 0.0;
         unsigned char *host = ops_malloc((size_t)span * size);
         fill(&r, c.in, host, (size_t)span, shift);
         CUdeviceptr d = dev_alloc((size_t)span * size);
@@ -183,7 +188,7 @@ START_TEST(test_stats_segments_random)
     const size_t size = ref_size(c.in), rsize = ref_result_size(c.op, out);
     const size_t n = 40000, nseg = ops_reduced() ? 300 : 3000;
     unsigned char *host = ops_malloc(n * size);
-    fill(&r, c.in, host, n, _i % 2 ? 500.0 : 0.0);
+    fill(&r, c.in, host, n, _i % 2 ? 500.0 : _i % 4 == 2 ? -1.0 : 0.0);
     int64_t *b = ops_malloc(nseg * 8), *e = ops_malloc(nseg * 8);
     for (size_t s = 0; s < nseg; s++) {
         const uint32_t kind = rng_u32(&r) % 10;
