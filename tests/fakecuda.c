@@ -21,7 +21,8 @@
  * Calls may come from several threads at once (the tables and counters
  * are under one lock).
  *
- * FAKECUDA_MISSING=cuA,cuB: cuGetProcAddress does not find those symbols.
+ * FAKECUDA_MISSING=cuA,cuB: cuGetProcAddress does not find those symbols;
+ * FAKECUDA_FAIL=cuA,cuB: those entry points fail (CUDA_ERROR_UNKNOWN).
  * fake_* functions are for the tests (dlsym): fake_counts() counts the calls
  * a capture-safe or a refused call must not make (allocations, memsets,
  * synchronisations, launches), the primary context's retains less its
@@ -311,6 +312,8 @@ static CUresult f_is_capturing(CUstream s, CUstreamCaptureStatus *c)
 
 /* Any other entry point: never called by cured (NO_DEVICE mode: nothing is reachable after cuInit). */
 static CUresult f_not_initialized(void) { return CUDA_ERROR_NOT_INITIALIZED; }
+/* An entry point of FAKECUDA_FAIL: it fails, whatever it is asked. */
+static CUresult f_fail(void) { return CUDA_ERROR_UNKNOWN; }
 
 typedef void (*any_fn)(void); /* cured casts each back to its own type */
 static const struct {
@@ -358,9 +361,10 @@ static const struct {
     {"cuCtxSynchronize", (any_fn)f_void},
 };
 
-static int missing(const char *symbol)
+/* Is symbol in the comma-separated list of the variable env? */
+static int listed(const char *env, const char *symbol)
 {
-    const char *list = getenv("FAKECUDA_MISSING");
+    const char *list = getenv(env);
     size_t n = strlen(symbol);
     for (const char *p = list; p && *p; p = strchr(p, ',') ? strchr(p, ',') + 1 : NULL)
         if (strncmp(p, symbol, n) == 0 && (p[n] == ',' || p[n] == '\0'))
@@ -379,7 +383,9 @@ CUresult cuGetProcAddress_v2(const char *symbol, void **fn, int version, cuuint6
     for (size_t i = 0; i < sizeof table / sizeof *table; i++)
         if (strcmp(symbol, table[i].symbol) == 0)
             f = table[i].fn;
-    if (missing(symbol)) {
+    if (listed("FAKECUDA_FAIL", symbol))
+        f = (any_fn)f_fail;
+    if (listed("FAKECUDA_MISSING", symbol)) {
         *fn = NULL;
         if (status)
             *status = CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND;
