@@ -1534,7 +1534,7 @@ CURED_EXPORT cured_status cured_custom_create(cured_handle h, cured_type in_type
 typedef struct cured_custom_field {
     cured_type type;      /**< the field's type (not FLOAT16 or BFLOAT16) */
     const char *map;      /**< what one element contributes to the field, over `x` (and `y`) */
-    const char *combine;  /**< the field of combine(a, b), over `a0`..`a3` and `b0`..`b3` */
+    const char *combine;  /**< the field of combine(a, b), over the fields `a0`, `a1`, ... and `b0`, `b1`, ... */
     const char *identity; /**< the field of the identity of combine */
 } cured_custom_field;
 
@@ -1591,8 +1591,8 @@ typedef struct cured_custom_field {
  *         32 bytes), CURED_ERROR_INVALID_EXPRESSION (naming the expression, e.g.
  *         "fields[0].map"), CURED_ERROR_COMPILE, CURED_ERROR_NO_NVRTC, ...
  *         Every expression passes the grammar of cured_custom_create(); the
- *         maps name x (and y), the combines a0..a3 and b0..b3, the finalizers
- *         a0..a3 and n.
+ *         maps name x (and y), the combines the fields a0.. and b0.. that the
+ *         state has (a0, a1 and b0, b1 for two fields), the finalizers a0.. and n.
  * \par Thread safety
  * May be called from any thread, as cured_custom_create().
  */

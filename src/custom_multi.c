@@ -17,8 +17,9 @@
 #define MAX_FIELDS 4
 
 /* Every expression is checked here, by the grammar of src/expr.c. names:
- * the variables it may use, separated by spaces ("a0..a3" stands for a0 a1 a2 a3). */
-static cured_status check(const char *what, const char *e, const char *names)
+ * the variables it may use, separated by spaces ("a0.." stands for the state's
+ * nfields fields a0 a1 ...). */
+static cured_status check(const char *what, const char *e, const char *names, int nfields)
 {
     const char *vars[16];
     char buf[16][4];
@@ -28,13 +29,13 @@ static cured_status check(const char *what, const char *e, const char *names)
             p++;
         if (*p == '\0')
             break;
-        if (p[1] == '0' && strncmp(p + 2, "..", 2) == 0) { /* a0..a3 */
-            for (int k = 0; k < 4 && n < 16; k++) {
+        if (p[1] == '0' && strncmp(p + 2, "..", 2) == 0) { /* a0.. */
+            for (int k = 0; k < nfields && n < 16; k++) {
                 snprintf(buf[n], sizeof buf[n], "%c%d", p[0], k);
                 vars[n] = buf[n];
                 n++;
             }
-            p += 6;
+            p += 4;
             continue;
         }
         size_t len = strcspn(p, " ");
@@ -184,18 +185,18 @@ cured_status cr_custom_build_multi(cured_type in_type, int ninputs, const cured_
         const size_t s = cr_type_size(f->type);
         size = (size + s - 1) / s * s + s;
         align = s > align ? s : align;
-        const char *const names[] = {ninputs == 2 ? "x y" : "x", "a0..a3 b0..b3", ""};
+        const char *const names[] = {ninputs == 2 ? "x y" : "x", "a0.. b0..", ""};
         const char *e[3] = {f->map, f->combine, f->identity};
         for (int part = 0; part < 3; part++) {
             snprintf(what, sizeof what, "fields[%d].%s", k, role[part]);
-            if ((st = check(what, e[part], names[part])) != CURED_SUCCESS)
+            if ((st = check(what, e[part], names[part], nfields)) != CURED_SUCCESS)
                 return st;
         }
     }
     size = (size + align - 1) / align * align;
     for (int k = 0; k < nresults; k++) {
         snprintf(what, sizeof what, "finalize[%d]", k);
-        if ((st = check(what, finalize[k], "a0..a3 n")) != CURED_SUCCESS)
+        if ((st = check(what, finalize[k], "a0.. n", nfields)) != CURED_SUCCESS)
             return st;
     }
     struct cr_request r;
