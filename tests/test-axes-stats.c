@@ -3,7 +3,8 @@
  * a GPU: the planner takes them at every shape, the calls' ddof and op
  * checks (distinct status, message), every plan fits with ddof as the last
  * parameter, and NVRTC compiles every shape for MEAN_VAR, LOGSUMEXP, VAR
- * and for one-field and multi-field user ops.
+ * and for one-field and multi-field user ops (batched: tests/jit_batch.h,
+ * whose failures are each unit's own).
  */
 #include "api_test.h"
 #include "jit_batch.h"
@@ -188,6 +189,29 @@ static void add_unit(const struct cr_request *r, struct cr_unit *units, size_t *
     cr_family_for(r)->build(r, &units[(*n)++]);
 }
 
+/* The suites' batched compiles (jit_batch.h): a unit that breaks its
+ * program gets its own status and NVRTC's message, its neighbours in that
+ * program still compile. */
+START_TEST(test_batch_names_failure)
+{
+    struct cr_unit units[3] = {*cr_catalog_unit(2), *cr_catalog_unit(2), *cr_catalog_unit(4)};
+    ck_assert_str_eq(units[0].file, units[2].file); /* one program text: one program */
+    snprintf(units[1].kernels[0], sizeof units[1].kernels[0], "%s", "reduce_no_such_kernel<int>");
+    cured_status st[3] = {CURED_ERROR_INTERNAL, CURED_ERROR_INTERNAL, CURED_ERROR_INTERNAL};
+    char msg[3][JIT_BATCH_MSG] = {"x", "", "x"};
+    int arch;
+    if (!pick_arch(&arch))
+        return;
+    struct jit_batch b = {units, 3, arch, st, msg, "units"};
+    ck_assert_int_eq(jit_batch_run(&b), 0);
+    ck_assert_msg(st[0] == CURED_SUCCESS && st[2] == CURED_SUCCESS && msg[0][0] == '\0' && msg[2][0] == '\0',
+                  "the good units: %s (%s), %s (%s)", cured_status_string(st[0]), msg[0],
+                  cured_status_string(st[2]), msg[2]);
+    ck_assert_msg(st[1] == CURED_ERROR_COMPILE, "the broken unit: %s", cured_status_string(st[1]));
+    ck_assert_msg(strstr(msg[1], "reduce_no_such_kernel") != NULL, "its message: %s", msg[1]);
+}
+END_TEST
+
 /* NVRTC compiles every shape of the statistics (operator x type). */
 START_TEST(test_stats_compile)
 {
@@ -262,6 +286,7 @@ int main(void)
     tcase_add_test(tc, test_stats_planned);
     tcase_add_test(tc, test_stats_bad_calls);
     tcase_add_test(tc, test_stats_compile);
+    tcase_add_test(tc, test_batch_names_failure);
     tcase_add_loop_test(tc, test_user_compile, 0, 2);
     suite_add_tcase(s, tc);
     return run_suite(s);

@@ -370,14 +370,11 @@ static int plan_pair(int pair, struct cr_unit *units)
     r.group = 8;
     r.offsets = offs[pair % 2];
     cr_family_for(&r)->build(&r, &units[n++]);
-    ck_assert_msg(shapes & (1 << CR_SHAPE_COLS), "%s %s: no column kernel planned", cured_op_name(op),
-                  cured_type_name(t));
-    ck_assert_msg(shapes & (1 << CR_SHAPE_PACKED), "%s %s: no short-row kernel planned", cured_op_name(op),
-                  cured_type_name(t));
-    ck_assert_msg(shapes & (1 << CR_SHAPE_ROWS), "%s %s: no row kernel planned", cured_op_name(op),
-                  cured_type_name(t));
-    ck_assert_msg(shapes & (1 << CR_SHAPE_STRIDED), "%s %s: no strided kernel planned", cured_op_name(op),
-                  cured_type_name(t));
+    const char *on = cured_op_name(op), *tn = cured_type_name(t);
+    ck_assert_msg(shapes & (1 << CR_SHAPE_COLS), "%s %s: no column kernel planned", on, tn);
+    ck_assert_msg(shapes & (1 << CR_SHAPE_PACKED), "%s %s: no short-row kernel planned", on, tn);
+    ck_assert_msg(shapes & (1 << CR_SHAPE_ROWS), "%s %s: no row kernel planned", on, tn);
+    ck_assert_msg(shapes & (1 << CR_SHAPE_STRIDED), "%s %s: no strided kernel planned", on, tn);
     return n;
 }
 

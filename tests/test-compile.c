@@ -25,7 +25,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "jit_batch.h"
 #include "precompile.h"
 #include "shared_cache.h"
 
@@ -221,26 +220,6 @@ START_TEST(test_compile_error_log)
     st = cr_jit_compile(&p, archs[0], 1, &img);
     ck_assert_int_eq(st, CURED_ERROR_COMPILE);
     ck_assert_msg(strstr(cured_last_error(), BROKEN_LINE_TAG) != NULL, "%s", cured_last_error());
-}
-END_TEST
-
-/* The suites' batched compiles (jit_batch.h): a unit that breaks its
- * program gets its own status and NVRTC's message, its neighbours in that
- * program still compile. */
-START_TEST(test_batch_names_failure)
-{
-    struct cr_unit units[3] = {*cr_catalog_unit(2), *cr_catalog_unit(2), *cr_catalog_unit(4)};
-    ck_assert_str_eq(units[0].file, units[2].file); /* one program text: one program */
-    snprintf(units[1].kernels[0], sizeof units[1].kernels[0], "%s", "reduce_no_such_kernel<int>");
-    cured_status st[3] = {CURED_ERROR_INTERNAL, CURED_ERROR_INTERNAL, CURED_ERROR_INTERNAL};
-    char msg[3][JIT_BATCH_MSG] = {"x", "", "x"};
-    struct jit_batch b = {units, 3, main_archs[0], st, msg, "units"};
-    ck_assert_int_eq(jit_batch_run(&b), 0);
-    ck_assert_msg(st[0] == CURED_SUCCESS && st[2] == CURED_SUCCESS && msg[0][0] == '\0' && msg[2][0] == '\0',
-                  "the good units: %s (%s), %s (%s)", cured_status_string(st[0]), msg[0],
-                  cured_status_string(st[2]), msg[2]);
-    ck_assert_msg(st[1] == CURED_ERROR_COMPILE, "the broken unit: %s", cured_status_string(st[1]));
-    ck_assert_msg(strstr(msg[1], "reduce_no_such_kernel") != NULL, "its message: %s", msg[1]);
 }
 END_TEST
 
@@ -481,7 +460,6 @@ static Suite *compile_suite(void)
     tcase_set_timeout(misc, 120);
     tcase_add_test(misc, test_supported_archs);
     tcase_add_test(misc, test_compile_error_log);
-    tcase_add_test(misc, test_batch_names_failure);
     tcase_add_test(misc, test_unoffered_arch);
     tcase_add_test(misc, test_bad_kernel_index);
     tcase_add_test(misc, test_toolkit_search_missing);
