@@ -327,11 +327,11 @@ START_TEST(test_bad_calls)
 END_TEST
 
 /* NVRTC compiles every kernel shape the planner can choose, for a spread
- * of operators and types: each pair's units planned (and its shapes
- * checked), then all of them compiled on every CPU, several to an NVRTC
- * program (jit_batch.h), and each unit's result asserted. */
+ * of operators and types (loop: operator x type): the pair's units planned
+ * and its shapes checked, then compiled, several to an NVRTC program
+ * (jit_batch.h), and each unit's result asserted. */
 #define NPAIRS 36
-#define MAX_UNITS (NPAIRS * 8)
+#define MAX_UNITS 8
 static int plan_pair(int pair, struct cr_unit *units)
 {
     static const cured_op ops[] = {CURED_OP_SUM, CURED_OP_ARGMAX, CURED_OP_MINMAX, CURED_OP_NANMIN,
@@ -387,12 +387,10 @@ START_TEST(test_compile_shapes)
     for (int i = 0; i < count && i < 64; i++)
         if (archs[i] == 90)
             arch = 90;
-    static struct cr_unit units[MAX_UNITS];
-    static cured_status st[MAX_UNITS];
-    static char msg[MAX_UNITS][JIT_BATCH_MSG];
-    size_t n = 0;
-    for (int pair = 0; pair < NPAIRS; pair++)
-        n += (size_t)plan_pair(pair, units + n);
+    struct cr_unit units[MAX_UNITS];
+    cured_status st[MAX_UNITS];
+    char msg[MAX_UNITS][JIT_BATCH_MSG];
+    const size_t n = (size_t)plan_pair(_i, units);
     struct jit_batch b = {units, n, arch, st, msg, "axis kernels"};
     ck_assert_int_eq(jit_batch_run(&b), 0);
     for (size_t i = 0; i < n; i++)
@@ -411,11 +409,7 @@ int main(void)
     tcase_add_test(tc, test_bad_layouts);
     tcase_add_test(tc, test_bad_calls);
     tcase_add_test(tc, test_plans_fit);
+    tcase_add_loop_test(tc, test_compile_shapes, 0, NPAIRS);
     suite_add_tcase(s, tc);
-    /* 240 units in one test: NVRTC under ASan's allocator is several times slower. */
-    TCase *jit = tcase_create("compile");
-    tcase_set_timeout(jit, 900);
-    tcase_add_test(jit, test_compile_shapes);
-    suite_add_tcase(s, jit);
     return run_suite(s);
 }
