@@ -62,7 +62,7 @@ struct job {
 /* Set by dc_setup: top (mkdtemp, the cwd), cache = top/cache (CURED_CACHE_DIR,
  * not created), v1 and tmpd below it, outside = top/outside (created). */
 extern char top[512], cache[600], v1[640], tmpd[680], outside[600];
-extern int free_specs[32], nfree; /* kernels without toolkit headers (~0.1 s each) */
+extern int free_specs[32], nfree; /* kernels without toolkit headers, the cheapest first (dc_setup) */
 extern int drop;                  /* children switch to uid NOBODY first */
 #define S(k) free_specs[(k) % nfree]
 

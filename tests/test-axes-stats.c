@@ -3,9 +3,11 @@
  * a GPU: the planner takes them at every shape, the calls' ddof and op
  * checks (distinct status, message), every plan fits with ddof as the last
  * parameter, and NVRTC compiles every shape for MEAN_VAR, LOGSUMEXP, VAR
- * and for one-field and multi-field user ops.
+ * and for one-field and multi-field user ops (batched: tests/jit_batch.h,
+ * whose failures are each unit's own).
  */
 #include "api_test.h"
+#include "jit_batch.h"
 #include "plan_fake.h"
 
 #include <math.h>
@@ -165,18 +167,50 @@ static int pick_arch(int *arch)
     return 1;
 }
 
-static void compile(const struct cr_request *r)
+/* The units compile for sm_90 (or the newest target), on every CPU,
+ * several to an NVRTC program (jit_batch.h); each unit's result asserted. */
+#define MAX_UNITS 16
+static void compile_all(const struct cr_unit *units, size_t n, const char *what)
 {
     int arch;
     if (!pick_arch(&arch))
         return;
-    struct cr_unit u;
-    cr_family_for(r)->build(r, &u);
-    const struct cr_image *img;
-    cured_status st = cr_kcache_get(&u, arch, 0, &img);
-    ck_assert_msg(st == CURED_SUCCESS, "%s: %s", u.kernels[0], cured_last_error());
-    cr_kcache_put(img);
+    static cured_status st[MAX_UNITS];
+    static char msg[MAX_UNITS][JIT_BATCH_MSG];
+    struct jit_batch b = {units, n, arch, st, msg, what};
+    ck_assert_int_eq(jit_batch_run(&b), 0);
+    for (size_t i = 0; i < n; i++)
+        ck_assert_msg(st[i] == CURED_SUCCESS, "%s: %s", units[i].kernels[0], msg[i]);
 }
+
+static void add_unit(const struct cr_request *r, struct cr_unit *units, size_t *n)
+{
+    ck_assert_uint_lt(*n, MAX_UNITS);
+    cr_family_for(r)->build(r, &units[(*n)++]);
+}
+
+/* The suites' batched compiles (jit_batch.h): a unit that breaks its
+ * program gets its own status and NVRTC's message, its neighbours in that
+ * program still compile. */
+START_TEST(test_batch_names_failure)
+{
+    struct cr_unit units[3] = {*cr_catalog_unit(2), *cr_catalog_unit(2), *cr_catalog_unit(4)};
+    ck_assert_str_eq(units[0].file, units[2].file); /* one program text: one program */
+    snprintf(units[1].kernels[0], sizeof units[1].kernels[0], "%s", "reduce_no_such_kernel<int>");
+    cured_status st[3] = {CURED_ERROR_INTERNAL, CURED_ERROR_INTERNAL, CURED_ERROR_INTERNAL};
+    char msg[3][JIT_BATCH_MSG] = {"x", "", "x"};
+    int arch;
+    if (!pick_arch(&arch))
+        return;
+    struct jit_batch b = {units, 3, arch, st, msg, "units"};
+    ck_assert_int_eq(jit_batch_run(&b), 0);
+    ck_assert_msg(st[0] == CURED_SUCCESS && st[2] == CURED_SUCCESS && msg[0][0] == '\0' && msg[2][0] == '\0',
+                  "the good units: %s (%s), %s (%s)", cured_status_string(st[0]), msg[0],
+                  cured_status_string(st[2]), msg[2]);
+    ck_assert_msg(st[1] == CURED_ERROR_COMPILE, "the broken unit: %s", cured_status_string(st[1]));
+    ck_assert_msg(strstr(msg[1], "reduce_no_such_kernel") != NULL, "its message: %s", msg[1]);
+}
+END_TEST
 
 /* NVRTC compiles every shape of the statistics (loop: operator x type). */
 START_TEST(test_stats_compile)
@@ -185,11 +219,13 @@ START_TEST(test_stats_compile)
     static const cured_type types[] = {CURED_TYPE_FLOAT32, CURED_TYPE_BFLOAT16, CURED_TYPE_FLOAT64, CURED_TYPE_INT8};
     const cured_op op = ops[_i % 3];
     const cured_type t = types[_i / 3];
+    struct cr_unit units[MAX_UNITS];
+    size_t n = 0;
     for (int k = 0; k < NLAYOUTS; k++) {
         struct cr_request r;
         struct cr_geometry g;
         plan_of(op, t, k, &r, &g);
-        compile(&r);
+        add_unit(&r, units, &n);
     }
     struct cr_request r;
     cured_type out;
@@ -198,7 +234,8 @@ START_TEST(test_stats_compile)
     r.shape = CR_SHAPE_SEGMENTS;
     r.group = 8;
     r.offsets = _i % 2 ? CURED_TYPE_INT64 : CURED_TYPE_INT32;
-    compile(&r);
+    add_unit(&r, units, &n);
+    compile_all(units, n, "statistics units");
 }
 END_TEST
 
@@ -216,6 +253,8 @@ START_TEST(test_user_compile)
         ck_assert_int_eq(cr_custom_build_multi(CURED_TYPE_BFLOAT16, 1, f, 2, CURED_TYPE_FLOAT64, fin, 1, &op),
                          CURED_SUCCESS);
     }
+    static struct cr_unit units[MAX_UNITS];
+    size_t n = 0;
     for (int k = 0; k < NLAYOUTS; k++) {
         struct cr_request r = *cr_custom_request(op);
         struct cr_geometry g;
@@ -225,13 +264,14 @@ START_TEST(test_user_compile)
         ck_assert_int_eq(cr_axes_layout(&fake, IN_OK, &layouts[k], layout_axes[k], OUT_OK, NULL, &r, &g, &whole),
                          CURED_SUCCESS);
         ck_assert_msg(r.shape == layout_shape[k], "user op, layout %d: shape %d", k, r.shape);
-        compile(&r);
+        add_unit(&r, units, &n);
     }
     struct cr_request r = *cr_custom_request(op);
     struct cr_geometry g;
     ck_assert_int_eq(cr_segments_layout(IN_OK, 10, IN_OK, IN_OK, CURED_TYPE_INT64, OUT_OK, &r, &g), CURED_SUCCESS);
     ck_assert_int_eq(r.shape, CR_SHAPE_SEGMENTS);
-    compile(&r);
+    add_unit(&r, units, &n);
+    compile_all(units, n, "user-op units"); /* their source lives with op */
     cured_custom_destroy(op);
 }
 END_TEST
@@ -244,6 +284,7 @@ int main(void)
     tcase_add_test(tc, test_stats_planned);
     tcase_add_test(tc, test_stats_bad_calls);
     tcase_add_loop_test(tc, test_stats_compile, 0, 12);
+    tcase_add_test(tc, test_batch_names_failure);
     tcase_add_loop_test(tc, test_user_compile, 0, 2);
     suite_add_tcase(s, tc);
     return run_suite(s);

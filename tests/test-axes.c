@@ -5,6 +5,7 @@
  * the planner can choose.
  */
 #include "api_test.h"
+#include "jit_batch.h"
 #include "plan_fake.h"
 
 #include <stdint.h>
@@ -325,34 +326,29 @@ START_TEST(test_bad_calls)
 }
 END_TEST
 
-/* NVRTC compiles every kernel shape the planner can choose, for a spread of operators and types. */
-START_TEST(test_compile_shapes)
+/* NVRTC compiles every kernel shape the planner can choose, for a spread
+ * of operators and types (loop: operator x type): the pair's units planned
+ * and its shapes checked, then compiled, several to an NVRTC program
+ * (jit_batch.h), and each unit's result asserted. */
+#define NPAIRS 36
+#define MAX_UNITS 8
+static int plan_pair(int pair, struct cr_unit *units)
 {
     static const cured_op ops[] = {CURED_OP_SUM, CURED_OP_ARGMAX, CURED_OP_MINMAX, CURED_OP_NANMIN,
                                    CURED_OP_COUNT_NONZERO, CURED_OP_XOR};
     static const cured_type types[] = {CURED_TYPE_FLOAT32, CURED_TYPE_BFLOAT16, CURED_TYPE_INT8, CURED_TYPE_FLOAT64,
                                        CURED_TYPE_UINT16, CURED_TYPE_INT64};
-    const int op_i = _i % 6, t_i = (_i / 6) % 6;
-    const cured_op op = ops[op_i];
-    const cured_type t = types[t_i];
+    const cured_op op = ops[pair % 6];
+    const cured_type t = types[(pair / 6) % 6];
     cured_type out;
     if (cured_default_result(op, t, &out) != CURED_SUCCESS)
-        return;
+        return 0;
     const cured_layout layouts[] = {
         matrix(1 << 12, 4),  matrix(1 << 10, 64), matrix(8, 1 << 16),     {3, {4, 5, 6}, {30, 6, 1}},
         matrix(1 << 12, 100), matrix(1 << 12, 1), matrix(1 << 12, 32),
     };
     const uint32_t axes[] = {2u, 1u, 2u, 5u, 2u, 2u, 2u};
-    int arch = 90, ptx = 0;
-    int archs[64], count = 0;
-    if (cured_supported_archs(archs, 64, &count) != CURED_SUCCESS || count == 0)
-        return; /* test-compile reports a missing NVRTC */
-    int have90 = 0;
-    for (int i = 0; i < count && i < 64; i++)
-        have90 |= archs[i] == 90;
-    if (!have90)
-        arch = archs[count - 1];
-    int shapes = 0;
+    int shapes = 0, n = 0;
     for (size_t k = 0; k < sizeof layouts / sizeof *layouts; k++) {
         struct cr_request r;
         struct cr_geometry g;
@@ -363,11 +359,7 @@ START_TEST(test_compile_shapes)
                          CURED_SUCCESS);
         if (whole)
             continue;
-        struct cr_unit u;
-        cr_family_for(&r)->build(&r, &u);
-        const struct cr_image *img;
-        cured_status st = cr_kcache_get(&u, arch, ptx, &img);
-        ck_assert_msg(st == CURED_SUCCESS, "%s: %s", u.kernels[0], cured_last_error());
+        cr_family_for(&r)->build(&r, &units[n++]);
         shapes |= 1 << r.shape;
     }
     /* and segments of either offset type */
@@ -376,15 +368,33 @@ START_TEST(test_compile_shapes)
     ck_assert_int_eq(cr_request_make(op, CURED_ALGO_AUTO, t, out, &r), CURED_SUCCESS);
     r.shape = CR_SHAPE_SEGMENTS;
     r.group = 8;
-    r.offsets = offs[_i % 2];
-    struct cr_unit u;
-    cr_family_for(&r)->build(&r, &u);
-    const struct cr_image *img;
-    ck_assert_msg(cr_kcache_get(&u, arch, ptx, &img) == CURED_SUCCESS, "%s: %s", u.kernels[0], cured_last_error());
-    ck_assert_msg(shapes & (1 << CR_SHAPE_COLS), "no column kernel planned");
-    ck_assert_msg(shapes & (1 << CR_SHAPE_PACKED), "no short-row kernel planned");
-    ck_assert_msg(shapes & (1 << CR_SHAPE_ROWS), "no row kernel planned");
-    ck_assert_msg(shapes & (1 << CR_SHAPE_STRIDED), "no strided kernel planned");
+    r.offsets = offs[pair % 2];
+    cr_family_for(&r)->build(&r, &units[n++]);
+    const char *on = cured_op_name(op), *tn = cured_type_name(t);
+    ck_assert_msg(shapes & (1 << CR_SHAPE_COLS), "%s %s: no column kernel planned", on, tn);
+    ck_assert_msg(shapes & (1 << CR_SHAPE_PACKED), "%s %s: no short-row kernel planned", on, tn);
+    ck_assert_msg(shapes & (1 << CR_SHAPE_ROWS), "%s %s: no row kernel planned", on, tn);
+    ck_assert_msg(shapes & (1 << CR_SHAPE_STRIDED), "%s %s: no strided kernel planned", on, tn);
+    return n;
+}
+
+START_TEST(test_compile_shapes)
+{
+    int archs[64], count = 0, arch;
+    if (cured_supported_archs(archs, 64, &count) != CURED_SUCCESS || count == 0)
+        return; /* test-compile reports a missing NVRTC */
+    arch = archs[count - 1];
+    for (int i = 0; i < count && i < 64; i++)
+        if (archs[i] == 90)
+            arch = 90;
+    struct cr_unit units[MAX_UNITS];
+    cured_status st[MAX_UNITS];
+    char msg[MAX_UNITS][JIT_BATCH_MSG];
+    const size_t n = (size_t)plan_pair(_i, units);
+    struct jit_batch b = {units, n, arch, st, msg, "axis kernels"};
+    ck_assert_int_eq(jit_batch_run(&b), 0);
+    for (size_t i = 0; i < n; i++)
+        ck_assert_msg(st[i] == CURED_SUCCESS, "%s: %s", units[i].kernels[0], msg[i]);
 }
 END_TEST
 
@@ -399,7 +409,7 @@ int main(void)
     tcase_add_test(tc, test_bad_layouts);
     tcase_add_test(tc, test_bad_calls);
     tcase_add_test(tc, test_plans_fit);
-    tcase_add_loop_test(tc, test_compile_shapes, 0, 36);
+    tcase_add_loop_test(tc, test_compile_shapes, 0, NPAIRS);
     suite_add_tcase(s, tc);
     return run_suite(s);
 }

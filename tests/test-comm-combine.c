@@ -16,8 +16,8 @@
  * input, as the GPU host runs it; CURED_TEST_QUICK=1: a quarter).
  */
 #include "api_test.h"
+#include "jit_batch.h"
 #include "state_host.h"
-#include "../tools/pool.h"
 
 #include <math.h>
 #include <stdint.h>
@@ -253,37 +253,16 @@ START_TEST(test_stats_combine)
 END_TEST
 
 /* The state and combine kernels of every offered request compile (sm_90
- * cubin), on every CPU at once (NVRTC is thread-safe): the units first,
- * then the pool compiles them, then each result is asserted. */
+ * cubin), on every CPU at once, several units to an NVRTC program
+ * (jit_batch.h): the units first, then their compiles, then each unit's
+ * result is asserted. */
 #define MAX_UNITS 2048
 struct compile_jobs {
     struct cr_unit units[MAX_UNITS];
     cured_status st[MAX_UNITS];
-    char msg[MAX_UNITS][160];
+    char msg[MAX_UNITS][JIT_BATCH_MSG];
     size_t n;
 };
-
-static void compile_one(void *user, size_t i)
-{
-    struct compile_jobs *j = user;
-    struct cr_image img;
-    j->st[i] = cr_jit_compile(&j->units[i], 90, 0, &img);
-    if (j->st[i] == CURED_SUCCESS)
-        cr_image_free(&img);
-    else
-        snprintf(j->msg[i], sizeof j->msg[i], "%s", cured_last_error());
-}
-
-/* Progress in the log, every 100 units. */
-static void compiled_one(void *user, size_t i, size_t finished)
-{
-    const struct compile_jobs *j = user;
-    (void)i;
-    if (finished % 100 == 0 || finished == j->n) {
-        printf("compiled %zu/%zu state and combine units\n", finished, j->n);
-        fflush(stdout);
-    }
-}
 
 START_TEST(test_units_compile)
 {
@@ -295,7 +274,7 @@ START_TEST(test_units_compile)
     static struct compile_jobs j;
     /* By default each (operator, element type) with its default result
      * type, and the segmented state kernel for int32 and float32 inputs
-     * only (~280 units, a minute of one CPU); CURED_TEST_FULL=1: every
+     * only (527 units); CURED_TEST_FULL=1: every
      * offered result type and every input's segmented kernel (849 units;
      * the GPU host's run sets it). CURED_TEST_QUICK=1: a quarter of the default. */
     const char *quick = getenv("CURED_TEST_QUICK"), *full = getenv("CURED_TEST_FULL");
@@ -327,7 +306,8 @@ START_TEST(test_units_compile)
                     cr_family_for(reqs[k])->build(reqs[k], &j.units[j.n++]);
                 }
             }
-    ck_assert_int_eq(pool_run(j.n, pool_cpus(), compile_one, compiled_one, &j), 0);
+    struct jit_batch b = {j.units, j.n, 90, j.st, j.msg, "state and combine units"};
+    ck_assert_int_eq(jit_batch_run(&b), 0);
     for (size_t i = 0; i < j.n; i++)
         ck_assert_msg(j.st[i] == CURED_SUCCESS, "%s: %s", j.units[i].label, j.msg[i]);
     printf("%zu state and combine units compiled\n", j.n);
