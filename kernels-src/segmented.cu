@@ -326,7 +326,6 @@ reduce_cols(const T *in, Cols g, void *out, unsigned result_size, A *partials, u
     }
     if (ty != 0)
         return;
-    bind_count(op, (u64)g.rows);
     // Dense results are stored together: N bytes a thread when N <= 16, else a warp's 32 x N
     // bytes as 16-byte pieces across the lanes (a thread's own narrow stores, N bytes apart
     // across the warp, made few-row columns of wide results write-bound).

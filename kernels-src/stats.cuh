@@ -241,8 +241,7 @@ enum { MV_MEAN, MV_VAR, MV_STD, MV_BOTH };
 template <class T, class R, int KIND> struct MeanVarOf {
     typedef MeanVarState State;
     static const bool COMP = sizeof(R) == 8 && !mv_exact<T>::value; // see ShiftedSums
-    double ddof;     // set by the kernel (bind_ddof)
-    double rn = 0.0, rdof = 0.0; // 1 / n and 1 / (n - ddof) of a column kernel's results (bind_count)
+    double ddof; // set by the kernel
     __device__ static State identity()
     {
         State s = {0.0, 0.0, 0.0, 0.0};
@@ -258,22 +257,13 @@ template <class T, class R, int KIND> struct MeanVarOf {
         return s;
     }
     // n == 0 (and n <= ddof for the variance): NaN.
-    // count: the call's elements per result.
-    __device__ void write(void *out, State s, u64 count) const
+    __device__ void write(void *out, State s, u64) const
     {
-        double mean, var;
-        if (sizeof(R) < 8 && rn != 0.0 && s.n == (double)count) {
-            // The column kernel's narrow results: products with the reciprocals its thread's
-            // results share, within a float64 ulp of the quotients, far below the rounding.
-            mean = s.hi * rn;
-            var = rdof != 0.0 ? s.m2 * rdof : stats_nan();
-        } else {
-            // A result narrower than float64: hi / n is within a float64 ulp of the mean, far
-            // below the result's rounding (one division instead of mv_mean's two).
-            mean = s.n > 0.0 ? (sizeof(R) < 8 ? stats_div(s.hi, s.n) : mv_mean(s)) : stats_nan();
-            const double dof = s.n - ddof;
-            var = dof > 0.0 ? stats_div(s.m2, dof) : stats_nan();
-        }
+        // A result narrower than float64: hi / n is within a float64 ulp of the mean, far below
+        // the result's rounding (one division instead of mv_mean's two).
+        const double mean = s.n > 0.0 ? (sizeof(R) < 8 ? stats_div(s.hi, s.n) : mv_mean(s)) : stats_nan();
+        const double dof = s.n - ddof;
+        const double var = dof > 0.0 ? stats_div(s.m2, dof) : stats_nan();
         R *o = (R *)out;
         switch (KIND) {
         case MV_MEAN: o[0] = (R)mean; break;
@@ -309,25 +299,10 @@ template <class T, class R, int KIND> __device__ __forceinline__ void bind_ddof(
 {
     op.ddof = d;
 }
-// The column kernel's count of elements per result, given before its results are written: a
-// thread writes several, whose count the compiler cannot see is the same, so the moments'
-// divisions by n and n - ddof become one pair a thread (narrow results only: see write).
-template <class Op> __device__ __forceinline__ void bind_count(Op &, u64) {}
-template <class T, class R, int KIND> __device__ __forceinline__ void bind_count(MeanVarOf<T, R, KIND> &op, u64 n)
-{
-    if (sizeof(R) < 8 && n > 0) {
-        op.rn = 1.0 / (double)n;
-        op.rdof = (double)n - op.ddof > 0.0 ? 1.0 / ((double)n - op.ddof) : 0.0;
-    }
-}
 #ifdef CURED_STATE_CUH // (not in tests/stats_emu_kernels.cc, which has no state records or columns)
 template <class Op, class A, bool RAW> __device__ __forceinline__ void bind_ddof(Record<Op, A, RAW> &op, double d)
 {
     bind_ddof(static_cast<Op &>(op), d);
-}
-template <class Op, class A, bool RAW> __device__ __forceinline__ void bind_count(Record<Op, A, RAW> &op, u64 n)
-{
-    bind_count(static_cast<Op &>(op), n);
 }
 
 // Down a column (segmented.cu's reduce_cols): a thread's rows as shifted
