@@ -145,7 +145,8 @@ START_TEST(test_custom_four_fields)
 END_TEST
 
 /* A compile error at creation: CURED_ERROR_COMPILE naming the expression, no op;
- * a name the slot does not have is refused before that. */
+ * a name the slot does not have (another letter, or a field past nfields) is
+ * refused before that. */
 START_TEST(test_custom_errors)
 {
     cured_custom_field f[2] = {meanvar_fields[0], meanvar_fields[1]};
@@ -157,6 +158,13 @@ START_TEST(test_custom_errors)
     ck_assert_msg(strstr(cured_last_error(), "fields[1].combine") != NULL && strstr(cured_last_error(), "'c1'"), "%s",
                   cured_last_error());
     f[1].combine = "a1 + b3"; /* a combine name, but this state has two fields */
+    op = (cured_custom)(uintptr_t)0x1;
+    CURED_EXPECT(CURED_ERROR_INVALID_EXPRESSION,
+                 cured_custom_create_multi(H, CURED_TYPE_FLOAT32, 1, f, 2, CURED_TYPE_FLOAT64, meanvar_fin, 2, &op));
+    ck_assert_ptr_null(op);
+    ck_assert_msg(strstr(cured_last_error(), "fields[1].combine") != NULL && strstr(cured_last_error(), "'b3'"), "%s",
+                  cured_last_error());
+    f[1].combine = "a1 % b1"; /* allowed names, but % of two doubles does not compile */
     op = (cured_custom)(uintptr_t)0x1;
     CURED_EXPECT(CURED_ERROR_COMPILE,
                  cured_custom_create_multi(H, CURED_TYPE_FLOAT32, 1, f, 2, CURED_TYPE_FLOAT64, meanvar_fin, 2, &op));

@@ -68,6 +68,8 @@ void stats_ref_compute(cured_type t, const void *x, size_t n, struct stats_ref *
         cadd(&d1, d);
         const double d64 = (double)value(t, x, i) - s->mean64;
         m64 += d64 * d64;
+        const long double d0 = value(t, x, i) - value(t, x, 0);
+        s->sq += d0 * d0;
         const long double r = fabsl(value(t, x, i) - (long double)(double)value(t, x, i));
         s->conv += r;
         s->conv_m2 += 2 * fabsl(d) * r + r * r;
@@ -161,13 +163,17 @@ void stats_ref_result(cured_op op, cured_type out, const struct stats_ref *s, do
     }
     if (dof <= 0)
         r->status = CURED_ERROR_TOO_FEW_ELEMENTS;
+    /* The kernels' shifted float64 sums of squares round relative to sum (x - shift)^2, not to m2:
+     * with the shift far from the mean (integers near 2^32, say) that is several ulps of m2, about
+     * 2^-53 per merge level. 0 for constant inputs. */
+    const long double shifted = (2 + log2l(n > 1 ? n : 1)) * ldexpl(1, -53) * s->sq;
     if (dof <= 0 || nonfinite)
         expect_nan(var);
     else if (op == CURED_OP_STD)
         expect(var, out, sqrtl(s->m2 / dof), sqrtl(s->m2_64 / dof),
-               sqrtl((s->m2 + s->conv_m2) / dof) - sqrtl(s->m2 / dof));
+               sqrtl((s->m2 + s->conv_m2 + shifted) / dof) - sqrtl(s->m2 / dof));
     else
-        expect(var, out, s->m2 / dof, s->m2_64 / dof, s->conv_m2 / dof);
+        expect(var, out, s->m2 / dof, s->m2_64 / dof, (s->conv_m2 + shifted) / dof);
 }
 
 void stats_ref_reduce(cured_op op, cured_type in, cured_type out, const void *x, size_t n, struct ref_result *r)

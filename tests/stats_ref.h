@@ -22,6 +22,8 @@ struct stats_ref {
     double lse64;              /* float64: max + log(sum of exp(x - max)) */
     long double conv, conv_m2; /* 64-bit integers beyond 2^53: what rounding them to float64
                                   moves the sum and m2 by, at most (0 for every other type) */
+    long double sq;            /* sum of (x - x0)^2, x0 the first element: the size of the kernels'
+                                  float64 shifted sums of squares, whose roundings are relative to it */
 };
 
 /* The references of x[0..n) of type t (any element type). */
