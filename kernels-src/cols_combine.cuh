@@ -113,7 +113,7 @@ __device__ __forceinline__ void cols_finish(const Geo &g, u64 b, unsigned split,
         u64 i;
         if (winner_index(v, i))
             bind_winner(wop, base + (long long)i * g.row + first + c, i);
-        wop.write((char *)out + (b * g.out_batch + (first + c) * g.out_col) * result_size, v, (u64)g.rows);
+        wop.write((char *)out + (b * g.out_batch + (first + c) * g.out_col) * result_size, v, (u64)g.len);
     });
 }
 

@@ -235,6 +235,8 @@ struct Cols {
     long long rows, row, batches, batch, cols, out_batch, out_col;
     unsigned splits, tiles;
     unsigned group, ngroups; // splits > 1: splits per group, groups (cols_finish)
+    long long len;           // rows reduced into each result
+    unsigned fold, spare;    // fold: dense rows narrower than a vector, read as 16-byte rows
 };
 #include "cols_combine.cuh"
 template <class T, class A, class Op, int BLOCK, int TX, int VEC, int RS>
@@ -255,14 +257,19 @@ reduce_cols(const T *in, Cols g, void *out, unsigned result_size, A *partials, u
     for (int k = 0; k < VEC; k++)
         acc[k] = Op::identity();
     const bool whole = c0 + VEC <= g.cols;
+    const bool fold = VEC > 1 && sizeof(A) <= 8 && g.fold != 0; // the planner folds states of 8 bytes at most
+    // 8-bit sums: 16-bit lanes over chunks of rows, then 32-bit ones (sums8.cuh), while a
+    // thread's rows fit them.
+    typedef ColumnAcc<Op, T, A, VEC> CA;
     if (c0 < g.cols) {
         long long r = r0 + ty;
-        if (VEC > 1 && whole) {
-            typedef ColumnAcc<Op, T, A, VEC> CA; // 8-bit sums: 16-bit lanes over chunks of rows (sums8.cuh)
+        if (VEC > 1 && (whole || fold) && (CA::MAXROWS == 0 || (r1 - r0) / TY < CA::MAXROWS)) {
+            typename CA::W w;
+            CA::open(w);
             while (r < r1) {
-                const long long end = CA::CHUNKED && (r1 - r) / TY > CA::CHUNK ? r + CA::CHUNK * TY : r1, from = r;
+                const long long end = CA::CHUNKED && (r1 - r) / TY > CA::CHUNK ? r + CA::CHUNK * TY : r1;
                 typename CA::N part;
-                CA::start(part, acc);
+                CA::start(part, w);
                 for (; r + 3 * TY < end; r += 4 * TY) { // four rows in flight
                     uint4 v[4];
 #pragma unroll
@@ -274,16 +281,28 @@ reduce_cols(const T *in, Cols g, void *out, unsigned result_size, A *partials, u
                 }
                 for (; r < end; r += TY)
                     CA::add(part, __ldg(reinterpret_cast<const uint4 *>(base + r * g.row + c0)), (u64)r, op);
-                CA::flush(acc, part, (r - from) / TY, op);
+                CA::flush(w, part, op);
             }
+            CA::close(acc, w, (r - (r0 + ty)) / TY, op);
         } else {
             for (; r < r1; r += TY)
 #pragma unroll
                 for (int k = 0; k < VEC; k++)
-                    if (c0 + k < g.cols)
+                    if (c0 + k < (fold ? VEC : g.cols))
                         acc[k] = op(acc[k], op.map(base[r * g.row + c0 + k], (u64)r));
         }
     }
+    // Folded: a 16-byte row holds VEC / fold rows of the fold columns; lane k's values join
+    // lane k % fold's, halves first (a fixed order).
+    if (VEC > 1 && fold)
+#pragma unroll
+        for (int l = 1; l <= 4; l++) {
+            const int h = VEC >> l; // 8, 4, 2, 1 lanes apart (16 lanes at most)
+#pragma unroll
+            for (int k = 0; k < VEC / 2; k++)
+                if (k < h && h >= (int)g.fold)
+                    acc[k] = op(acc[k], acc[k + h]);
+        }
     // The TY phases of each column, combined in a fixed order (a chain, or a tree).
     // N: a thread's VEC results; a warp's 32 lanes (TX >= 32) hold consecutive ones, staged in
     // the phase area when wide (packed.cuh's warp_store).
@@ -344,7 +363,7 @@ reduce_cols(const T *in, Cols g, void *out, unsigned result_size, A *partials, u
             u64 i;
             if (winner_index(acc[k], i))
                 bind_winner(wop, base + (long long)i * g.row + c0 + k, i);
-            wop.write(buf + k * RS, acc[k], (u64)g.rows);
+            wop.write(buf + k * RS, acc[k], (u64)g.len);
         }
         if (warp_dense)
             warp_store<(STAGE > 0 ? N : 32)>(buf, smem + (tx / 32) * 32 * N, (char *)out + (b * g.out_batch + w0) * RS);
@@ -357,7 +376,7 @@ reduce_cols(const T *in, Cols g, void *out, unsigned result_size, A *partials, u
             u64 i;
             if (winner_index(acc[k], i))
                 bind_winner(op, base + (long long)i * g.row + c0 + k, i);
-            op.write((char *)out + (b * g.out_batch + (c0 + k) * g.out_col) * result_size, acc[k], (u64)g.rows);
+            op.write((char *)out + (b * g.out_batch + (c0 + k) * g.out_col) * result_size, acc[k], (u64)g.len);
         }
 }
 

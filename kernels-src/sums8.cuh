@@ -59,23 +59,37 @@ template <class Op, class T, class A> struct ColumnAcc1 {
 };
 
 // A thread's running values down VEC adjacent columns, a 16-byte vector (one
-// row's VEC elements) at a time: ColumnAcc1 per column, or for 8-bit sums
-// four pairs of 16-bit lanes — a word's even and odd bytes, biased to
-// unsigned — added into the 64-bit accumulators every CHUNK = 256 rows
-// (255 x 256 < 2^16: exact). One byte takes about 1.25 integer operations
-// instead of an extract and a 64-bit add.
+// row's VEC elements) at a time, in two levels: N over a chunk of CHUNK rows
+// (start, add), flushed into W (open, flush), which close hands to the
+// accumulators with the thread's row count. Generic: ColumnAcc1 per column,
+// W the accumulators themselves. 8-bit sums: four pairs of 16-bit lanes — a
+// word's even and odd bytes, biased to unsigned — flushed every CHUNK = 256
+// rows (255 x 256 < 2^16) into 32-bit lanes, which hold up to MAXROWS = 2^24
+// rows (255 x 2^24 < 2^32; the kernel takes more element by element): exact,
+// about 1.25 integer operations a byte, and no 64-bit accumulators live
+// through the loop (80 registers a thread were 3 blocks an SM).
 template <class Op, class T, class A, int VEC> struct ColumnAcc {
     typedef ColumnAcc1<Op, T, A> C1;
     struct N {
         typename C1::N a[VEC];
     };
+    struct W {
+        A a[VEC];
+    };
     static const bool CHUNKED = C1::CHUNKED;
     static const long long CHUNK = C1::CHUNK;
-    __device__ static __forceinline__ void start(N &n, const A *acc)
+    static const long long MAXROWS = 0; // none
+    __device__ static __forceinline__ void open(W &w)
     {
 #pragma unroll
         for (int k = 0; k < VEC; k++)
-            n.a[k] = C1::start(acc[k]);
+            w.a[k] = Op::identity();
+    }
+    __device__ static __forceinline__ void start(N &n, const W &w)
+    {
+#pragma unroll
+        for (int k = 0; k < VEC; k++)
+            n.a[k] = C1::start(w.a[k]);
     }
     __device__ static __forceinline__ void add(N &n, uint4 v, u64 r, Op op)
     {
@@ -84,11 +98,17 @@ template <class Op, class T, class A, int VEC> struct ColumnAcc {
         for (int k = 0; k < VEC; k++)
             n.a[k] = C1::add(n.a[k], e[k], r, op);
     }
-    __device__ static __forceinline__ void flush(A *acc, const N &n, long long, Op op)
+    __device__ static __forceinline__ void flush(W &w, const N &n, Op op)
     {
 #pragma unroll
         for (int k = 0; k < VEC; k++)
-            acc[k] = C1::flush(acc[k], n.a[k], op);
+            w.a[k] = C1::flush(w.a[k], n.a[k], op);
+    }
+    __device__ static __forceinline__ void close(A *acc, const W &w, long long, Op)
+    {
+#pragma unroll
+        for (int k = 0; k < VEC; k++)
+            acc[k] = w.a[k];
     }
 };
 __device__ __forceinline__ unsigned byte_lanes(unsigned w, unsigned sel)
@@ -102,9 +122,18 @@ __device__ __forceinline__ unsigned byte_lanes(unsigned w, unsigned sel)
         struct N {                                                                                   \
             unsigned even[4], odd[4]; /* bytes 0, 2 and 1, 3 of each word, as 16-bit lanes */        \
         };                                                                                           \
+        struct W {                                                                                   \
+            unsigned s[16]; /* biased sums, a column each */                                         \
+        };                                                                                           \
         static const bool CHUNKED = true;                                                            \
         static const long long CHUNK = 256;                                                          \
-        __device__ static __forceinline__ void start(N &n, const A *)                                \
+        static const long long MAXROWS = 1ll << 24;                                                  \
+        __device__ static __forceinline__ void open(W &w)                                            \
+        {                                                                                            \
+            for (int k = 0; k < 16; k++)                                                             \
+                w.s[k] = 0;                                                                          \
+        }                                                                                            \
+        __device__ static __forceinline__ void start(N &n, const W &)                                \
         {                                                                                            \
             for (int w = 0; w < 4; w++)                                                              \
                 n.even[w] = n.odd[w] = 0;                                                            \
@@ -118,15 +147,20 @@ __device__ __forceinline__ unsigned byte_lanes(unsigned w, unsigned sel)
                 n.odd[w] += byte_lanes(x[w], 0x4341);                                                \
             }                                                                                        \
         }                                                                                            \
-        __device__ static __forceinline__ void flush(A *acc, const N &n, long long rows, Sum<T, A, R> op) \
+        __device__ static __forceinline__ void flush(W &s, const N &n, Sum<T, A, R>)                 \
+        {                                                                                            \
+            for (int w = 0; w < 4; w++) {                                                            \
+                s.s[4 * w + 0] += n.even[w] & 0xffff;                                                \
+                s.s[4 * w + 1] += n.odd[w] & 0xffff;                                                 \
+                s.s[4 * w + 2] += n.even[w] >> 16;                                                   \
+                s.s[4 * w + 3] += n.odd[w] >> 16;                                                    \
+            }                                                                                        \
+        }                                                                                            \
+        __device__ static __forceinline__ void close(A *acc, const W &s, long long rows, Sum<T, A, R> op) \
         {                                                                                            \
             const A bias = (A)(BIAS * rows);                                                         \
-            for (int w = 0; w < 4; w++) {                                                            \
-                acc[4 * w + 0] = op(acc[4 * w + 0], (A)(n.even[w] & 0xffff) - bias);                 \
-                acc[4 * w + 1] = op(acc[4 * w + 1], (A)(n.odd[w] & 0xffff) - bias);                  \
-                acc[4 * w + 2] = op(acc[4 * w + 2], (A)(n.even[w] >> 16) - bias);                    \
-                acc[4 * w + 3] = op(acc[4 * w + 3], (A)(n.odd[w] >> 16) - bias);                     \
-            }                                                                                        \
+            for (int k = 0; k < 16; k++)                                                             \
+                acc[k] = op(acc[k], (A)s.s[k] - bias);                                               \
         }                                                                                            \
     };
 CURED_SUM8_COLUMN(signed char, long long, 128u)

@@ -144,6 +144,16 @@ static int plan_packed(struct cr_request *r, struct cr_geometry *g, const void *
     return 1;
 }
 
+/* Whether columns may be folded (reduce_cols' fold): the operator's values
+ * combine in any grouping of rows — not ARG (its index is the row), not the
+ * statistics' or a user's states; accumulators of 8 bytes at most. */
+static int foldable(const struct cr_request *r)
+{
+    const struct cr_op_info *o = cr_op(r->op);
+    return r->user == NULL && o->layout != CR_LAYOUT_ARG && !(o->flags & (CR_OP_STATS | CR_OP_TWO_INPUTS)) &&
+           r->acc.size <= 8; /* the kernel's fold code is there for these only */
+}
+
 /* The planner: the shape, its variant and its geometry. */
 static void plan_shape(cured_handle h, struct cr_request *r, const struct dim *d, int n, const void *in,
                        const void *out, struct cr_geometry *g)
@@ -209,14 +219,23 @@ static void plan_shape(cured_handle h, struct cr_request *r, const struct dim *d
         c->batches = nk == 2 ? g->kept.extent[0] : 1;
         c->batch = nk == 2 ? g->kept.in_stride[0] : 0;
         c->out_batch = nk == 2 ? g->kept.out_stride[0] : 0;
+        c->len = c->rows;
+        c->fold = 0;
         if (c->batches <= 65535) {
             int vec = 16 / (int)size;
-            if ((uintptr_t)in % 16 || (c->row * (int64_t)size) % 16 || (c->batch * (int64_t)size) % 16 ||
-                c->cols < vec)
+            const int aligned = (uintptr_t)in % 16 == 0 && (c->batch * (int64_t)size) % 16 == 0;
+            if (aligned && c->cols < vec && c->row == c->cols && vec % c->cols == 0 &&
+                (c->rows * c->cols) % vec == 0 && foldable(r)) {
+                /* Dense rows narrower than 16 bytes: read as 16-byte rows of VEC / cols rows each. */
+                c->fold = (uint32_t)c->cols;
+                c->rows = c->rows * c->cols / vec;
+                c->row = vec;
+            } else if (!aligned || (c->row * (int64_t)size) % 16 || c->cols < vec) {
                 vec = 1;
+            }
             /* Few rows: each thread takes them all (loads in flight down the rows, no phase
              * combine); many: 32 lanes across (512-byte row pieces) and up to 8 phases down. */
-            const uint64_t vc = ((uint64_t)c->cols + vec - 1) / vec;
+            const uint64_t vc = c->fold ? 1 : ((uint64_t)c->cols + vec - 1) / vec;
             unsigned tx = pow2_at_least(vc, c->rows <= 64 ? 256 : 32), ty = 256 / tx;
             const uint64_t tiles = ((uint64_t)c->cols + (uint64_t)tx * vec - 1) / ((uint64_t)tx * vec);
             c->tiles = tiles <= 0x7fffffffu ? (uint32_t)tiles : 0;

@@ -128,6 +128,10 @@ struct cr_cols {
     int64_t rows, row, batches, batch, cols, out_batch, out_col;
     uint32_t splits, tiles;
     uint32_t group, ngroups; /* splits > 1: splits per group, groups (their partials meet in two levels) */
+    int64_t len;             /* rows reduced into each result (rows, unless folded) */
+    uint32_t fold;           /* 0, or dense rows of cols < vec elements read as 16-byte rows: rows, row
+                                are of those, and vector lane k holds column k % fold (= cols) */
+    uint32_t spare;
 };
 struct cr_geometry {
     uint64_t nout, len;      /* outputs; elements per output (ROWS, STRIDED) */

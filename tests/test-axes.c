@@ -52,6 +52,55 @@ static void check_col_splits(const struct cr_geometry *g, size_t acc)
                   "tickets: %u tiles, %u groups", c->tiles, c->ngroups);
 }
 
+/* Dense columns narrower than 16 bytes: folded (16-byte rows of several rows) when whole vectors
+ * cover them and the operator's values combine in any grouping; otherwise element by element. */
+START_TEST(test_plan_fold)
+{
+    static const struct {
+        cured_op op;
+        cured_type t;
+        int64_t rows, cols;
+        unsigned fold; /* 0: not folded */
+    } cases[] = {
+        {CURED_OP_SUM, CURED_TYPE_INT8, 1 << 24, 4, 4},      {CURED_OP_SUM, CURED_TYPE_INT8, 1 << 22, 8, 8},
+        {CURED_OP_SUM, CURED_TYPE_BFLOAT16, 1 << 25, 2, 2},  {CURED_OP_MAX, CURED_TYPE_FLOAT32, 1 << 20, 2, 2},
+        {CURED_OP_MINMAX, CURED_TYPE_INT16, 4096, 4, 4},     {CURED_OP_SUM, CURED_TYPE_INT8, 17, 4, 0},
+        {CURED_OP_ARGMAX, CURED_TYPE_INT8, 1 << 20, 4, 0},   {CURED_OP_MEAN, CURED_TYPE_FLOAT32, 1 << 20, 2, 0},
+        {CURED_OP_SUM, CURED_TYPE_FLOAT32, 1 << 20, 4, 0} /* a whole vector already */,
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        const cured_layout l = matrix(cases[i].rows, cases[i].cols);
+        struct cr_request r;
+        struct cr_geometry g;
+        int whole;
+        ck_assert_int_eq(plan(cases[i].op, cases[i].t, &l, 1u, NULL, &r, &g, &whole), CURED_SUCCESS);
+        ck_assert_msg(r.shape == CR_SHAPE_COLS && g.cols.fold == cases[i].fold, "case %zu: shape %d fold %u", i,
+                      r.shape, g.cols.fold);
+        ck_assert_msg(g.cols.len == cases[i].rows && g.cols.cols == cases[i].cols, "case %zu: len %lld cols %lld", i,
+                      (long long)g.cols.len, (long long)g.cols.cols);
+        if (cases[i].fold) { /* 16-byte rows, a thread column each */
+            const int vec = 16 / (int)cr_type_size(cases[i].t);
+            ck_assert_int_eq(r.vec, vec);
+            ck_assert_int_eq(g.cols.row, vec);
+            ck_assert_int_eq(g.cols.rows, cases[i].rows * cases[i].cols / vec);
+            ck_assert_int_eq(r.group, 1);
+            check_col_splits(&g, r.acc.size);
+        }
+    }
+    /* A misaligned base: element by element. */
+    const cured_layout l = matrix(1 << 20, 4);
+    struct cr_request r;
+    struct cr_geometry g;
+    int whole;
+    fake_h200();
+    ck_assert_int_eq(cr_axes_request(&fake, CURED_OP_SUM, (const char *)IN_OK + 1, CURED_TYPE_INT8, &l, 1u, OUT_OK,
+                                     CURED_TYPE_INT64, NULL, 0, &r, &g, &whole),
+                     CURED_SUCCESS);
+    ck_assert_msg(r.shape == CR_SHAPE_COLS && g.cols.fold == 0 && r.vec == 1, "misaligned: fold %u vec %d",
+                  g.cols.fold, r.vec);
+}
+END_TEST
+
 /* The 2-D shapes of 2^26 float32 elements, both axes. */
 START_TEST(test_plan_matrix_shapes)
 {
@@ -404,6 +453,7 @@ int main(void)
     TCase *tc = tcase_create("planner");
     tcase_set_timeout(tc, 300);
     tcase_add_test(tc, test_plan_matrix_shapes);
+    tcase_add_test(tc, test_plan_fold);
     tcase_add_test(tc, test_plan_other_shapes);
     tcase_add_test(tc, test_plan_bench_cells);
     tcase_add_test(tc, test_bad_layouts);

@@ -130,6 +130,61 @@ START_TEST(test_short_rows)
 }
 END_TEST
 
+/* Columns narrower than 16 bytes of dense rows, read as 16-byte rows and folded (reduce_cols' fold):
+ * row counts that fill whole vectors and ones that do not (element by element), one batch and three,
+ * foldable operators and ARGMIN (never folded). */
+START_TEST(test_narrow_columns)
+{
+    static const cured_op ops[] = {CURED_OP_SUM,   CURED_OP_MAX,     CURED_OP_MINMAX,        CURED_OP_NANMIN,
+                                   CURED_OP_PRODUCT, CURED_OP_NORM2, CURED_OP_COUNT_NONZERO, CURED_OP_ARGMIN};
+    static const cured_type types[] = {CURED_TYPE_INT8,    CURED_TYPE_UINT8, CURED_TYPE_BFLOAT16, CURED_TYPE_INT16,
+                                       CURED_TYPE_FLOAT32, CURED_TYPE_INT32, CURED_TYPE_FLOAT64};
+    const cured_op op = ops[_i % 8];
+    const cured_type t = types[(_i / 8) % 7];
+    cured_type out;
+    if (cured_default_result(op, t, &out) != CURED_SUCCESS)
+        return;
+    struct rng rg;
+    rng_init(&rg, "narrow-columns", _i);
+    const size_t size = ref_size(t), rsize = ref_result_size(op, out);
+    static const int64_t row_counts[] = {16, 48, 17, 4096, 4095, 70000, 262144};
+    const int nrc = ops_reduced() ? 5 : 7;
+    for (int64_t cols = 1; cols * (int64_t)size < 16; cols *= 2)
+        for (int ri = 0; ri < nrc; ri++)
+            for (int64_t batches = 1; batches <= 3; batches += 2) {
+                const int64_t rows = row_counts[ri], n = batches * rows * cols;
+                unsigned char *host = ops_malloc((size_t)n * size);
+                ref_fill(t, axes_flavour(op), &rg, host, (size_t)n);
+                CUdeviceptr d = dev_alloc((size_t)n * size);
+                upload(d, host, (size_t)n * size);
+                const size_t nout = (size_t)(batches * cols), obytes = nout * rsize + 64;
+                CUdeviceptr o = dev_alloc(obytes);
+                poison(o, obytes);
+                cured_layout l = {3, {batches, rows, cols}, {rows * cols, cols, 1}};
+                CURED_OK(cured_reduce_axes_async(H, op, DP(d), t, &l, 2u, DP(o), out, NULL, NULL));
+                unsigned char *got = ops_malloc(obytes), *gather = ops_malloc((size_t)rows * size);
+                download(got, o, obytes);
+                for (size_t j = 0; j < nout; j++) {
+                    char w[200];
+                    snprintf(w, sizeof w, "%s %s->%s %lld x %lld x %lld along axis 1, output %zu", cured_op_name(op),
+                             cured_type_name(t), cured_type_name(out), (long long)batches, (long long)rows,
+                             (long long)cols, j);
+                    const int64_t idx[2] = {(int64_t)j / cols, (int64_t)j % cols};
+                    axes_check_output(op, t, out, host, &l, 2u, idx, got + j * rsize, gather, w);
+                }
+                for (size_t b = nout * rsize; b < obytes; b++)
+                    ck_assert_msg(got[b] == POISON_BYTE, "%s %s %lld x %lld x %lld: byte %zu written",
+                                  cured_op_name(op), cured_type_name(t), (long long)batches, (long long)rows,
+                                  (long long)cols, b);
+                ops_free(gather);
+                ops_free(got);
+                dev_free(o);
+                dev_free(d);
+                ops_free(host);
+            }
+}
+END_TEST
+
 /* Random segments: empty, reversed, overlapping, long; int32 and int64 offsets. */
 START_TEST(test_segments_random)
 {
@@ -343,6 +398,7 @@ static Suite *axes_suite(void)
     tcase_add_loop_test(tc, test_axes_random, 0, CURED_OP_COUNT);
     tcase_add_test(tc, test_matrix_shapes);
     tcase_add_loop_test(tc, test_short_rows, 0, 36);
+    tcase_add_loop_test(tc, test_narrow_columns, 0, 56);
     tcase_add_loop_test(tc, test_segments_random, 0, 36);
     tcase_add_test(tc, test_uniform_segments);
     tcase_add_test(tc, test_determinism_capture_streams);
