@@ -97,7 +97,9 @@ static unsigned pow2_at_least(uint64_t x, unsigned cap)
 
 /* How many blocks share each column tile's rows, and how their partials
  * meet (cols_combine.cuh): enough blocks for one wave, at least 4 rows a
- * thread, within the partials area and the tickets. Over 16 splits they
+ * thread, within the partials area and the tickets (as many as fit: a
+ * partials-bound int8 column once ran 256 blocks, 0.75 of the ceiling,
+ * bench/NOTES.md v13). Over 16 splits they
  * meet in groups of about sqrt(splits), then the groups, so that no block
  * combines more than a few dozen partials per column. */
 static void cols_splits(struct cr_cols *c, uint64_t blocks, uint64_t guess, unsigned ty, uint64_t partial_room)
@@ -108,8 +110,10 @@ static void cols_splits(struct cr_cols *c, uint64_t blocks, uint64_t guess, unsi
     splits = splits < most ? splits : most;
     while (splits > 1 && splits * (uint64_t)c->batches > 65535)
         splits--;
+    if (splits > 1 && splits * per_split > partial_room) /* a first cap; the groups' partials are checked below */
+        splits = partial_room / per_split;
     uint64_t group = splits, ngroups = 1;
-    for (; splits > 1; splits = splits * 3 / 4) {
+    for (; splits > 1; splits = splits > 16 ? splits * 15 / 16 : splits - 1) {
         group = splits;
         ngroups = 1;
         if (splits > 16) {

@@ -38,7 +38,7 @@
 
 #define FAKE_VERSION 12345
 #define EXPORT __attribute__((visibility("default")))
-#define ARENA_DEFAULT_MB 64 /* FAKECUDA_ARENA_MB overrides; a handle takes ~20 MiB */
+#define ARENA_DEFAULT_MB 160 /* FAKECUDA_ARENA_MB overrides; a handle takes ~34 MiB, twice that past 16 streams */
 #define MAX_ALLOCS 512
 #define MAX_MODULES 8192
 
