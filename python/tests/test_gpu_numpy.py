@@ -8,6 +8,15 @@ import cured
 from test_gpu import FLOAT_TYPES, check_array, host_3d, np, same, xp  # noqa: F401  (xp: the fixture)
 
 
+class _HostLib:
+    """check_array's view of arrays already on the host."""
+    @staticmethod
+    def get(a):
+        return a
+
+
+np_lib = _HostLib()
+
 # (input type, dtype=): integer results wrap as NumPy's, in any integer type.
 DTYPE_CASES = [("uint8", "int64"), ("bool", "int32"), ("int32", "int8"), ("int8", "uint64"),
                ("int16", "uint16"), ("uint8", "int16"), ("bool", "int8")]
@@ -19,17 +28,24 @@ def test_dtype_wraps_as_numpy(xp, src, want):
     host = rng.integers(0, 120, (6, 50)).astype(src) if src != "bool" else rng.integers(0, 2, (6, 50)) > 0
     if src == "int32":
         host = host * 1000003
-    if xp.name == "torch" and want.startswith("uint") and want != "uint8":
-        pytest.skip("torch's %s is limited" % want)
     odd = rng.integers(1, 4, host.shape).astype(host.dtype)   # products without a zero: they wrap
     for fn in ("sum", "prod"):
         if fn == "prod":
             host = odd
         dev = xp.array(host)
         want_all = getattr(np, fn)(host, dtype=want)
-        assert int(getattr(cured, fn)(dev, dtype=want)) == int(want_all), (fn, src, want)
-        got = getattr(cured, fn)(dev, axis=1, dtype=want)
-        check_array(got, getattr(np, fn)(host, axis=1, dtype=want), xp)
+        try:
+            got_all = getattr(cured, fn)(dev, dtype=want)
+            got = getattr(cured, fn)(dev, axis=1, dtype=want)
+            got_host = xp.get(got)
+        except (RuntimeError, TypeError) as e:
+            # PyTorch before 2.3 has no uint16/uint32/uint64 casts, item() or numpy():
+            # skipped only when this PyTorch says so.
+            if xp.name == "torch" and want in ("uint16", "uint32", "uint64") and "cured" not in str(e):
+                pytest.skip("this PyTorch lacks %s support: %s" % (want, e))
+            raise
+        assert int(got_all) == int(want_all), (fn, src, want)
+        check_array(got_host, getattr(np, fn)(host, axis=1, dtype=want), np_lib)
         assert str(got.dtype).rsplit(".", 1)[-1] == want
 
 
