@@ -59,7 +59,7 @@ static void job_done(void *user, size_t i, size_t finished)
 }
 
 int precompile(size_t table_kernels, const int *archs, int narchs, const int *main_archs, int nmain,
-               size_t ptx_stride)
+               size_t ptx_stride, size_t kernel_stride, size_t group, int arch_stride)
 {
     size_t nk = cured_kernel_count();
     struct jobs j = {malloc((table_kernels * (size_t)narchs + 3 * nk) * sizeof *j.v), 0, seconds(), 0};
@@ -68,14 +68,17 @@ int precompile(size_t table_kernels, const int *archs, int narchs, const int *ma
         return -1;
     }
     /* The Table 12-1 kernels first, in the order of the tests. */
-    for (size_t k = 0; k < table_kernels; k++)
-        for (int a = 0; a < narchs; a++)
+    for (size_t k = 0; k < table_kernels; k++) {
+        for (int a = 0; a < narchs; a += arch_stride)
             add_job(&j, k, archs[a], 0);
+        add_job(&j, k, archs[narchs - 1], 0);
+    }
     for (size_t k = 0; k < nk; k++)
-        for (int a = 0; a < nmain; a++)
-            add_job(&j, k, main_archs[a], 0);
+        if (k % group % kernel_stride == 0)
+            for (int a = 0; a < nmain; a++)
+                add_job(&j, k, main_archs[a], 0);
     for (size_t k = 0; k < nk; k++)
-        if (k < table_kernels || k % ptx_stride == 0)
+        if (k % group % kernel_stride == 0 && (k < table_kernels || k % ptx_stride == 0))
             add_job(&j, k, archs[narchs - 1], 1);
     const char *env = getenv("CURED_TEST_JOBS");
     int threads = env != NULL && atoi(env) > 0 ? atoi(env) : pool_cpus();

@@ -4,13 +4,15 @@
 
 #include <stddef.h>
 
-/* Cubins of kernels [0, table_kernels) for every one of archs, of every
- * kernel for main_archs, and PTX of the Table 12-1 kernels and every
- * ptx_stride-th other one for the last of archs, each once, into the memory
- * cache. 0, or -1 (after "FAIL: ..." on stdout)
- * when it cannot start; failed compilations are only counted: the tests
- * compile them again and report them. */
+/* Cubins of kernels [0, table_kernels) for every arch_stride-th of archs
+ * and the last, of every kernel for main_archs, and PTX of the Table 12-1
+ * kernels and every ptx_stride-th other one for the last of archs, each
+ * once, into the memory cache; of the kernels only those the tests check
+ * (the kernel_stride-th of each group of `group`: CURED_TEST_QUICK's subset).
+ * 0, or -1 (after "FAIL: ..." on stdout) when it cannot start; failed
+ * compilations are only counted: the tests compile them again and report
+ * them. */
 int precompile(size_t table_kernels, const int *archs, int narchs, const int *main_archs, int nmain,
-               size_t ptx_stride);
+               size_t ptx_stride, size_t kernel_stride, size_t group, int arch_stride);
 
 #endif

@@ -510,7 +510,8 @@ int main(void)
      * cache here, before Check forks: each test then checks its images,
      * found in the cache (a failure there is compiled again in the test,
      * which reports it). */
-    if (precompile(TABLE_12_1, archs, narchs, main_archs, nmain, (size_t)pstride) != 0) {
+    if (precompile(TABLE_12_1, archs, narchs, main_archs, nmain, (size_t)pstride, (size_t)kstride, GROUP, astride) !=
+        0) {
         shared_cache_publish(0);
         return 99;
     }
