@@ -316,6 +316,8 @@ reduce_cols(const T *in, Cols g, void *out, unsigned result_size, A *partials, u
     const bool TREE = TY > 8 || sizeof(A) >= 16;
     if (TY > 1 && !TREE)
         for (int k = 0; k < VEC; k++) {
+            if (fold && k >= (int)g.fold) // folded: lanes past fold hold nothing (uniform)
+                break;
             sm[threadIdx.x] = acc[k];
             __syncthreads();
             if (ty == 0)
@@ -325,6 +327,8 @@ reduce_cols(const T *in, Cols g, void *out, unsigned result_size, A *partials, u
         }
     else if (TY > 1) // a tree: one thread's chain of TY - 1 combines was the tail of narrow tiles
         for (int k = 0; k < VEC; k++) {
+            if (fold && k >= (int)g.fold)
+                break;
             sm[threadIdx.x] = acc[k];
             __syncthreads();
 #pragma unroll

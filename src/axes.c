@@ -149,7 +149,7 @@ static int plan_packed(struct cr_request *r, struct cr_geometry *g, const void *
 }
 
 /* Whether columns may be folded (reduce_cols' fold): the operator's values
- * combine in any grouping of rows — not ARG (its index is the row), not the
+ * combine in any order and grouping of rows — not ARG (its index is the row), not the
  * statistics' or a user's states; accumulators of 8 bytes at most. */
 static int foldable(const struct cr_request *r)
 {
@@ -224,7 +224,7 @@ static void plan_shape(cured_handle h, struct cr_request *r, const struct dim *d
         c->batch = nk == 2 ? g->kept.in_stride[0] : 0;
         c->out_batch = nk == 2 ? g->kept.out_stride[0] : 0;
         c->len = c->rows;
-        c->fold = 0;
+        c->fold = c->spare = 0;
         if (c->batches <= 65535) {
             int vec = 16 / (int)size;
             const int aligned = (uintptr_t)in % 16 == 0 && (c->batch * (int64_t)size) % 16 == 0;

@@ -103,7 +103,8 @@ static void expect(struct ref_value *r, cured_type out, long double v, long doub
     /* twice the float64 error (an overflowed float64 computation says nothing: no bound),
      * and a tolerance that is never 0, so that ref_check allows the one ulp */
     const long double e = fabsl(e64 - v);
-    /* float64 results: 5 ulps in all (ref_check adds one): merging partial states rounds
+    /* float64 results: 5 ulps in all (ref_check adds one; the variances add their shifted
+     * sums' share, stats_ref_result): merging partial states rounds
      * several times where a float64 two-pass over a few elements may happen to round
      * once; a host emulation of the kernels' merges (test-stats-emu) reached 3.3 ulps
      * over 4000 random inputs of 2 to 3000 elements. */
@@ -164,9 +165,9 @@ void stats_ref_result(cured_op op, cured_type out, const struct stats_ref *s, do
     if (dof <= 0)
         r->status = CURED_ERROR_TOO_FEW_ELEMENTS;
     /* The kernels' shifted float64 sums of squares round relative to sum (x - shift)^2, not to m2:
-     * with the shift far from the mean (integers near 2^32, say) that is several ulps of m2, about
-     * 2^-53 per merge level. 0 for constant inputs. */
-    const long double shifted = (2 + log2l(n > 1 ? n : 1)) * ldexpl(1, -53) * s->sq;
+     * beyond the 5 ulps of m2 that expect() allows, 2^-52 of the excess n (mean - x0)^2 (large
+     * where the shift is far from the mean: integers near 2^32, say). 0 for constant inputs. */
+    const long double excess = s->sq - s->m2, shifted = excess > 0 ? ldexpl(1, -52) * excess : 0;
     if (dof <= 0 || nonfinite)
         expect_nan(var);
     else if (op == CURED_OP_STD)

@@ -87,6 +87,27 @@ START_TEST(test_plan_fold)
             check_col_splits(&g, r.acc.size);
         }
     }
+    /* test-gpu-axes' long 8-bit columns: one split, and each thread takes over 256 rows (several
+     * chunks of the 16-bit lanes), folded, TX = 1 and TX = 32; a batch stride of 0 counts as aligned. */
+    static const struct {
+        int64_t rows, cols;
+        int tx;
+        unsigned fold;
+        int64_t per_thread;
+    } longs[] = {{4 * 65792, 4, 1, 4, 257}, {4 * 65792 * 2, 4, 1, 4, 514}, {257 * 256, 16, 1, 0, 257},
+                 {514 * 256, 16, 1, 0, 514}, {8 * 257, 512, 32, 0, 257},  {8 * 514, 512, 32, 0, 514}};
+    for (size_t i = 0; i < sizeof longs / sizeof longs[0]; i++) {
+        const cured_layout lb = {3, {2048, longs[i].rows, longs[i].cols}, {0, longs[i].cols, 1}};
+        struct cr_request rb;
+        struct cr_geometry gb;
+        int wb;
+        ck_assert_int_eq(plan(CURED_OP_SUM, CURED_TYPE_INT8, &lb, 2u, NULL, &rb, &gb, &wb), CURED_SUCCESS);
+        ck_assert_msg(rb.shape == CR_SHAPE_COLS && rb.group == longs[i].tx && gb.cols.fold == longs[i].fold &&
+                          gb.cols.splits == 1 && gb.cols.batches == 2048 && gb.cols.batch == 0,
+                      "long case %zu: shape %d tx %d fold %u splits %u", i, rb.shape, rb.group, gb.cols.fold,
+                      gb.cols.splits);
+        ck_assert_int_eq(gb.cols.rows / (256 / rb.group), longs[i].per_thread);
+    }
     /* A misaligned base: element by element. */
     const cured_layout l = matrix(1 << 20, 4);
     struct cr_request r;

@@ -185,6 +185,67 @@ START_TEST(test_narrow_columns)
 }
 END_TEST
 
+/* 8-bit sums down columns long enough that each thread takes several chunks of the 16-bit lanes
+ * (sums8.cuh), with one split: a broadcast batch axis (stride 0) of 2048 gives the blocks. 257 rows a
+ * thread is one chunk of 257; 514 is 256 + 256 + 2. All-max bytes fill a lane to 255 x 257 = 65535. */
+START_TEST(test_int8_long_columns)
+{
+    static const struct {
+        cured_type t;
+        int64_t rows, cols; /* 4 columns: folded (16-byte rows of 4 rows); 16: TX = 1; 512: TX = 32 */
+    } cases[] = {
+        {CURED_TYPE_INT8, 4 * 65792, 4},  {CURED_TYPE_INT8, 4 * 65792 * 2, 4},  {CURED_TYPE_UINT8, 4 * 65792 * 2, 4},
+        {CURED_TYPE_INT8, 257 * 256, 16}, {CURED_TYPE_INT8, 514 * 256, 16},     {CURED_TYPE_UINT8, 514 * 256, 16},
+        {CURED_TYPE_INT8, 8 * 257, 512},  {CURED_TYPE_INT8, 8 * 514, 512},      {CURED_TYPE_UINT8, 8 * 514, 512},
+    };
+    const int64_t batches = 2048;
+    struct rng rg;
+    rng_init(&rg, "int8-long-columns", 0);
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+        for (int fill = 0; fill < 3; fill++) { /* random, all the largest, all the smallest */
+            const cured_type t = cases[i].t;
+            const int64_t rows = cases[i].rows, cols = cases[i].cols, n = rows * cols;
+            const int is_signed = t == CURED_TYPE_INT8;
+            unsigned char *host = ops_malloc((size_t)n);
+            for (int64_t e = 0; e < n; e++)
+                host[e] = fill == 0 ? (unsigned char)rng_u32(&rg) : fill == 1 ? (is_signed ? 127 : 255)
+                                                                                : (is_signed ? 128 : 0);
+            int64_t *want = ops_malloc((size_t)cols * 8);
+            for (int64_t c = 0; c < cols; c++) {
+                want[c] = 0;
+                for (int64_t r = 0; r < rows; r++)
+                    want[c] += is_signed ? (int64_t)(signed char)host[r * cols + c] : (int64_t)host[r * cols + c];
+            }
+            CUdeviceptr d = dev_alloc((size_t)n);
+            upload(d, host, (size_t)n);
+            const size_t nout = (size_t)(batches * cols), obytes = nout * 8 + 64;
+            CUdeviceptr o = dev_alloc(obytes);
+            poison(o, obytes);
+            cured_type out;
+            CURED_OK(cured_default_result(CURED_OP_SUM, t, &out));
+            cured_layout l = {3, {batches, rows, cols}, {0, cols, 1}};
+            CURED_OK(cured_reduce_axes_async(H, CURED_OP_SUM, DP(d), t, &l, 2u, DP(o), out, NULL, NULL));
+            unsigned char *got = ops_malloc(obytes);
+            download(got, o, obytes);
+            for (size_t j = 0; j < nout; j++) {
+                int64_t v;
+                memcpy(&v, got + j * 8, 8);
+                ck_assert_msg(v == want[j % (size_t)cols], "%s %lld x %lld x %lld fill %d, output %zu: %lld, want %lld",
+                              cured_type_name(t), (long long)batches, (long long)rows, (long long)cols, fill, j,
+                              (long long)v, (long long)want[j % (size_t)cols]);
+            }
+            for (size_t b = nout * 8; b < obytes; b++)
+                ck_assert_msg(got[b] == POISON_BYTE, "%s x %lld columns: byte %zu written", cured_type_name(t),
+                              (long long)cols, b);
+            ops_free(got);
+            dev_free(o);
+            dev_free(d);
+            ops_free(want);
+            ops_free(host);
+        }
+}
+END_TEST
+
 /* Random segments: empty, reversed, overlapping, long; int32 and int64 offsets. */
 START_TEST(test_segments_random)
 {
@@ -399,6 +460,7 @@ static Suite *axes_suite(void)
     tcase_add_test(tc, test_matrix_shapes);
     tcase_add_loop_test(tc, test_short_rows, 0, 36);
     tcase_add_loop_test(tc, test_narrow_columns, 0, 56);
+    tcase_add_test(tc, test_int8_long_columns);
     tcase_add_loop_test(tc, test_segments_random, 0, 36);
     tcase_add_test(tc, test_uniform_segments);
     tcase_add_test(tc, test_determinism_capture_streams);
