@@ -1,8 +1,8 @@
-/* The fake device and NCCL of the off-GPU comm suites (test-comm, test-comm-stats). */
+/* The fake NCCL of the off-GPU comm suites (test-comm, test-comm-stats), on fake_device.h's device. */
 #ifndef CURED_TESTS_COMM_FAKE_H
 #define CURED_TESTS_COMM_FAKE_H
 
-#include "api_test.h"
+#include "fake_device.h"
 #include "nccl_lib.h"
 
 #include <dlfcn.h>
@@ -18,32 +18,14 @@ struct fake_nccl_call {
     int type, op;
 };
 
-static const char *fake_driver, *fake_nccl;
-static void *(*fake_alloc)(size_t bytes, int sized, size_t gap_after);
-static int (*fake_launches)(void);
+static const char *fake_nccl;
 static int (*nccl_calls)(const struct fake_nccl_call **out);
 #define FAKE_COMM ((struct ncclComm *)(uintptr_t)0x1000)
 
-static inline void expect(cured_status got, cured_status want, const char *what)
+/* The launches the fake device counted so far. */
+static inline int fake_launches(void)
 {
-    ck_assert_msg(got == want, "%s: got %s, want %s: %s", what, cured_status_string(got), cured_status_string(want),
-                  cured_last_error());
-}
-
-static inline cured_handle fake_handle(int nvrtc)
-{
-    ck_assert_int_eq(setenv("FAKECUDA_DEVICE", "1", 1), 0);
-    ck_assert_int_eq(setenv("CURED_CUDA_DRIVER_LIBRARY", fake_driver, 1), 0);
-    if (!nvrtc)
-        no_nvrtc();
-    cured_handle h = NULL;
-    expect(cured_create(0, &h), CURED_SUCCESS, "cured_create with the fake device");
-    void *lib = dlopen(fake_driver, RTLD_NOW | RTLD_NOLOAD);
-    ck_assert_ptr_nonnull(lib);
-    *(void **)&fake_alloc = dlsym(lib, "fake_alloc");
-    *(void **)&fake_launches = dlsym(lib, "fake_launches");
-    ck_assert(fake_alloc && fake_launches);
-    return h;
+    return counts().launches;
 }
 
 /* The fake NCCL (ranks, rank) and a communicator on h. */
