@@ -258,6 +258,7 @@ reduce_cols(const T *in, Cols g, void *out, unsigned result_size, A *partials, u
         acc[k] = Op::identity();
     const bool whole = c0 + VEC <= g.cols;
     const bool fold = VEC > 1 && sizeof(A) <= 8 && g.fold != 0; // the planner folds states of 8 bytes at most
+    const int lanes = fold ? (int)g.fold : VEC; // lanes holding results after the fold (uniform)
     // 8-bit sums: 16-bit lanes over chunks of rows, then 32-bit ones (sums8.cuh), while a
     // thread's rows fit them.
     typedef ColumnAcc<Op, T, A, VEC> CA;
@@ -294,7 +295,7 @@ reduce_cols(const T *in, Cols g, void *out, unsigned result_size, A *partials, u
     }
     // Folded: a 16-byte row holds VEC / fold rows of the fold columns; lane k's values join
     // lane k % fold's, halves first (a fixed order).
-    if (VEC > 1 && fold)
+    if (fold)
 #pragma unroll
         for (int l = 1; l <= 4; l++) {
             const int h = VEC >> l; // 8, 4, 2, 1 lanes apart (16 lanes at most)
@@ -316,7 +317,7 @@ reduce_cols(const T *in, Cols g, void *out, unsigned result_size, A *partials, u
     const bool TREE = TY > 8 || sizeof(A) >= 16;
     if (TY > 1 && !TREE)
         for (int k = 0; k < VEC; k++) {
-            if (fold && k >= (int)g.fold) // folded: lanes past fold hold nothing (uniform)
+            if (k >= lanes)
                 break;
             sm[threadIdx.x] = acc[k];
             __syncthreads();
@@ -327,7 +328,7 @@ reduce_cols(const T *in, Cols g, void *out, unsigned result_size, A *partials, u
         }
     else if (TY > 1) // a tree: one thread's chain of TY - 1 combines was the tail of narrow tiles
         for (int k = 0; k < VEC; k++) {
-            if (fold && k >= (int)g.fold)
+            if (k >= lanes)
                 break;
             sm[threadIdx.x] = acc[k];
             __syncthreads();

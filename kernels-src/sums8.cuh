@@ -64,8 +64,9 @@ template <class Op, class T, class A> struct ColumnAcc1 {
 // accumulators with the thread's row count. Generic: ColumnAcc1 per column,
 // W the accumulators themselves. 8-bit sums: four pairs of 16-bit lanes — a
 // word's even and odd bytes, biased to unsigned — flushed every CHUNK = 256
-// rows (a chunk takes up to 257: 255 x 257 < 2^16) into 32-bit lanes, which hold up to MAXROWS = 2^24
-// rows (255 x 2^24 < 2^32; the kernel takes more element by element): exact,
+// rows (a chunk takes up to 257: 255 x 257 < 2^16) into 32-bit lanes, which
+// hold up to MAXROWS = 2^24 rows (255 x 2^24 < 2^32; the kernel takes more
+// element by element): exact,
 // about 1.25 integer operations a byte, and no 64-bit accumulators live
 // through the loop (80 registers a thread were 3 blocks an SM).
 template <class Op, class T, class A, int VEC> struct ColumnAcc {
