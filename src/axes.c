@@ -99,8 +99,7 @@ static unsigned pow2_at_least(uint64_t x, unsigned cap)
  * meet (cols_combine.cuh): enough blocks for one wave, at least 4 rows a
  * thread, within the partials area and the tickets (as many as fit: a
  * partials-bound int8 column once ran 256 blocks, 0.75 of the ceiling,
- * bench/NOTES.md v13). Over 16 splits they
- * meet in groups of about sqrt(splits), then the groups, so that no block
+ * bench/NOTES.md v13). Over 16 splits they meet in groups of about sqrt(splits), then the groups, so that no block
  * combines more than a few dozen partials per column. */
 static void cols_splits(struct cr_cols *c, uint64_t blocks, uint64_t guess, unsigned ty, uint64_t partial_room)
 {
@@ -239,7 +238,7 @@ static void plan_shape(cured_handle h, struct cr_request *r, const struct dim *d
             }
             /* Few rows: each thread takes them all (loads in flight down the rows, no phase
              * combine); many: 32 lanes across (512-byte row pieces) and up to 8 phases down. */
-            const uint64_t vc = c->fold ? 1 : ((uint64_t)c->cols + vec - 1) / vec;
+            const uint64_t vc = ((uint64_t)c->cols + vec - 1) / vec; /* folded: 1 (cols < vec) */
             unsigned tx = pow2_at_least(vc, c->rows <= 64 ? 256 : 32), ty = 256 / tx;
             const uint64_t tiles = ((uint64_t)c->cols + (uint64_t)tx * vec - 1) / ((uint64_t)tx * vec);
             c->tiles = tiles <= 0x7fffffffu ? (uint32_t)tiles : 0;
