@@ -95,41 +95,6 @@ static unsigned pow2_at_least(uint64_t x, unsigned cap)
     return p;
 }
 
-/* How many blocks share each column tile's rows, and how their partials
- * meet (cols_combine.cuh): enough blocks for one wave, at least 4 rows a
- * thread, within the partials area and the tickets (as many as fit: a
- * partials-bound int8 column once ran 256 blocks, 0.75 of the ceiling,
- * bench/NOTES.md v13). Over 16 splits they meet in groups of about sqrt(splits), then the groups, so that no block
- * combines more than a few dozen partials per column. */
-static void cols_splits(struct cr_cols *c, uint64_t blocks, uint64_t guess, unsigned ty, uint64_t partial_room)
-{
-    const uint64_t per_split = (uint64_t)c->batches * (uint64_t)c->cols;
-    uint64_t splits = blocks >= guess ? 1 : (guess + blocks - 1) / blocks;
-    const uint64_t most = (uint64_t)c->rows / (4u * ty);
-    splits = splits < most ? splits : most;
-    while (splits > 1 && splits * (uint64_t)c->batches > 65535)
-        splits--;
-    if (splits > 1 && splits * per_split > partial_room) /* a first cap; the groups' partials are checked below */
-        splits = partial_room / per_split;
-    uint64_t group = splits, ngroups = 1;
-    for (; splits > 1; splits = splits > 16 ? splits * 15 / 16 : splits - 1) {
-        group = splits;
-        ngroups = 1;
-        if (splits > 16) {
-            group = 1;
-            while (group * group < splits)
-                group++;
-            ngroups = (splits + group - 1) / group;
-        }
-        const uint64_t tickets = blocks * (ngroups > 1 ? ngroups + 1 : 1);
-        if (tickets <= CR_WS_NTICKETS && (splits + (ngroups > 1 ? ngroups : 0)) * per_split <= partial_room)
-            break;
-    }
-    c->splits = splits < 1 ? 1 : (uint32_t)splits;
-    c->group = c->splits > 1 ? (uint32_t)group : 1;
-    c->ngroups = c->splits > 1 ? (uint32_t)ngroups : 1;
-}
-
 /* Short contiguous rows (up to 64 bytes, a power of two, 16-byte aligned
  * input) and views that reduce nothing: whole vectors per thread across row
  * boundaries (packed.cuh). 1 if chosen. */
@@ -165,7 +130,7 @@ static void plan_shape(cured_handle h, struct cr_request *r, const struct dim *d
     /* Resident blocks of 256 threads: 2048 threads per SM at most. */
     const uint64_t per_sm = h->max_blocks_per_sm < 8 ? (uint64_t)h->max_blocks_per_sm : 8;
     const uint64_t guess = (uint64_t)h->facts.sms * per_sm;
-    const uint64_t partial_room = (h->facts.partials_capacity * CR_MAX_ACC + CR_WS_COLS_BYTES) / r->acc.size;
+    const uint64_t partial_room = cr_cols_room(&h->facts, r->acc.size);
     int nk = 0, nr = 0, red_at = -1;
     for (int k = 0; k < n; k++) {
         if (d[k].reduced) {
@@ -242,7 +207,7 @@ static void plan_shape(cured_handle h, struct cr_request *r, const struct dim *d
             unsigned tx = pow2_at_least(vc, c->rows <= 64 ? 256 : 32), ty = 256 / tx;
             const uint64_t tiles = ((uint64_t)c->cols + (uint64_t)tx * vec - 1) / ((uint64_t)tx * vec);
             c->tiles = tiles <= 0x7fffffffu ? (uint32_t)tiles : 0;
-            cols_splits(c, tiles * (uint64_t)c->batches, guess, ty, partial_room);
+            cr_cols_splits(c, guess, ty, partial_room);
             if (tiles <= 0x7fffffffu) {
                 r->shape = CR_SHAPE_COLS;
                 r->group = (int)tx;

@@ -241,6 +241,13 @@ unsigned cr_div_up(size_t a, size_t b);
 /* The accumulator's C++ type and the operator's functor for a request (family_auto.c). */
 void cr_acc_cxx(const struct cr_acc *a, char *buf, size_t cap);
 void cr_functor_cxx(const struct cr_request *r, char *buf, size_t cap);
+/* ---- cols_split.c: how a column reduction's rows split over blocks ------- */
+/* Partials of acc_size bytes the column area and the block partials hold. */
+uint64_t cr_cols_room(const struct cr_device_facts *dev, size_t acc_size);
+/* c's splits, group and ngroups for its tiles and batches: one wave of
+ * `resident` blocks of 256 threads (ty rows a pass), within partial_room and
+ * the tickets. */
+void cr_cols_splits(struct cr_cols *c, uint64_t resident, unsigned ty, uint64_t partial_room);
 /* Blocks of a kernel that are resident at once, capped by the workspace's partials. */
 unsigned cr_resident(const struct cr_kernel *k, const struct cr_device_facts *dev);
 

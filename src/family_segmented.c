@@ -162,16 +162,22 @@ static void plan(const struct cr_request *r, const struct cr_unit *u, const stru
         plan_segments(r, dev, a, at_most((g->nout + BLOCK / r->group - 1) / (BLOCK / r->group), resident), ddof, p);
         (void)u;
         return; /* both launches took ddof */
-    case CR_SHAPE_COLS:
-        l = cr_plan_launch(p, 0, g->cols.tiles, BLOCK);
-        l->grid_y = (unsigned)g->cols.batches * g->cols.splits;
+    case CR_SHAPE_COLS: {
+        /* the planner split the rows for the device's bound on resident blocks: again for this kernel's */
+        struct cr_cols c = g->cols;
+        if (c.splits > 1)
+            cr_cols_splits(&c, (uint64_t)k->blocks_per_sm * (uint64_t)dev->sms, BLOCK / (unsigned)r->group,
+                           cr_cols_room(dev, r->acc.size));
+        l = cr_plan_launch(p, 0, c.tiles, BLOCK);
+        l->grid_y = (unsigned)c.batches * c.splits;
         cr_plan_param(p, l, in);
-        cr_plan_struct(p, l, &g->cols, sizeof g->cols);
+        cr_plan_struct(p, l, &c, sizeof c);
         cr_plan_param(p, l, a->out);
         cr_plan_param(p, l, result);
         cr_plan_param(p, l, partials);
         cr_plan_param(p, l, tickets);
         break;
+    }
     case CR_SHAPE_PACKED: {
         /* whole vectors: rows of group bytes, four vectors in flight per thread */
         const uint64_t rpv = r->group < 16 ? 16 / (uint64_t)r->group : 1;

@@ -380,6 +380,47 @@ START_TEST(test_plans_fit)
 }
 END_TEST
 
+/* Column splits fill one wave of the blocks that the loaded kernel fits: the
+ * planner's bound (8 an SM) when it fits 8, fewer splits when it fits fewer. */
+START_TEST(test_plan_cols_wave)
+{
+    static const struct {
+        cured_op op;
+        cured_type t;
+        int64_t rows, cols;
+    } cases[] = {{CURED_OP_SUM, CURED_TYPE_FLOAT32, 1024, 65536}, {CURED_OP_SUM, CURED_TYPE_FLOAT32, 16384, 4096},
+                 {CURED_OP_SUM, CURED_TYPE_INT8, 1 << 20, 256},    {CURED_OP_MEAN_VAR, CURED_TYPE_FLOAT32, 4096, 16384},
+                 {CURED_OP_ARGMAX, CURED_TYPE_FLOAT32, 4096, 16384}};
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        const cured_layout l = matrix(cases[i].rows, cases[i].cols);
+        struct cr_request r;
+        struct cr_geometry g;
+        int whole;
+        ck_assert_int_eq(plan(cases[i].op, cases[i].t, &l, 1u, NULL, &r, &g, &whole), CURED_SUCCESS);
+        ck_assert_msg(r.shape == CR_SHAPE_COLS && g.cols.splits > 1, "case %zu: shape %d, %u splits", i, r.shape,
+                      g.cols.splits);
+        struct cr_unit u;
+        cr_family_for(&r)->build(&r, &u);
+        unsigned last = 0;
+        for (int bps = 8; bps >= 1; bps /= 2) {
+            struct cr_plan p;
+            fake_plan_occupancy(&r, &u, &g, 0.0, bps, &p);
+            const uint64_t blocks = (uint64_t)p.l[0].grid * p.l[0].grid_y, resident = 132u * (unsigned)bps;
+            ck_assert_msg(!p.overflow && p.l[0].grid == g.cols.tiles && p.l[0].grid_y % g.cols.batches == 0,
+                          "case %zu, %d an SM: grid %u x %u", i, bps, p.l[0].grid, p.l[0].grid_y);
+            const unsigned splits = p.l[0].grid_y / (unsigned)g.cols.batches;
+            if (bps == 8)
+                ck_assert_msg(splits == g.cols.splits, "case %zu: %u splits planned, %u launched", i, g.cols.splits,
+                              splits);
+            ck_assert_msg(splits == 1 || blocks <= resident, "case %zu, %d an SM: %llu blocks for %llu resident", i,
+                          bps, (unsigned long long)blocks, (unsigned long long)resident);
+            ck_assert_msg(last == 0 || splits <= last, "case %zu: fewer blocks an SM, more splits", i);
+            last = splits;
+        }
+    }
+}
+END_TEST
+
 /* The public calls' checks that come before any GPU work. */
 START_TEST(test_bad_calls)
 {
@@ -475,6 +516,7 @@ int main(void)
     tcase_set_timeout(tc, 300);
     tcase_add_test(tc, test_plan_matrix_shapes);
     tcase_add_test(tc, test_plan_fold);
+    tcase_add_test(tc, test_plan_cols_wave);
     tcase_add_test(tc, test_plan_other_shapes);
     tcase_add_test(tc, test_plan_bench_cells);
     tcase_add_test(tc, test_bad_layouts);
