@@ -160,10 +160,13 @@ static void plan_shape(cured_handle h, struct cr_request *r, const struct dim *d
         red_at = 0;
     } else if (nr == 0 || (nr == 1 && g->red.stride[0] == 1)) { /* a contiguous row per output */
         const uint64_t bytes = g->len * size;
-        /* A statistic's block-level merge (float64 Chan steps) is dear: rows up to 64 KiB keep a
-         * warp each while there are rows enough for several waves. */
-        const int stats = (cr_op(r->op)->flags & CR_OP_STATS) != 0;
-        if (bytes < 16384 || (stats && bytes <= 65536 && g->nout >= 4 * guess)) {
+        /* A statistic's block-level merge (float64 Chan steps) and ARG's (value, index, the
+         * winner read back) are dear: rows up to 64 KiB keep a warp each while there are rows
+         * enough for several waves of blocks (ARGMAX of 4096 and 16384 rows of 64 and 16 KiB:
+         * 0.81 and 0.64 of the ceiling a block a row, bench/NOTES.md v14). */
+        const struct cr_op_info *o = cr_op(r->op);
+        const uint64_t warps_from = (o->flags & CR_OP_STATS) ? 4 * guess : o->layout == CR_LAYOUT_ARG ? 2 * guess : 0;
+        if (bytes < 16384 || (warps_from > 0 && bytes <= 65536 && g->nout >= warps_from)) {
             r->shape = CR_SHAPE_ROWS;
             r->group = (int)pow2_at_least((bytes + 63) / 64, 32);
             return;

@@ -54,16 +54,19 @@ static cured_status chunk(cured_comm cc, cured_op op, const void *in, cured_type
     if (st != CURED_SUCCESS)
         return st;
     sr.ddof = plain->ddof;
+    /* The plain request of the same plan: the state kernel launches with its grid (and, for
+     * columns, its splits, which follow its occupancy), so one rank gives the local call's bits. */
+    struct cr_request p = sr;
+    p.state = 0;
+    p.acc.result_size = plain->acc.result_size;
+    p.acc.result_align = plain->acc.result_align;
+    struct cr_comm_state_target t = {&sr, &p, {0}};
     if (whole) {
-        struct cr_request p = sr; /* the plain whole request: as cr_request_state found it */
-        p.state = 0;
-        p.acc.result_size = plain->acc.result_size;
-        p.acc.result_align = plain->acc.result_align;
         st = cr_reduce_run(cc->h, &sr, in, NULL, (size_t)g.len, (void *)(uintptr_t)mine, 0, s, cr_comm_state_target,
-                           &(struct cr_comm_state_target){&sr, &p, {0}});
+                           &t);
     } else {
         struct cr_args a = {in, NULL, 0, mine, 0, &g, sr.ddof, NULL};
-        st = cr_reduce_run_many(cc->h, &a, s, cr_builtin_target, &sr);
+        st = cr_reduce_run_many(cc->h, &a, s, cr_comm_state_target, &t);
     }
     return st != CURED_SUCCESS ? st : cr_comm_finish(cc, plain, nout, out, s, NULL, NULL);
 }

@@ -22,14 +22,20 @@ static const char *text_of(const struct cr_unit *u)
     return u->source ? u->source : cr_source_text(u->file);
 }
 
+/* Whether unit i is compiled to PTX. */
+static int as_ptx(const struct jit_batch *b, size_t i)
+{
+    return b->ptx && !(b->cubin_every > 0 && i % b->cubin_every == 0);
+}
+
 /* Same program text, file name and options (cr_jit_options depends on the unit and target only). */
-static int same_program(const struct cr_unit *a, const struct cr_unit *b, int arch)
+static int same_program(const struct cr_unit *a, const struct cr_unit *b, int arch, int ptx)
 {
     const char *ta = text_of(a), *tb = text_of(b);
     if (strcmp(a->file, b->file) != 0 || ta == NULL || tb == NULL || (ta != tb && strcmp(ta, tb) != 0))
         return 0;
     struct cr_options oa, ob;
-    if (cr_jit_options(a, arch, 0, &oa) != CURED_SUCCESS || cr_jit_options(b, arch, 0, &ob) != CURED_SUCCESS ||
+    if (cr_jit_options(a, arch, ptx, &oa) != CURED_SUCCESS || cr_jit_options(b, arch, ptx, &ob) != CURED_SUCCESS ||
         oa.argc != ob.argc)
         return 0;
     for (int i = 0; i < oa.argc; i++)
@@ -43,7 +49,7 @@ static void one_by_one(struct jit_batch *b, const size_t *units, int n)
     for (int k = 0; k < n; k++) {
         const size_t i = units[k];
         struct cr_image img;
-        b->st[i] = cr_jit_compile(&b->units[i], b->arch, 0, &img);
+        b->st[i] = cr_jit_compile(&b->units[i], b->arch, as_ptx(b, i), &img);
         b->msg[i][0] = '\0';
         if (b->st[i] == CURED_SUCCESS)
             cr_image_free(&img);
@@ -56,9 +62,10 @@ static void one_by_one(struct jit_batch *b, const size_t *units, int n)
 static int compile_together(const struct jit_batch *b, const size_t *units, int n, const struct cr_nvrtc *nv)
 {
     const struct cr_unit *first = &b->units[units[0]];
+    const int ptx = as_ptx(b, units[0]);
     struct cr_options o;
     const char *headers[64], *names[64];
-    if (cr_jit_options(first, b->arch, 0, &o) != CURED_SUCCESS || cr_nsources > 64)
+    if (cr_jit_options(first, b->arch, ptx, &o) != CURED_SUCCESS || cr_nsources > 64)
         return 0;
     for (size_t i = 0; i < cr_nsources; i++)
         headers[i] = cr_sources[i].text, names[i] = cr_sources[i].name;
@@ -80,7 +87,7 @@ static int compile_together(const struct jit_batch *b, const size_t *units, int 
     }
     size_t size = 0;
     ok = ok && nv->CompileProgram(prog, o.argc, o.argv) == NVRTC_SUCCESS &&
-         nv->GetCUBINSize(prog, &size) == NVRTC_SUCCESS && size > 0;
+         (ptx ? nv->GetPTXSize(prog, &size) : nv->GetCUBINSize(prog, &size)) == NVRTC_SUCCESS && size > 0;
     for (int k = 0; k < n && ok; k++) {
         const struct cr_unit *u = &b->units[units[k]];
         for (int f = 0; f < u->nkernels && ok; f++) {
@@ -134,7 +141,8 @@ int jit_batch_run(struct jit_batch *b)
         size_t p = pl.nprog++;
         pl.count[p] = 0;
         for (size_t j = i; j < b->n && pl.count[p] < PER_PROGRAM; j++)
-            if (!taken[j] && (j == i || same_program(&b->units[i], &b->units[j], b->arch))) {
+            if (!taken[j] && (j == i || (as_ptx(b, i) == as_ptx(b, j) &&
+                                         same_program(&b->units[i], &b->units[j], b->arch, as_ptx(b, i))))) {
                 taken[j] = 1;
                 pl.member[p][pl.count[p]++] = j;
             }

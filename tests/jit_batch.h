@@ -6,7 +6,9 @@
  * with every unit's name expressions, as cr_jit_compile sets one up (the
  * embedded headers, cr_jit_options). A program that fails is compiled again
  * unit by unit through cr_jit_compile, so each status and message is the
- * unit's own.
+ * unit's own. PTX instead of cubins: the checks that want every C++ and
+ * template error at a fraction of the CPU (ptxas takes half or more of a
+ * compile); test-compile builds the catalog's cubins, the GPU suites the rest.
  */
 #ifndef CURED_TESTS_JIT_BATCH_H
 #define CURED_TESTS_JIT_BATCH_H
@@ -24,6 +26,8 @@ struct jit_batch {
     cured_status *st;            /* out: n statuses */
     char (*msg)[JIT_BATCH_MSG];  /* out: n messages ("" on success) */
     const char *what;            /* progress lines: "compiled k/n <what>" every 100 units */
+    int ptx;                     /* 1: compute_<arch> PTX (the front end and NVVM, ~45% of a cubin's CPU)... */
+    size_t cubin_every;          /* ...except units 0, k, 2k, ...: cubins (ptxas too); 0: none */
 };
 
 /* Compile every unit on every CPU; 0 when the pool ran (see st for the results). */

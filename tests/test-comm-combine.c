@@ -11,8 +11,8 @@
  * means, of one element or none, with an inf, or n <= ddof. Then every
  * state and combine kernel of every offered (operator, type) with its
  * default result (DOT's too), and a segmented state kernel of int32 and
- * float32 inputs (the statistics' included), compiles with NVRTC for sm_90
- * (skipped without NVRTC; CURED_TEST_FULL=1: every result type and
+ * float32 inputs (the statistics' included), compiles with NVRTC for
+ * compute_90 PTX, every 16th unit an sm_90 cubin (skipped without NVRTC; CURED_TEST_FULL=1: every result type and
  * input, as the GPU host runs it; CURED_TEST_QUICK=1: a quarter).
  */
 #include "api_test.h"
@@ -252,8 +252,8 @@ START_TEST(test_stats_combine)
 }
 END_TEST
 
-/* The state and combine kernels of every offered request compile (sm_90
- * cubin), on every CPU at once, several units to an NVRTC program
+/* The state and combine kernels of every offered request compile (compute_90
+ * PTX, every 16th an sm_90 cubin), on every CPU at once, several units to an NVRTC program
  * (jit_batch.h): the units first, then their compiles, then each unit's
  * result is asserted. */
 #define MAX_UNITS 2048
@@ -306,7 +306,8 @@ START_TEST(test_units_compile)
                     cr_family_for(reqs[k])->build(reqs[k], &j.units[j.n++]);
                 }
             }
-    struct jit_batch b = {j.units, j.n, 90, j.st, j.msg, "state and combine units"};
+    /* PTX, and every 16th unit a cubin: ptxas sees each kind of unit, at a fifth of the CPU */
+    struct jit_batch b = {j.units, j.n, 90, j.st, j.msg, "state and combine units", 1, 16};
     ck_assert_int_eq(jit_batch_run(&b), 0);
     for (size_t i = 0; i < j.n; i++)
         ck_assert_msg(j.st[i] == CURED_SUCCESS, "%s: %s", j.units[i].label, j.msg[i]);

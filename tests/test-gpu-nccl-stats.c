@@ -211,7 +211,9 @@ static int close_enough(cured_type t, const unsigned char *a, const unsigned cha
 }
 
 /* Axis 0 of a rows x cols slab (row-major and transposed): 50 columns
- * (one gather: bitwise) and 300 (chunks of 64: within rounding). */
+ * (one gather: bitwise) and 300 (chunks of 64: within rounding); and 50
+ * columns of ops_big() / 50 rows, whose splits follow the column kernel's
+ * occupancy (the state kernel must take the plain one's). */
 START_TEST(test_axes_stats)
 {
     static const struct { cured_op op; cured_type in, out; } cases[] = {
@@ -228,8 +230,9 @@ START_TEST(test_axes_stats)
     for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
         const struct ops_input *x = ops_input(cases[c].in, ref_is_float(cases[c].in) ? FL_REAL : FL_RAND);
         const size_t per = ref_size(cases[c].out) * (cases[c].op == CURED_OP_MEAN_VAR ? 2 : 1);
-        for (int v = 0; v < 4; v++) {
-            const int64_t cols = v < 2 ? 50 : 300, r2 = v % 2 ? 2 : rows; /* 2 rows: n <= ddof 2 */
+        for (int v = 0; v < 5; v++) {
+            const int64_t cols = v < 2 || v == 4 ? 50 : 300;
+            const int64_t r2 = v == 4 ? (int64_t)(ops_big() / 50) : v % 2 ? 2 : rows; /* 2 rows: n <= ddof 2 */
             for (int k = 0; k < 2; k++) {
                 cured_layout lay = {2, {r2, cols}, {cols, 1}};
                 if (k == 1)
