@@ -172,59 +172,7 @@ reduce_rows_split(const T *in, u64 nout, u64 len, Kept kept, void *out, unsigned
     }
 }
 
-// Segments given by offset arrays (CUB's convention; end < begin is empty).
-// A block takes BLOCK / G consecutive segments at a time, G threads each;
-// the long ones among them (more than 16 of the group's 16-byte steps) are
-// left to the whole block afterwards, so one long segment does not hold a
-// group of G threads for the whole launch; those over `huge` elements go
-// to the list of reduce_long_segments (segments_long.cuh), while it has room.
-template <class T, class A, class Op, class Off, int BLOCK, int G, int UNROLL>
-__global__ void __launch_bounds__(BLOCK)
-reduce_segments(const T *in, u64 nseg, const Off *begin, const Off *end, void *out, unsigned result_size, u64 huge,
-                LongList list, double ddof)
-{
-    const int lane = threadIdx.x % G;
-    const u64 LONG = (u64)G * (16 / sizeof(T)) * 16;
-    __shared__ u64 longs[BLOCK / G];
-    __shared__ int nlong;
-    for (u64 chunk = (u64)blockIdx.x * (BLOCK / G); chunk < nseg; chunk += (u64)gridDim.x * (BLOCK / G)) {
-        if (threadIdx.x == 0)
-            nlong = 0;
-        __syncthreads();
-        const u64 s = chunk + threadIdx.x / G;
-        const bool live = s < nseg;
-        long long b = 0, e = 0;
-        if (live) {
-            b = (long long)begin[s];
-            e = (long long)end[s];
-        }
-        const u64 len = e > b ? (u64)(e - b) : 0;
-        const bool short_one = live && len <= LONG;
-        if (live && !short_one && lane == 0 && !(len > huge && list_long(list, s)))
-            longs[atomicAdd(&nlong, 1)] = s;
-        const T *seg = in + b;
-        Op op;
-        bind_ddof(op, ddof);
-        bind_input(op, seg);
-        A v = GroupLoop<Op>::template run<G, T, A, UNROLL>(seg, len, short_one, lane, op);
-        if (short_one && lane == 0)
-            op.write((char *)out + s * result_size, v, len);
-        __syncthreads();
-        for (int k = 0; k < nlong; k++) { // each long segment by the whole block (any order: each is its own result)
-            const u64 ls = longs[k];
-            const long long lb = (long long)begin[ls];
-            const u64 llen = (u64)((long long)end[ls] - lb);
-            Op lop;
-            bind_ddof(lop, ddof);
-            bind_input(lop, in + lb);
-            A w = ThreadLoop<Op>::template run<T, A, UNROLL>(in + lb, llen, threadIdx.x, BLOCK, lop);
-            w = block_reduce_shuffle<BLOCK>(w, lop);
-            if (threadIdx.x == 0)
-                lop.write((char *)out + ls * result_size, w, llen);
-        }
-        __syncthreads();
-    }
-}
+#include "segments_short.cuh"
 
 // Columns: outputs (b, c) adjacent along c (in-stride 1), reduced along
 // rows r (stride row) of each batch b. A block is TX x TY threads: TX lanes

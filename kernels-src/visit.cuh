@@ -168,6 +168,7 @@ __device__ __forceinline__ A thread_reduce_vec2(const T *x, const T *y, size_t n
 // The per-thread loop of an operator: thread_reduce_vec, or thread_arg_vec
 // for argmin/argmax (arg.cuh).
 template <class Op> struct ThreadLoop {
+    static const bool GENERIC = true; // the ReduceVisitor loop (segments_short.cuh asks)
     template <class T, class A, int UNROLL>
     __device__ static __forceinline__ A run(const T *in, size_t n, size_t rank, size_t size, Op op)
     {
