@@ -15,19 +15,19 @@ template <class L> struct GenericLoop<L, decltype((void)L::GENERIC)> { static co
 
 // Lane `lane` of G's share of n elements in as few rounds of loads as it
 // takes: vectors lane, lane + G, ... (UNROLL in flight, the last batch too),
-// and at most two head and two tail elements, loaded with the first batch.
+// and its head and tail elements (fewer than a vector's), loaded with the
+// first batch.
 // thread_visit loads its head, its last vectors and its tail one after the
 // other: four round trips for a segment of a few vectors. The vectors are
 // visited first, then the head, then the tail.
 template <class T, int G, int UNROLL, class Visitor>
 __device__ __forceinline__ void segment_visit(const T *in, size_t n, int lane, Visitor &vis)
 {
-    const int VEC = 16 / sizeof(T);
-    static_assert(2 * G >= VEC - 1, "at most two head and two tail elements a lane");
+    const int VEC = 16 / sizeof(T), HT = (VEC - 1 + G - 1) / G; // head or tail elements a lane, at most
     const size_t head = vec_head(in, n), nvec = (n - head) / VEC, tail = head + nvec * VEC;
-    T h[2], t[2];
+    T h[HT > 0 ? HT : 1], t[HT > 0 ? HT : 1];
 #pragma unroll
-    for (int j = 0; j < 2; j++) {
+    for (int j = 0; j < HT; j++) {
         const size_t hi = (size_t)lane + j * G, ti = tail + lane + j * G;
         if (hi < head)
             h[j] = in[hi];
@@ -57,11 +57,11 @@ __device__ __forceinline__ void segment_visit(const T *in, size_t n, int lane, V
                 vis.vec(v[u], head + (i + u * G) * VEC, 0);
     }
 #pragma unroll
-    for (int j = 0; j < 2; j++)
+    for (int j = 0; j < HT; j++)
         if ((size_t)lane + j * G < head)
             vis.elem(h[j], (size_t)lane + j * G);
 #pragma unroll
-    for (int j = 0; j < 2; j++)
+    for (int j = 0; j < HT; j++)
         if (tail + lane + j * G < n)
             vis.elem(t[j], tail + lane + j * G);
 }
