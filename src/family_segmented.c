@@ -81,9 +81,12 @@ static void build(const struct cr_request *r, struct cr_unit *u)
 }
 
 /* Segments over LONG_BYTES go to reduce_long_segments (segments_long.cuh),
- * LONG_CAP of them per call, each over blocks for an eighth of the SMs. */
-#define LONG_BYTES ((uint64_t)128 << 10)
-#define LONG_CAP 32u
+ * LONG_CAP of them per call, each over blocks for an eighth of the SMs; the
+ * rest stay with one warp each. A warp reads ~64 KiB of a 256 MiB call on
+ * an H200: 16 KiB, not 128, keeps one long segment from doubling its warp's
+ * time (power-law segments 0.43 -> 0.47 of the ceiling, bench/NOTES.md v15). */
+#define LONG_BYTES ((uint64_t)16 << 10)
+#define LONG_CAP 512u
 struct long_list { /* struct LongList of segments_long.cuh */
     uint64_t seg, count, done, tickets;
     uint32_t cap, pad;

@@ -48,7 +48,7 @@ cured_status cr_segments_layout(const void *in, size_t num_segments, const void 
     g->out_bytes = num_segments * r->acc.result_size;
     g->offset_bytes = num_segments * osize;
     r->shape = CR_SHAPE_SEGMENTS;
-    r->group = 8;
+    r->group = 4; /* lanes a segment: 8 short segments a warp at once (bench/NOTES.md v15) */
     r->offsets = offset_type;
     return CURED_SUCCESS;
 }

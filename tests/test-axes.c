@@ -361,7 +361,7 @@ START_TEST(test_plans_fit)
     ck_assert_int_eq(cr_request_make(CURED_OP_ARGMAX, CURED_ALGO_AUTO, CURED_TYPE_FLOAT32, CURED_TYPE_FLOAT32, &r),
                      CURED_SUCCESS);
     r.shape = CR_SHAPE_SEGMENTS;
-    r.group = 8;
+    r.group = 4; /* as cr_segments_layout plans them */
     r.offsets = CURED_TYPE_INT64;
     struct cr_geometry g;
     memset(&g, 0, sizeof g);
@@ -484,7 +484,7 @@ static int plan_pair(int pair, struct cr_unit *units)
     struct cr_request r;
     ck_assert_int_eq(cr_request_make(op, CURED_ALGO_AUTO, t, out, &r), CURED_SUCCESS);
     r.shape = CR_SHAPE_SEGMENTS;
-    r.group = 8;
+    r.group = 4; /* as cr_segments_layout plans them */
     r.offsets = offs[pair % 2];
     cr_family_for(&r)->build(&r, &units[n++]);
     const char *on = cured_op_name(op), *tn = cured_type_name(t);

@@ -311,6 +311,73 @@ START_TEST(test_segments_random)
 }
 END_TEST
 
+/* More long segments than the long list holds (512 a call): the first go
+ * to reduce_long_segments, the rest stay with a warp each; every kind of
+ * segment length around the limits, against a host sum of integers (exact)
+ * and ARGMAX. */
+START_TEST(test_segments_listed)
+{
+    const size_t nseg = ops_reduced() ? 700 : 1500;
+    struct rng r;
+    rng_init(&r, "listed", 0);
+    int64_t *b = ops_malloc(nseg * 8), *e = ops_malloc(nseg * 8);
+    size_t n = 0;
+    for (size_t s = 0; s < nseg; s++) {
+        /* most over 16 KiB of int32, some at and around the short, warp and list limits */
+        static const size_t lens[] = {4097, 4096, 4095, 257, 256, 0, 1, 6000, 5000};
+        const size_t len = s % 3 ? 4097 + rng_u32(&r) % 3000 : lens[(s / 3) % 9];
+        b[s] = (int64_t)n + (int64_t)(rng_u32(&r) % 3);
+        e[s] = b[s] + (int64_t)len;
+        n = (size_t)e[s];
+    }
+    int32_t *h = ops_malloc(n * 4);
+    for (size_t i = 0; i < n; i++)
+        h[i] = (int32_t)(rng_u32(&r) % 2001) - 1000;
+    CUdeviceptr d = dev_alloc(n * 4), db = dev_alloc(nseg * 8), de = dev_alloc(nseg * 8), o = dev_alloc(nseg * 16);
+    upload(d, h, n * 4);
+    upload(db, b, nseg * 8);
+    upload(de, e, nseg * 8);
+    int64_t *got = ops_malloc(nseg * 16);
+    for (int rep = 0; rep < 2; rep++) { /* the list resets itself for the next call */
+        poison(o, nseg * 16);
+        CURED_OK(cured_segmented_reduce_async(H, CURED_OP_SUM, DP(d), CURED_TYPE_INT32, nseg, DP(db), DP(de),
+                                              CURED_TYPE_INT64, DP(o), CURED_TYPE_INT64, NULL));
+        download(got, o, nseg * 8);
+        for (size_t s = 0; s < nseg; s++) {
+            int64_t want = 0;
+            for (int64_t i = b[s]; i < e[s]; i++)
+                want += h[i];
+            ck_assert_msg(got[s] == want, "repeat %d, segment %zu [%lld, %lld): %lld, want %lld", rep, s,
+                          (long long)b[s], (long long)e[s], (long long)got[s], (long long)want);
+        }
+    }
+    poison(o, nseg * 16);
+    CURED_OK(cured_segmented_reduce_async(H, CURED_OP_ARGMAX, DP(d), CURED_TYPE_INT32, nseg, DP(db), DP(de),
+                                          CURED_TYPE_INT64, DP(o), CURED_TYPE_INT32, NULL));
+    unsigned char *res = (unsigned char *)got;
+    download(res, o, nseg * 16);
+    const size_t rs = ref_result_size(CURED_OP_ARGMAX, CURED_TYPE_INT32);
+    for (size_t s = 0; s < nseg; s++) {
+        int64_t best = -1;
+        for (int64_t i = b[s]; i < e[s]; i++)
+            if (best < 0 || h[i] > h[b[s] + best])
+                best = i - b[s];
+        int64_t idx;
+        memcpy(&idx, res + s * rs, 8);
+        ck_assert_msg(idx == best, "ARGMAX segment %zu [%lld, %lld): index %lld, want %lld", s, (long long)b[s],
+                      (long long)e[s], (long long)idx, (long long)best);
+    }
+    ops_free(got);
+    ops_free(h);
+    ops_free(b);
+    ops_free(e);
+    dev_free(d);
+    dev_free(db);
+    dev_free(de);
+    dev_free(o);
+}
+END_TEST
+
 /* Uniform segments are the rows of a matrix. */
 START_TEST(test_uniform_segments)
 {
@@ -461,12 +528,17 @@ static Suite *axes_suite(void)
     tcase_add_loop_test(tc, test_short_rows, 0, 36);
     tcase_add_loop_test(tc, test_narrow_columns, 0, 56);
     tcase_add_test(tc, test_int8_long_columns);
-    tcase_add_loop_test(tc, test_segments_random, 0, 36);
-    tcase_add_test(tc, test_uniform_segments);
     tcase_add_test(tc, test_determinism_capture_streams);
     tcase_add_test(tc, test_bad_pointers);
     tcase_add_test(tc, test_huge);
     suite_add_tcase(s, tc);
+    TCase *seg = tcase_create("segments"); /* CK_RUN_CASE=segments: these alone */
+    tcase_add_checked_fixture(seg, ops_setup, ops_teardown);
+    tcase_set_timeout(seg, 600);
+    tcase_add_loop_test(seg, test_segments_random, 0, 36);
+    tcase_add_test(seg, test_segments_listed);
+    tcase_add_test(seg, test_uniform_segments);
+    suite_add_tcase(s, seg);
     return s;
 }
 
