@@ -1,8 +1,10 @@
-// Segments too long for one block. reduce_segments lists them (up to `cap`)
+// Segments too long for one warp. reduce_segments lists them (up to `cap`)
 // in the workspace as it meets them; this second launch gives each listed
 // segment PARTS = gridDim.x blocks, whose partials the last of them combines
-// in block order. A segment's result depends only on its data and PARTS,
-// not on where it landed in the list, so results stay bitwise repeatable.
+// in block order. A listed segment's result depends only on its data and
+// PARTS, not on where it landed in the list. Which segments are listed when
+// more than `cap` qualify depends on timing, and the rest take the warp's
+// order of combination (cured.h says so).
 #ifndef CURED_SEGMENTS_LONG_CUH
 #define CURED_SEGMENTS_LONG_CUH
 
@@ -19,6 +21,8 @@ struct LongList {
 // Put segment s on the list; false when it is full.
 __device__ __forceinline__ bool list_long(const LongList &l, u64 s)
 {
+    if (*(volatile unsigned *)l.count >= l.cap) // full: no atomic (and no count to wrap past 2^32)
+        return false;
     const unsigned slot = atomicAdd(l.count, 1u);
     if (slot >= l.cap)
         return false;

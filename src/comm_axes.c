@@ -36,8 +36,9 @@ static int nccl_maps(const struct cr_request *r, int *type, int *op)
 }
 
 /* One chunk: the slab's states into this rank's records, then gather and
- * combine. A view that is one contiguous result takes the state kernel with
- * the plain kernel's grid (comm.c), as cured_reduce_axes_async's does. */
+ * combine. The state kernel launches with the plain kernel's grid (comm.c's
+ * target), as cured_reduce_axes_async() would plan it: whole-array grids and
+ * column splits follow the plain kernel's occupancy. */
 static cured_status chunk(cured_comm cc, cured_op op, const void *in, cured_type in_type, const cured_layout *lay,
                           uint32_t axes, cured_type out_type, const struct cr_request *plain, uint64_t nout,
                           CUdeviceptr out, CUstream s)

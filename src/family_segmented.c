@@ -87,6 +87,10 @@ static void build(const struct cr_request *r, struct cr_unit *u)
  * time (power-law segments 0.43 -> 0.47 of the ceiling, bench/NOTES.md v15). */
 #define LONG_BYTES ((uint64_t)16 << 10)
 #define LONG_CAP 512u
+/* The list's tickets, count and done word share the slot's tickets; its
+ * segment indices and partials (under 300 KiB on any GPU) the partials and
+ * column area. */
+_Static_assert(LONG_CAP + 2 <= CR_WS_NTICKETS, "the long list's tickets");
 struct long_list { /* struct LongList of segments_long.cuh */
     uint64_t seg, count, done, tickets;
     uint32_t cap, pad;
@@ -111,7 +115,7 @@ static void plan_segments(const struct cr_request *r, const struct cr_device_fac
     cr_plan_struct(p, l, &list, sizeof list);
     cr_plan_param(p, l, ddof);
     l = cr_plan_launch(p, 1, parts, BLOCK);
-    l->grid_y = LONG_CAP;
+    l->grid_y = g->nout < LONG_CAP ? (unsigned)g->nout : LONG_CAP; /* no more can be listed */
     cr_plan_param(p, l, (uint64_t)(uintptr_t)a->in);
     cr_plan_param(p, l, (uint64_t)(uintptr_t)g->begin);
     cr_plan_param(p, l, (uint64_t)(uintptr_t)g->end);

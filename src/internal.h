@@ -154,7 +154,7 @@ void cr_kcache_reject(const struct cr_unit *p, int arch, int ptx, const struct c
 #define CR_WS_TICKETS 256     /* tickets of results split over blocks, kept at zero */
 #define CR_WS_NTICKETS 1024
 #define CR_WS_PARTIALS (CR_WS_TICKETS + 4 * CR_WS_NTICKETS) /* CR_MAX_ACC bytes per resident block */
-#define CR_WS_COLS_BYTES ((size_t)2 << 20) /* column partials, after the block partials (bench/NOTES.md v13) */
+#define CR_WS_COLS_BYTES ((size_t)2 << 20) /* column partials and the long-segment list, after the block partials (bench/NOTES.md v13) */
 #define CR_SLOTS_PER_CHUNK 16
 
 struct cr_slot {

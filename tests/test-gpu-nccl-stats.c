@@ -212,8 +212,9 @@ static int close_enough(cured_type t, const unsigned char *a, const unsigned cha
 
 /* Axis 0 of a rows x cols slab (row-major and transposed): 50 columns
  * (one gather: bitwise) and 300 (chunks of 64: within rounding); and 50
- * columns of ops_big() / 50 rows, whose splits follow the column kernel's
- * occupancy (the state kernel must take the plain one's). */
+ * columns of ops_big() / 50 rows, whose splits are bound by the column
+ * kernel's occupancy: bitwise too (it tells the paths apart only where the
+ * state and plain kernels' occupancies differ). */
 START_TEST(test_axes_stats)
 {
     static const struct { cured_op op; cured_type in, out; } cases[] = {
