@@ -88,8 +88,8 @@ static void build(const struct cr_request *r, struct cr_unit *u)
 #define LONG_BYTES ((uint64_t)16 << 10)
 #define LONG_CAP 512u
 /* The list's tickets, count and done word share the slot's tickets; its
- * segment indices and partials (under 300 KiB on any GPU) the partials and
- * column area. */
+ * partials and segment indices (256 KiB on an H200) the partials and column
+ * area, which caps the list on a device of very many SMs. */
 _Static_assert(LONG_CAP + 2 <= CR_WS_NTICKETS, "the long list's tickets");
 struct long_list { /* struct LongList of segments_long.cuh */
     uint64_t seg, count, done, tickets;
@@ -102,8 +102,10 @@ static void plan_segments(const struct cr_request *r, const struct cr_device_fac
     const struct cr_geometry *g = a->geo;
     const uint64_t tickets = a->ws + CR_WS_TICKETS, partials = a->ws + CR_WS_PARTIALS;
     const unsigned parts = dev->sms / 8 > 4 ? (unsigned)dev->sms / 8 : 4;
-    struct long_list list = {partials + (uint64_t)LONG_CAP * parts * CR_MAX_ACC, tickets + 4 * LONG_CAP,
-                             tickets + 4 * (LONG_CAP + 1), tickets, LONG_CAP, 0};
+    const uint64_t room = dev->partials_capacity * CR_MAX_ACC + CR_WS_COLS_BYTES, per = (uint64_t)parts * CR_MAX_ACC + 8;
+    const unsigned cap = room / per < LONG_CAP ? (unsigned)(room / per) : LONG_CAP;
+    struct long_list list = {partials + (uint64_t)cap * parts * CR_MAX_ACC, tickets + 4 * LONG_CAP,
+                             tickets + 4 * (LONG_CAP + 1), tickets, cap, 0};
     struct cr_launch *l = cr_plan_launch(p, 0, grid, BLOCK);
     cr_plan_param(p, l, (uint64_t)(uintptr_t)a->in);
     cr_plan_param(p, l, g->nout);
@@ -115,7 +117,7 @@ static void plan_segments(const struct cr_request *r, const struct cr_device_fac
     cr_plan_struct(p, l, &list, sizeof list);
     cr_plan_param(p, l, ddof);
     l = cr_plan_launch(p, 1, parts, BLOCK);
-    l->grid_y = g->nout < LONG_CAP ? (unsigned)g->nout : LONG_CAP; /* no more can be listed */
+    l->grid_y = g->nout < cap ? (unsigned)g->nout : cap; /* no more can be listed */
     cr_plan_param(p, l, (uint64_t)(uintptr_t)a->in);
     cr_plan_param(p, l, (uint64_t)(uintptr_t)g->begin);
     cr_plan_param(p, l, (uint64_t)(uintptr_t)g->end);

@@ -372,15 +372,27 @@ START_TEST(test_plans_fit)
     cr_family_for(&r)->build(&r, &u);
     ck_assert_int_eq(u.nkernels, 2);
     struct cr_plan p;
+    /* on an H200, a small GPU and one of very many SMs (whose list the area caps) */
+    static const int sms[] = {132, 20, 4000};
+    for (size_t k = 0; k < sizeof sms / sizeof *sms; k++) {
+        fake_h200();
+        fake.facts.sms = sms[k];
+        fake.facts.partials_capacity = (size_t)sms[k] * 8;
+        fake_plan(&r, &u, &g, 0.0, &p);
+        ck_assert_msg(!p.overflow && p.nlaunch == 2 && p.l[1].fn == 1 && p.l[1].grid >= 4 && p.l[1].grid_y >= 1,
+                      "segments, %d SMs: overflow %d, %d launches", sms[k], p.overflow, p.nlaunch);
+        /* the list (partials, then segment indices) stays inside the slot's partials area */
+        const uint64_t list_end =
+            CR_WS_PARTIALS + (uint64_t)p.l[1].grid_y * p.l[1].grid * CR_MAX_ACC + 8u * p.l[1].grid_y;
+        ck_assert_msg(list_end <= CR_WS_PARTIALS + fake.facts.partials_capacity * CR_MAX_ACC + CR_WS_COLS_BYTES,
+                      "%d SMs: the long-segment list outgrows the workspace", sms[k]);
+        ck_assert_msg(p.l[1].grid_y + 2 <= CR_WS_NTICKETS, "the list's tickets outgrow the workspace");
+    }
+    /* few segments: no more list rows than segments */
+    g.nout = 3;
     fake_h200();
     fake_plan(&r, &u, &g, 0.0, &p);
-    ck_assert_msg(!p.overflow && p.nlaunch == 2 && p.l[1].fn == 1 && p.l[1].grid >= 4 && p.l[1].grid_y >= 1,
-                  "segments: overflow %d, %d launches", p.overflow, p.nlaunch);
-    /* the list (partials, then segment indices) stays inside the slot's partials area */
-    const uint64_t list_end = CR_WS_PARTIALS + (uint64_t)p.l[1].grid_y * p.l[1].grid * CR_MAX_ACC + 8u * p.l[1].grid_y;
-    ck_assert_msg(list_end <= CR_WS_PARTIALS + fake.facts.partials_capacity * CR_MAX_ACC + CR_WS_COLS_BYTES,
-                  "the long-segment list outgrows the workspace");
-    ck_assert_msg(p.l[1].grid_y + 2 <= CR_WS_NTICKETS, "the list's tickets outgrow the workspace");
+    ck_assert_uint_eq(p.l[1].grid_y, 3);
 }
 END_TEST
 
