@@ -10,7 +10,7 @@
 
 uint64_t cr_cols_room(const struct cr_device_facts *dev, size_t acc_size)
 {
-    return (dev->partials_capacity * CR_MAX_ACC + CR_WS_COLS_BYTES) / acc_size;
+    return cr_partials_area(dev) / acc_size;
 }
 
 /* Enough blocks for one wave of `resident`, at least 4 rows a thread, within

@@ -250,6 +250,9 @@ uint64_t cr_cols_room(const struct cr_device_facts *dev, size_t acc_size);
 void cr_cols_splits(struct cr_cols *c, uint64_t resident, unsigned ty, uint64_t partial_room);
 /* Blocks of a kernel that are resident at once, capped by the workspace's partials. */
 unsigned cr_resident(const struct cr_kernel *k, const struct cr_device_facts *dev);
+/* Bytes of a slot's partials area: a partial a resident block, then the column area
+ * (column partials, the long-segment list). */
+size_t cr_partials_area(const struct cr_device_facts *dev);
 
 /* ---- state.c: state records (kernels-src/state.cuh) ------------------------ */
 /* 1 if the request's state is its raw accumulator, 0 if its result is its state (MIN, MAX, MINMAX, ARG). */

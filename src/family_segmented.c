@@ -102,7 +102,7 @@ static void plan_segments(const struct cr_request *r, const struct cr_device_fac
     const struct cr_geometry *g = a->geo;
     const uint64_t tickets = a->ws + CR_WS_TICKETS, partials = a->ws + CR_WS_PARTIALS;
     const unsigned parts = dev->sms / 8 > 4 ? (unsigned)dev->sms / 8 : 4;
-    const uint64_t room = dev->partials_capacity * CR_MAX_ACC + CR_WS_COLS_BYTES, per = (uint64_t)parts * CR_MAX_ACC + 8;
+    const uint64_t room = cr_partials_area(dev), per = (uint64_t)parts * CR_MAX_ACC + 8;
     const unsigned cap = room / per < LONG_CAP ? (unsigned)(room / per) : LONG_CAP;
     struct long_list list = {partials + (uint64_t)cap * parts * CR_MAX_ACC, tickets + 4 * LONG_CAP,
                              tickets + 4 * (LONG_CAP + 1), tickets, cap, 0};

@@ -287,7 +287,7 @@ static cured_status finish_create(cured_handle h, cured_handle *out)
             h->max_blocks_per_sm = 1;
         /* Room for one partial per resident block, for any kernel. */
         h->facts.partials_capacity = (size_t)h->facts.sms * (size_t)h->max_blocks_per_sm;
-        h->slot_bytes = (CR_WS_PARTIALS + h->facts.partials_capacity * CR_MAX_ACC + CR_WS_COLS_BYTES + 255) &
+        h->slot_bytes = (CR_WS_PARTIALS + cr_partials_area(&h->facts) + 255) &
                         ~(size_t)255;
         pthread_mutex_lock(&h->lock);
         st = add_chunk(h);

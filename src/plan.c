@@ -78,6 +78,11 @@ unsigned cr_resident(const struct cr_kernel *k, const struct cr_device_facts *de
     return (unsigned)(resident < dev->partials_capacity ? resident : dev->partials_capacity);
 }
 
+size_t cr_partials_area(const struct cr_device_facts *dev)
+{
+    return dev->partials_capacity * CR_MAX_ACC + CR_WS_COLS_BYTES;
+}
+
 struct cr_launch *cr_plan_launch(struct cr_plan *p, int fn, unsigned grid, unsigned block)
 {
     struct cr_launch *l = &p->l[p->nlaunch++];
