@@ -672,14 +672,10 @@ CURED_EXPORT cured_status cured_reduce_axes_async(cured_handle h, cured_op op, c
  * are checked (device memory, num_segments entries mapped), their values
  * are not, so the input's range check covers its first element only, and
  * an offset past the input's allocation faults the kernel. Otherwise as
- * cured_reduce_axes_async(), with one exception to bitwise repeatability:
- * the first 512 segments longer than 16 KiB that the kernel meets are each
- * reduced by several blocks, any further ones by one warp, and which ones
- * come first depends on timing. So in a call with more than 512 segments
- * over 16 KiB, the floating-point sums, products, statistics and
- * user-defined combines of those segments may differ in their last bits
- * from run to run. Integer results, MIN, MAX, MINMAX and the ARG operators
- * are unaffected.
+ * cured_reduce_axes_async(), bitwise repeatable run to run included. (A
+ * segment's floating-point result depends on the call's other segments in
+ * one way: segments over 16 KiB are each reduced by several blocks while a
+ * call has at most 512 of them, and by one warp each when it has more.)
  * \param h            handle.
  * \param op           operator (not CURED_OP_DOT).
  * \param in           device pointer to the elements the offsets index (not NULL when num_segments > 0).
@@ -1687,10 +1683,9 @@ CURED_EXPORT cured_status cured_custom_reduce_axes_async(cured_handle h, cured_c
 /**
  * \brief A one-input user-defined op over segments given by offset arrays
  * (the conventions of cured_segmented_reduce_async()); an empty segment
- * gets the finalize of the identity with n = 0; floating-point states of
- * segments over 16 KiB may differ in their last bits run to run as
- * cured_segmented_reduce_async() says. Otherwise as
- * cured_custom_reduce_axes_async().
+ * gets the finalize of the identity with n = 0. Otherwise as
+ * cured_custom_reduce_axes_async() (segments over 16 KiB: as
+ * cured_segmented_reduce_async() says).
  * \param h            handle.
  * \param op           a one-input op.
  * \param in           device pointer to the elements the offsets index.

@@ -6,7 +6,6 @@
 // kernel takes the statistics' ddof last (bind_ddof: ignored by the others).
 #include "stats.cuh"
 #include "packed.cuh"
-#include "segments_long.cuh"
 
 #define CURED_MAX_DIMS 8
 
@@ -173,6 +172,7 @@ reduce_rows_split(const T *in, u64 nout, u64 len, Kept kept, void *out, unsigned
 }
 
 #include "segments_short.cuh"
+#include "segments_long.cuh"
 
 // Columns: outputs (b, c) adjacent along c (in-stride 1), reduced along
 // rows r (stride row) of each batch b. A block is TX x TY threads: TX lanes

@@ -1,46 +1,25 @@
-// Segments too long for one warp. reduce_segments lists them (up to `cap`)
-// in the workspace as it meets them; this second launch gives each listed
-// segment PARTS = gridDim.x blocks, whose partials the last of them combines
-// in block order. A listed segment's result depends only on its data and
-// PARTS, not on where it landed in the list. Which segments are listed when
-// more than `cap` qualify depends on timing, and the rest take the warp's
-// order of combination (cured.h says so).
+// The segments over `huge` elements that reduce_segments counted and listed.
+// When all of them are on the list, each gets PARTS = gridDim.x blocks, whose
+// partials the last of them combines in block order: a listed segment's
+// result depends only on its data and PARTS, not on where it landed in the
+// list. When there are more than the list holds, the list is ignored and the
+// blocks' warps take every such segment, one warp each, in the order of
+// reduce_segments' own long ones. Either way the count decides, so results
+// are bitwise the same from run to run.
 #ifndef CURED_SEGMENTS_LONG_CUH
 #define CURED_SEGMENTS_LONG_CUH
 
-#include "stats.cuh"
-
-// The workspace of the list: cap entries, their count, and a ticket of this
-// launch's blocks (the last resets the count for the next call).
-struct LongList {
-    unsigned long long *seg; // cap segment indices
-    unsigned int *count, *done, *tickets; // tickets: one per entry
-    unsigned cap;
-};
-
-// Put segment s on the list; false when it is full.
-__device__ __forceinline__ bool list_long(const LongList &l, u64 s)
-{
-    if (*(volatile unsigned *)l.count >= l.cap) // full: no atomic (and no count to wrap past 2^32)
-        return false;
-    const unsigned slot = atomicAdd(l.count, 1u);
-    if (slot >= l.cap)
-        return false;
-    l.seg[slot] = s;
-    return true;
-}
-
 template <class T, class A, class Op, class Off, int BLOCK, int UNROLL>
 __global__ void __launch_bounds__(BLOCK)
-reduce_long_segments(const T *in, const Off *begin, const Off *end, void *out, unsigned result_size, LongList l,
-                     A *partials, double ddof)
+reduce_long_segments(const T *in, u64 nseg, const Off *begin, const Off *end, void *out, unsigned result_size,
+                     u64 huge, LongList l, A *partials, double ddof)
 {
-    __shared__ unsigned listed;
+    __shared__ unsigned counted;
     if (threadIdx.x == 0)
-        listed = *(volatile unsigned *)l.count;
+        counted = *(volatile unsigned *)l.count;
     __syncthreads();
-    const unsigned e = blockIdx.y, n = listed < l.cap ? listed : l.cap;
-    if (e < n) {
+    const unsigned e = blockIdx.y;
+    if (counted <= l.cap && e < counted) {
         const u64 s = l.seg[e];
         const long long b = (long long)begin[s];
         const u64 len = (u64)((long long)end[s] - b);
@@ -52,6 +31,19 @@ reduce_long_segments(const T *in, const Off *begin, const Off *end, void *out, u
         v = block_reduce_shuffle<BLOCK>(v, op);
         finish_last_block<BLOCK>(v, (char *)out + s * result_size, len, partials + (u64)e * gridDim.x,
                                  l.tickets + e, blockIdx.x, gridDim.x, op);
+    } else if (counted > l.cap) { // too many to list: a warp each, 32 segments' offsets at a time
+        const u64 warps = (u64)gridDim.x * gridDim.y * (BLOCK / 32);
+        const u64 warp = ((u64)blockIdx.y * gridDim.x + blockIdx.x) * (BLOCK / 32) + threadIdx.x / 32;
+        for (u64 s = warp * 32 + threadIdx.x % 32, first = warp * 32; first < nseg; first += warps * 32, s += warps * 32) {
+            long long b = 0, len = 0;
+            if (s < nseg) {
+                b = (long long)begin[s];
+                len = (long long)end[s] - b;
+            }
+            const bool huge_one = s < nseg && len > 0 && (u64)len > huge;
+            warp_segments<T, A, Op, UNROLL>(__ballot_sync(0xffffffffu, huge_one), in, s, b, (u64)(len > 0 ? len : 0),
+                                            out, result_size, ddof);
+        }
     }
     if (threadIdx.x == 0 && atomicAdd(l.done, 1u) == gridDim.x * gridDim.y - 1) { // every block has read the count
         *l.count = 0;

@@ -3,10 +3,49 @@
 // goes on to its next ones without waiting for the rest of its block; the
 // next segments' offsets are loaded while these are read. The long ones
 // among them (more than 16 of a group's 16-byte steps) the whole warp
-// reduces afterwards, one at a time; those over `huge` elements go to the
-// list of reduce_long_segments (segments_long.cuh) while it has room.
+// reduces afterwards, one at a time; those over `huge` elements it only
+// counts and lists, for reduce_long_segments (segments_long.cuh).
 #ifndef CURED_SEGMENTS_SHORT_CUH
 #define CURED_SEGMENTS_SHORT_CUH
+
+// The segments over `huge` elements, in the workspace: the first cap met
+// (in whatever order the warps meet them), their count, which goes on past
+// cap, a done word and a ticket per entry. The count alone decides how they
+// are reduced, and it does not depend on timing.
+struct LongList {
+    unsigned long long *seg; // cap segment indices
+    unsigned int *count, *done, *tickets; // tickets: one per entry
+    unsigned cap;
+};
+
+__device__ __forceinline__ void list_long(const LongList &l, u64 s)
+{
+    if (*(volatile unsigned *)l.count > l.cap) // known to be too many: no atomic, no count to wrap
+        return;
+    const unsigned slot = atomicAdd(l.count, 1u);
+    if (slot < l.cap)
+        l.seg[slot] = s;
+}
+
+// The segments whose lanes are in `mask` (lane i's segment s at `at`, len
+// elements), each by the whole warp, one after the other.
+template <class T, class A, class Op, int UNROLL>
+__device__ __forceinline__ void warp_segments(unsigned mask, const T *in, u64 s, long long at, u64 len, void *out,
+                                              unsigned result_size, double ddof)
+{
+    const int wl = threadIdx.x % 32;
+    for (unsigned m = mask; m != 0; m &= m - 1) {
+        const int from = __ffs(m) - 1;
+        const u64 ls = __shfl_sync(0xffffffffu, s, from), llen = __shfl_sync(0xffffffffu, len, from);
+        const long long lb = __shfl_sync(0xffffffffu, at, from);
+        Op op;
+        bind_ddof(op, ddof);
+        bind_input(op, in + lb);
+        A w = GroupLoop<Op>::template run<32, T, A, UNROLL>(in + lb, llen, true, wl, op);
+        if (wl == 0)
+            op.write((char *)out + ls * result_size, w, llen);
+    }
+}
 
 // Whether an operator's per-thread loop is the generic one (ReduceVisitor):
 // ARG, the moments and LOGSUMEXP have their own.
@@ -104,26 +143,17 @@ reduce_segments(const T *in, u64 nseg, const Off *begin, const Off *end, void *o
             b = (long long)begin[s + step];
             e = (long long)end[s + step];
         }
-        const bool short_one = live && len <= LONG;
-        const unsigned longs =
-            __ballot_sync(0xffffffffu, live && !short_one && lane == 0 && !(len > huge && list_long(list, s)));
+        const bool short_one = live && len <= LONG, huge_one = live && len > huge;
+        if (huge_one && lane == 0)
+            list_long(list, s);
+        const unsigned longs = __ballot_sync(0xffffffffu, live && !short_one && !huge_one && lane == 0);
         Op op;
         bind_ddof(op, ddof);
         bind_input(op, in + at);
         A v = segment_reduce<G, T, A, Op, UNROLL>(in + at, len, short_one, lane, op);
         if (short_one && lane == 0)
             op.write((char *)out + s * result_size, v, len);
-        for (unsigned m = longs; m != 0; m &= m - 1) { // each long one by the whole warp
-            const int from = __ffs(m) - 1;
-            const u64 ls = __shfl_sync(0xffffffffu, s, from), llen = __shfl_sync(0xffffffffu, len, from);
-            const long long lb = __shfl_sync(0xffffffffu, at, from);
-            Op lop;
-            bind_ddof(lop, ddof);
-            bind_input(lop, in + lb);
-            A w = GroupLoop<Op>::template run<32, T, A, UNROLL>(in + lb, llen, true, wl, lop);
-            if (wl == 0)
-                lop.write((char *)out + ls * result_size, w, llen);
-        }
+        warp_segments<T, A, Op, UNROLL>(longs, in, s, at, len, out, result_size, ddof);
     }
 }
 

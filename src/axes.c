@@ -97,13 +97,16 @@ static unsigned pow2_at_least(uint64_t x, unsigned cap)
 
 /* Short contiguous rows (up to 64 bytes, a power of two, 16-byte aligned
  * input) and views that reduce nothing: whole vectors per thread across row
- * boundaries (packed.cuh). 1 if chosen. */
+ * boundaries (packed.cuh). The statistics merge element by element there
+ * (float64 Chan steps, exponentials): rows of one vector at most, where the
+ * row kernel's per-thread set-up costs more (bench/NOTES.md v16). 1 if chosen. */
 static int plan_packed(struct cr_request *r, struct cr_geometry *g, const void *in, const void *out, size_t size)
 {
     const struct cr_kept *k = &g->kept;
     const uint64_t rb = g->len * size;
-    if (k->n != 1 || (uint64_t)k->in_stride[0] != g->len || (uintptr_t)in % 16 || rb > 64 || (rb & (rb - 1)) ||
-        r->user != NULL || (cr_op(r->op)->flags & CR_OP_STATS)) /* packed.cuh's vector steps: built-in ops only */
+    const uint64_t most = (cr_op(r->op)->flags & CR_OP_STATS) ? 16 : 64;
+    if (k->n != 1 || (uint64_t)k->in_stride[0] != g->len || (uintptr_t)in % 16 || rb > most || (rb & (rb - 1)) ||
+        r->user != NULL) /* packed.cuh's vector steps: built-in ops only */
         return 0;
     const size_t rs = r->acc.result_size, rpv = rb < 16 ? 16 / rb : 1, w = rpv * rs < 16 ? rpv * rs : 16;
     r->shape = CR_SHAPE_PACKED;

@@ -80,11 +80,11 @@ static void build(const struct cr_request *r, struct cr_unit *u)
              r->user != NULL ? "user-defined" : cr_op(r->op)->name, cr_type_name(r->in), cr_type_name(r->out));
 }
 
-/* Segments over LONG_BYTES go to reduce_long_segments (segments_long.cuh),
- * LONG_CAP of them per call, each over blocks for an eighth of the SMs; the
- * rest stay with one warp each. A warp reads ~64 KiB of a 256 MiB call on
- * an H200: 16 KiB, not 128, keeps one long segment from doubling its warp's
- * time (power-law segments 0.43 -> 0.47 of the ceiling, bench/NOTES.md v15). */
+/* Segments over LONG_BYTES go to reduce_long_segments (segments_long.cuh):
+ * up to LONG_CAP of them in a call, each over blocks for an eighth of the
+ * SMs; any more, and every one of them gets one warp. A warp reads ~64 KiB
+ * of a 256 MiB call on an H200: 16 KiB, not 128, keeps one long segment
+ * from doubling its warp's time (power-law segments 0.43 -> 0.47 of the ceiling, bench/NOTES.md v15). */
 #define LONG_BYTES ((uint64_t)16 << 10)
 #define LONG_CAP 512u
 /* The list's tickets, count and done word share the slot's tickets; its
@@ -119,10 +119,12 @@ static void plan_segments(const struct cr_request *r, const struct cr_device_fac
     l = cr_plan_launch(p, 1, parts, BLOCK);
     l->grid_y = g->nout < cap ? (unsigned)g->nout : cap; /* no more can be listed */
     cr_plan_param(p, l, (uint64_t)(uintptr_t)a->in);
+    cr_plan_param(p, l, g->nout);
     cr_plan_param(p, l, (uint64_t)(uintptr_t)g->begin);
     cr_plan_param(p, l, (uint64_t)(uintptr_t)g->end);
     cr_plan_param(p, l, a->out);
     cr_plan_param(p, l, r->acc.result_size);
+    cr_plan_param(p, l, LONG_BYTES / cr_type_size(r->in));
     cr_plan_struct(p, l, &list, sizeof list);
     cr_plan_param(p, l, partials);
     cr_plan_param(p, l, ddof);

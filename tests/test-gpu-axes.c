@@ -14,6 +14,7 @@
 #include "axes_case.h"
 #include "ops_test.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -311,13 +312,12 @@ START_TEST(test_segments_random)
 }
 END_TEST
 
-/* More long segments than the long list holds (512 a call): the first go
- * to reduce_long_segments, the rest stay with a warp each; every kind of
- * segment length around the limits, against a host sum of integers (exact)
- * and ARGMAX. */
+/* More segments over 16 KiB than the long list holds (512 a call): then a
+ * warp each; every kind of segment length around the limits, against a host
+ * sum of integers (exact) and ARGMAX. */
 START_TEST(test_segments_listed)
 {
-    const size_t nseg = ops_reduced() ? 700 : 1500;
+    const size_t nseg = ops_reduced() ? 900 : 1500;
     struct rng r;
     rng_init(&r, "listed", 0);
     int64_t *b = ops_malloc(nseg * 8), *e = ops_malloc(nseg * 8);
@@ -367,6 +367,62 @@ START_TEST(test_segments_listed)
         ck_assert_msg(idx == best, "ARGMAX segment %zu [%lld, %lld): index %lld, want %lld", s, (long long)b[s],
                       (long long)e[s], (long long)idx, (long long)best);
     }
+    ops_free(got);
+    ops_free(h);
+    ops_free(b);
+    ops_free(e);
+    dev_free(d);
+    dev_free(db);
+    dev_free(de);
+    dev_free(o);
+}
+END_TEST
+
+/* Float sums of segments over 16 KiB, bitwise the same in every call:
+ * with 300 of them (several blocks each) and with 900 (a warp each, the
+ * list ignored), beside a host sum in double. */
+START_TEST(test_segments_long_repeat)
+{
+    const size_t nseg = 900;
+    struct rng r;
+    rng_init(&r, "long-repeat", 0);
+    int64_t *b = ops_malloc(nseg * 8), *e = ops_malloc(nseg * 8);
+    size_t n = 0;
+    for (size_t s = 0; s < nseg; s++) {
+        b[s] = (int64_t)n + (int64_t)(rng_u32(&r) % 5);
+        e[s] = b[s] + 4097 + (int64_t)(rng_u32(&r) % 2000);
+        n = (size_t)e[s];
+    }
+    float *h = ops_malloc(n * 4);
+    for (size_t i = 0; i < n; i++)
+        h[i] = (float)((double)rng_u32(&r) / 4294967296.0 - 0.25) * 1e3f;
+    CUdeviceptr d = dev_alloc(n * 4), db = dev_alloc(nseg * 8), de = dev_alloc(nseg * 8), o = dev_alloc(nseg * 4);
+    upload(d, h, n * 4);
+    upload(db, b, nseg * 8);
+    upload(de, e, nseg * 8);
+    float *first = ops_malloc(nseg * 4), *got = ops_malloc(nseg * 4);
+    static const size_t counts[] = {300, 900};
+    for (int c = 0; c < 2; c++) {
+        const size_t m = counts[c];
+        for (int rep = 0; rep < 5; rep++) {
+            poison(o, nseg * 4);
+            CURED_OK(cured_segmented_reduce_async(H, CURED_OP_SUM, DP(d), CURED_TYPE_FLOAT32, m, DP(db), DP(de),
+                                                  CURED_TYPE_INT64, DP(o), CURED_TYPE_FLOAT32, NULL));
+            download(rep ? got : first, o, m * 4);
+            if (rep)
+                ck_assert_msg(memcmp(got, first, m * 4) == 0, "%zu segments: call %d differs from the first", m, rep);
+        }
+        for (size_t s = 0; s < m; s++) {
+            double want = 0, mag = 0;
+            for (int64_t i = b[s]; i < e[s]; i++) {
+                want += h[i];
+                mag += fabs(h[i]);
+            }
+            ck_assert_msg(fabs(first[s] - want) <= 1e-5 * mag, "%zu segments, segment %zu: %.9g, want %.9g", m, s,
+                          first[s], want);
+        }
+    }
+    ops_free(first);
     ops_free(got);
     ops_free(h);
     ops_free(b);
@@ -537,6 +593,7 @@ static Suite *axes_suite(void)
     tcase_set_timeout(seg, 600);
     tcase_add_loop_test(seg, test_segments_random, 0, 36);
     tcase_add_test(seg, test_segments_listed);
+    tcase_add_test(seg, test_segments_long_repeat);
     tcase_add_test(seg, test_uniform_segments);
     suite_add_tcase(s, seg);
     return s;

@@ -13,6 +13,7 @@
 #include "ops_test.h"
 #include "stats_ref.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -231,6 +232,72 @@ START_TEST(test_stats_segments_random)
 }
 END_TEST
 
+/* Rows of one vector or less, and views that reduce nothing (rows of one
+ * element, or no axis): the packed kernel, rows of whole vectors across row
+ * boundaries and the rows after the last whole vector; dense and strided
+ * outputs, ddof 0 and 1, infinities and NaNs in some rows. */
+START_TEST(test_stats_short_rows)
+{
+    const struct combo c = combos[_i];
+    cured_type out;
+    ck_assert_int_eq(cured_default_result(c.op, c.in, &out), CURED_SUCCESS);
+    struct rng r;
+    rng_init(&r, "stats-short-rows", _i);
+    const size_t size = ref_size(c.in), rsize = ref_result_size(c.op, out);
+    for (size_t len = 1; len * size <= 32; len *= 2)
+        for (int variant = 0; variant < 3; variant++) {
+            const size_t nout = 2003 + rng_u32(&r) % 500, n = nout * len;
+            const int none = len == 1 && variant == 2, strided = variant == 1;
+            const double ddof = (double)(variant & 1);
+            cured_layout l = {2, {(int64_t)nout, (int64_t)len}, {(int64_t)len, 1}};
+            if (none)
+                l = (cured_layout){1, {(int64_t)nout}, {1}};
+            const cured_layout ol = {1, {(int64_t)nout}, {3}};
+            unsigned char *host = ops_malloc(n * size);
+            fill(&r, c.in, host, n, variant == 2 ? 1000.0 : 0.0);
+            if (ref_is_float(c.in))
+                for (size_t k = 0; k < 6; k++) {
+                    const size_t at = rng_u32(&r) % n;
+                    ref_put_f(c.in, host, at, k % 3 == 0 ? NAN : k % 3 == 1 ? INFINITY : -INFINITY);
+                }
+            CUdeviceptr d = dev_alloc(n * size);
+            upload(d, host, n * size);
+            const size_t span = strided ? 3 * nout : nout, obytes = span * rsize + 64;
+            CUdeviceptr o = dev_alloc(obytes);
+            poison(o, obytes);
+            char what[200];
+            snprintf(what, sizeof what, "%s %s->%s, %zu rows of %zu%s, ddof %g", cured_op_name(c.op),
+                     cured_type_name(c.in), cured_type_name(out), nout, len,
+                     none ? " (no axis)" : strided ? " (output stride 3)" : "", ddof);
+            cured_status st = cured_reduce_axes_stats_async(H, c.op, DP(d), c.in, &l, none ? 0u : 2u, ddof, DP(o), out,
+                                                            strided ? &ol : NULL, NULL);
+            ck_assert_msg(st == CURED_SUCCESS, "%s: %s", what, cured_last_error());
+            CU_OK(D->CtxSynchronize());
+            unsigned char *got = ops_malloc(obytes);
+            download(got, o, obytes);
+            for (size_t j = 0; j < nout; j++) {
+                struct stats_ref sr;
+                struct ref_result want;
+                stats_ref_compute(c.in, host + j * len * size, len, &sr);
+                stats_ref_result(c.op, out, &sr, ddof, &want);
+                char w[260];
+                snprintf(w, sizeof w, "%s, row %zu", what, j);
+                const size_t at = (strided ? 3 * j : j) * rsize;
+                ref_check(c.op, c.in, out, got + at, &want, w);
+                if (strided)
+                    for (size_t b = at + rsize; b < at + 3 * rsize; b++)
+                        ck_assert_msg(got[b] == POISON_BYTE, "%s: byte %zu between results was written", what, b);
+            }
+            for (size_t b = span * rsize; b < obytes; b++)
+                ck_assert_msg(got[b] == POISON_BYTE, "%s: byte %zu past the results was written", what, b);
+            ops_free(got);
+            ops_free(host);
+            dev_free(d);
+            dev_free(o);
+        }
+}
+END_TEST
+
 /* Every shape, three runs: bitwise the same results. */
 START_TEST(test_stats_determinism)
 {
@@ -369,6 +436,7 @@ static Suite *stats_axes_suite(void)
     tcase_set_timeout(tc, 600);
     tcase_add_loop_test(tc, test_stats_axes_random, 0, (int)NCOMBOS);
     tcase_add_loop_test(tc, test_stats_segments_random, 0, 2 * (int)NCOMBOS);
+    tcase_add_loop_test(tc, test_stats_short_rows, 0, (int)NCOMBOS);
     tcase_add_test(tc, test_stats_determinism);
     tcase_add_loop_test(tc, test_user_ops, 0, 2);
     suite_add_tcase(s, tc);
