@@ -66,7 +66,8 @@ template <class T, class P> struct LseVisitor {
     __device__ __forceinline__ void raise(P x)
     {
         if (x > m) { // never NaN: m stays a number, a NaN x goes into the sum
-            s *= exp((double)m - (double)x);
+            if (s != 0.0) // (a first vector's raise: no float64 exponential)
+                s *= exp((double)m - (double)x);
             m = x;
         }
     }
@@ -118,6 +119,19 @@ template <class T, class P, class R> struct LogSumExp {
     // log(1) = +0 without the float64 logarithm: a one-element result, or one whose other terms
     // vanish below the maximum's.
     __device__ void write(void *out, State s, u64) const { *(R *)out = (R)(s.m + (s.s == 1.0 ? 0.0 : log(s.s))); }
+};
+
+// One vector into a state (packed.cuh's rows of one vector): the visitor's
+// float exponentials, instead of a merge with a float64 one per element.
+template <class T, class P, class R> struct VecStep<LogSumExp<T, P, R> > {
+    template <class TT, class A>
+    __device__ static __forceinline__ LseState step(LseState acc, uint4 v, u64, LogSumExp<T, P, R>)
+    {
+        LseVisitor<T, P> vis = {limits<P>::lowest(), 0.0};
+        vis.vec(v, 0, 0);
+        const LseState b = {(double)vis.m, vis.s};
+        return lse_merge(acc, b);
+    }
 };
 
 template <class T, class P, class R> struct ThreadLoop<LogSumExp<T, P, R> > {

@@ -279,6 +279,21 @@ template <class T, class P, class R> using Var = MeanVarOf<T, R, MV_VAR>;
 template <class T, class P, class R> using Std = MeanVarOf<T, R, MV_STD>;
 template <class T, class P, class R> using MeanVar = MeanVarOf<T, R, MV_BOTH>;
 
+// One vector into a state (packed.cuh's rows of one vector): shifted sums
+// from its first element, as a thread's loop, instead of a Chan merge (two
+// float64 divisions) per element.
+template <class T, class R, int KIND> struct VecStep<MeanVarOf<T, R, KIND> > {
+    template <class TT, class A>
+    __device__ static __forceinline__ MeanVarState step(MeanVarState acc, uint4 v, u64, MeanVarOf<T, R, KIND>)
+    {
+        const double k = widen<double>(reinterpret_cast<const T *>(&v)[0]);
+        ShiftedSums<T, KIND != MV_MEAN, MeanVarOf<T, R, KIND>::COMP> vis = {stats_finite(k) ? k : 0.0, 0.0, 0.0,
+                                                                            0.0, 0.0, 0u};
+        vis.vec(v, 0, 0);
+        return mv_merge(acc, vis.state());
+    }
+};
+
 template <class T, class R, int KIND> struct ThreadLoop<MeanVarOf<T, R, KIND> > {
     template <class TT, class A, int UNROLL>
     __device__ static __forceinline__ A run(const T *in, size_t n, size_t rank, size_t size, MeanVarOf<T, R, KIND>)

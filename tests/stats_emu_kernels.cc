@@ -112,6 +112,7 @@ inline void thread_visit(const Src &src, size_t n, size_t rank, size_t size, Vis
         vis.elem(src.elem(tail + rank), tail + rank);
 }
 template <class Op> struct ThreadLoop;
+template <class Op> struct VecStep; // (packed.cuh's: specialized by stats.cuh, unused here)
 #include "stats.cuh"
 
 #define EMU_RESIDENT 7
