@@ -54,19 +54,23 @@ __device__ __forceinline__ double lse_max(double a, double b) { return fmax(a, b
 template <class P> __device__ __forceinline__ P lse_ref(P m) { return fabs(m) < limits<P>::highest() ? m : P(0); }
 
 // A thread's elements in precision P (float: one float exponential per
-// element): the running maximum (of the numbers: a NaN element makes its
-// term and so the sum NaN), raised once per vector when the vector holds a
-// larger element (the sum is then rescaled in float64: in
-// ascending data this happens at every vector), and the vector's terms
-// exp(x - lse_ref(m)) summed pairwise in P, then added to the float64 sum.
+// element): a reference m (the state's value is m + log(s)), and the terms
+// exp(x - lse_ref(m)) of each vector summed pairwise in P, then added to the
+// float64 sum s. m is the first vector's largest number (a NaN element makes
+// its term and so the sum NaN), raised only when a vector holds one more
+// than LSE_SLACK above it (the sum is then rescaled in float64): terms up to
+// e^64 stay finite in float, and their relative rounding is the same at any
+// size. A raise at every larger element cost each warp a float64
+// exponential at nearly every vector (some lane raised; bench/NOTES.md v16).
+#define LSE_SLACK 64
 template <class T, class P> struct LseVisitor {
     static const bool HEAD_LAST = false;
     P m;
     double s;
     __device__ __forceinline__ void raise(P x)
     {
-        if (x > m) { // never NaN: m stays a number, a NaN x goes into the sum
-            if (s != 0.0) // (a first vector's raise: no float64 exponential)
+        if (x > m + P(LSE_SLACK)) { // never NaN: m stays a number, a NaN x goes into the sum
+            if (s != 0.0) // (the first raise: no float64 exponential)
                 s *= exp((double)m - (double)x);
             m = x;
         }
@@ -187,8 +191,6 @@ template <class T, class P, class R> struct ColumnAcc1<LogSumExp<T, P, R>, T, Ls
     }
     __device__ static __forceinline__ N add(N n, T x, u64 r, LogSumExp<T, P, R>)
     {
-        if (n.s == 0.0 && widen<P>(x) > n.m) // the first element: no sum to rescale (elem's
-            n.m = widen<P>(x);               // float64 exponential of it would give 0 x 0)
         n.elem(x, r);
         return n;
     }
