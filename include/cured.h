@@ -204,14 +204,15 @@ typedef enum cured_type {
  * calls return CURED_ERROR_TOO_FEW_ELEMENTS instead, writing nothing. NaN or
  * inf in the input: MEAN is the sum's value (NaN, +inf, -inf, or NaN for
  * +inf and -inf together) and the variance is NaN, as NumPy's.
- * LOGSUMEXP is log(sum(exp(x))) computed as max + log(sum(exp(x - max))),
- * with a running maximum: NaN propagates, +inf in the input gives +inf, and
- * all -inf (or n == 0) gives -inf, as scipy.special.logsumexp. With a
- * FLOAT64 result the exponentials are float64 (slower: the GPU's float64
- * rate bounds it); with a FLOAT32 result they are float32 (expf), and the
- * absolute error is then below 2^-21 + 2^-24 * w, w being the
- * softmax-weighted mean of (max - x) (about 4 for normally distributed
- * data): within about one float32 ulp for results of magnitude 8 or more,
+ * LOGSUMEXP is log(sum(exp(x))) computed as m + log(sum(exp(x - m))),
+ * with m a running reference within 2 of the maximum: NaN propagates, +inf
+ * in the input gives +inf, and all -inf (or n == 0) gives -inf, as
+ * scipy.special.logsumexp. With a FLOAT64 result the exponentials are
+ * float64 (slower: the GPU's float64 rate bounds it); with a FLOAT32 result
+ * they are float32 (expf), and the absolute error is then below
+ * 2^-21 + 2^-24 * (w + 2), w being the softmax-weighted mean of (max - x)
+ * (about 4 for normally distributed data): within about one float32 ulp
+ * for results of magnitude 8 or more,
  * while a result close to 0 (the logsumexp of log-probabilities, say) has
  * that absolute, not relative, error. Sums are float64 in both.
  *

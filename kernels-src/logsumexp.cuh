@@ -1,5 +1,5 @@
 // LOGSUMEXP in one pass (the statistics kernel, kernels-src/stats.cu, and
-// segmented.cu): a running maximum and the sum of exponentials below it,
+// segmented.cu): a reference and the sum of exponentials relative to it,
 // merged in a fixed order. Functors take <element T, precision P, result R>.
 #ifndef CURED_LOGSUMEXP_CUH
 #define CURED_LOGSUMEXP_CUH
@@ -7,10 +7,11 @@
 #include "common.cuh"
 
 // ---- logsumexp --------------------------------------------------------------
-// State: the maximum m and s = sum of exp(x - m) (each term <= 1, the
-// maximum's exactly 1). Merging keeps the larger maximum and scales the
-// other sum by exp(difference), in float64. NaN propagates; +inf gives +inf;
-// all -inf (and n == 0) gives -inf, as scipy.special.logsumexp.
+// State: a reference m and s = sum of exp(x - m), the value m + log(s). m is
+// at most the maximum and within LSE_SLACK of it (LseVisitor), or the
+// maximum itself (one element, merges). Merging keeps the larger reference and
+// scales the other sum by exp(difference), in float64. NaN propagates; +inf
+// gives +inf; all -inf (and n == 0) gives -inf, as scipy.special.logsumexp.
 struct LseState { double m, s; };
 
 // x - m, with 0 where x == m: a maximum of +inf or -inf counts 1 (not the
@@ -47,8 +48,8 @@ struct AddScaled {
 __device__ __forceinline__ float lse_max(float a, float b) { return fmaxf(a, b); } // NaN ignored
 __device__ __forceinline__ double lse_max(double a, double b) { return fmax(a, b); }
 
-// The reference the terms exp(x - ref) of a thread take: its running
-// maximum m, or 0 while m is infinite (then every term is 0, inf or NaN
+// The reference the terms exp(x - ref) of a thread take: its m, or 0 while
+// m is infinite (then every term is 0, inf or NaN
 // and the result -inf, inf or NaN whatever the count; the merges' lse_arg
 // keeps it so). One select per vector instead of lse_arg's per element.
 template <class P> __device__ __forceinline__ P lse_ref(P m) { return fabs(m) < limits<P>::highest() ? m : P(0); }
@@ -58,11 +59,12 @@ template <class P> __device__ __forceinline__ P lse_ref(P m) { return fabs(m) < 
 // exp(x - lse_ref(m)) of each vector summed pairwise in P, then added to the
 // float64 sum s. m is the first vector's largest number (a NaN element makes
 // its term and so the sum NaN), raised only when a vector holds one more
-// than LSE_SLACK above it (the sum is then rescaled in float64): terms up to
-// e^64 stay finite in float, and their relative rounding is the same at any
-// size. A raise at every larger element cost each warp a float64
-// exponential at nearly every vector (some lane raised; bench/NOTES.md v16).
-#define LSE_SLACK 64
+// than LSE_SLACK above it (the sum is then rescaled in float64). A raise at
+// every larger element cost each warp a float64 exponential at nearly every
+// vector (some lane raised; bench/NOTES.md v16). The slack bounds what it
+// costs in accuracy: an x - m in (0, 2] rounds by at most 2^-23, which
+// cured.h's LOGSUMEXP error bound includes.
+#define LSE_SLACK 2
 template <class T, class P> struct LseVisitor {
     static const bool HEAD_LAST = false;
     P m;

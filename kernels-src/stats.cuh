@@ -1,6 +1,6 @@
 // Statistics in one pass (kernels-src/stats.cu): MEAN, VAR, STD and MEAN_VAR
 // from shifted sums merged with Chan's formulas, LOGSUMEXP (logsumexp.cuh)
-// from a running maximum and a sum of exponentials below it. Each has its own
+// from a reference and a sum of exponentials relative to it. Each has its own
 // per-thread loop (ThreadLoop) and a struct state that the block and grid
 // ends (stats.cu's BlockLoop, grid.cuh) merge in a fixed order, so results
 // are bitwise reproducible. Functors take <element T, precision P, result R>.

@@ -41,6 +41,8 @@ static void build(const struct cr_request *r, struct cr_unit *u)
     u->source = r->user != NULL ? cr_user_axes_source(r->user) : NULL;
     u->block = BLOCK;
     u->unroll = cr_type(r->in)->cls == CR_HALF && r->acc.layout == CR_LAYOUT_ARG ? 8 : UNROLL;
+    if (r->shape == CR_SHAPE_SEGMENTS) /* 2 vectors in flight a lane: no spills at 64 registers (bench/NOTES.md v16) */
+        u->unroll = 2;
     u->nkernels = 1;
     char *k = u->kernels[0];
     const size_t cap = sizeof u->kernels[0];

@@ -224,7 +224,7 @@ START_TEST(test_pytorch_180156)
 }
 END_TEST
 
-/* LOGSUMEXP inputs for every float type: wide, sorted, tiny, huge, log-probabilities, repeated values. */
+/* LOGSUMEXP inputs for every float type: wide, sorted (two ways), tiny, huge, log-probabilities, repeated values. */
 START_TEST(test_logsumexp)
 {
     const cured_type t = float_types[_i];
@@ -237,6 +237,12 @@ START_TEST(test_logsumexp)
     for (size_t i = 0; i < n; i++)
         ref_put_f(t, h, i, -5 + 10 * (double)i / (double)n);
     check_sizes("ascending -5..5", &g, t, h, n);
+    for (size_t i = 0; i < n; i++) /* within LSE_SLACK (2) of the maximum, a result near 0: the bound's + 2 */
+        ref_put_f(t, h, i, -log((double)n) - 2 + 2 * (double)i / (double)n);
+    check_sizes("ascending by 2 up to -log(n)", &g, t, h, n);
+    for (size_t i = 0; i < n; i++) /* far above a thread's first vector: its reference must rise to it */
+        ref_put_f(t, h, i, i == n / 2 + 5 ? -0.1 : -40);
+    check_sizes("one -0.1 among -40s", &g, t, h, n);
     for (size_t i = 0; i < n; i++)
         ref_put_f(t, h, i, log(1.0 / 1000) + 1e-3 * gs_normal(&g));
     check_sizes("log-probabilities", &g, t, h, 1000 < n ? 1000 : n);
