@@ -312,6 +312,18 @@ START_TEST(test_segments_random)
 }
 END_TEST
 
+/* The host data and offsets, and the device input, offsets and results, of a segments test. */
+static void segments_free(void *h, int64_t *b, int64_t *e, CUdeviceptr d, CUdeviceptr db, CUdeviceptr de, CUdeviceptr o)
+{
+    ops_free(h);
+    ops_free(b);
+    ops_free(e);
+    dev_free(d);
+    dev_free(db);
+    dev_free(de);
+    dev_free(o);
+}
+
 /* More segments over 16 KiB than the long list holds (512 a call): then a
  * warp each; every kind of segment length around the limits, against a host
  * sum of integers (exact) and ARGMAX. */
@@ -368,13 +380,7 @@ START_TEST(test_segments_listed)
                       (long long)e[s], (long long)idx, (long long)best);
     }
     ops_free(got);
-    ops_free(h);
-    ops_free(b);
-    ops_free(e);
-    dev_free(d);
-    dev_free(db);
-    dev_free(de);
-    dev_free(o);
+    segments_free(h, b, e, d, db, de, o);
 }
 END_TEST
 
@@ -424,13 +430,7 @@ START_TEST(test_segments_long_repeat)
     }
     ops_free(first);
     ops_free(got);
-    ops_free(h);
-    ops_free(b);
-    ops_free(e);
-    dev_free(d);
-    dev_free(db);
-    dev_free(de);
-    dev_free(o);
+    segments_free(h, b, e, d, db, de, o);
 }
 END_TEST
 
