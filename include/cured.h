@@ -676,7 +676,8 @@ CURED_EXPORT cured_status cured_reduce_axes_async(cured_handle h, cured_op op, c
  * cured_reduce_axes_async(), bitwise repeatable run to run included. (A
  * segment's floating-point result depends on the call's other segments in
  * one way: segments over 16 KiB are each reduced by several blocks while a
- * call has at most 512 of them, and by one warp each when it has more.)
+ * call has at most 512 of them, fewer on a device of very many SMs, and by
+ * one warp each when it has more; the offsets are then read once more.)
  * \param h            handle.
  * \param op           operator (not CURED_OP_DOT).
  * \param in           device pointer to the elements the offsets index (not NULL when num_segments > 0).
@@ -1003,7 +1004,8 @@ CURED_EXPORT cured_status cured_comm_dot(cured_comm cc, const void *x, const voi
  *
  * Each rank's state is the statistic's own (MEAN, VAR, STD, MEAN_VAR: the
  * count, the sum in double-double and the sum of squared deviations;
- * LOGSUMEXP: the maximum and the sum of exponentials below it); the states
+ * LOGSUMEXP: a reference within 2 of the maximum and the sum of
+ * exponentials relative to it); the states
  * are gathered and merged in rank order by the formulas that merge them on
  * one GPU, and ddof applies once, at the final write on every rank: VAR =
  * m2 / (N - ddof) with N the global count. Accuracy as
@@ -1110,7 +1112,7 @@ CURED_EXPORT cured_status cured_comm_reduce_axes_async(cured_comm cc, cured_op o
  * variance, with n the output's global count).
  *
  * Always the gather of states, never ncclAllReduce: each output's state
- * (count, sum, sum of squared deviations; LOGSUMEXP: maximum and sum) is
+ * (count, sum, sum of squared deviations; LOGSUMEXP: reference and sum) is
  * gathered and merged in rank order, in chunks of max_outputs outputs as
  * cured_comm_reduce_axes_async(), and ddof applies at the final write. The
  * same bits on every rank and run to run; with one rank and at most

@@ -97,9 +97,10 @@ static unsigned pow2_at_least(uint64_t x, unsigned cap)
 
 /* Short contiguous rows (up to 64 bytes, a power of two, 16-byte aligned
  * input) and views that reduce nothing: whole vectors per thread across row
- * boundaries (packed.cuh). The statistics merge element by element there
- * (float64 Chan steps, exponentials): rows of one vector at most, where the
- * row kernel's per-thread set-up costs more (bench/NOTES.md v16). 1 if chosen. */
+ * boundaries (packed.cuh). The statistics only for rows of one vector at
+ * most (their VecStep makes a vector one state; rows of several vectors
+ * would take a float64 merge a vector, where the row kernel's shifted sums
+ * are cheaper) (bench/NOTES.md v16). 1 if chosen. */
 static int plan_packed(struct cr_request *r, struct cr_geometry *g, const void *in, const void *out, size_t size)
 {
     const struct cr_kept *k = &g->kept;

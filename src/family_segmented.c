@@ -41,7 +41,10 @@ static void build(const struct cr_request *r, struct cr_unit *u)
     u->source = r->user != NULL ? cr_user_axes_source(r->user) : NULL;
     u->block = BLOCK;
     u->unroll = cr_type(r->in)->cls == CR_HALF && r->acc.layout == CR_LAYOUT_ARG ? 8 : UNROLL;
-    if (r->shape == CR_SHAPE_SEGMENTS) /* 2 vectors in flight a lane: no spills at 64 registers (bench/NOTES.md v16) */
+    /* reduce_segments: 2 vectors in flight a lane, no spills at 64 registers (bench/NOTES.md v16,
+     * measured on float32 SUM); reduce_long_segments' blocks keep the usual number. */
+    const unsigned long_unroll = u->unroll;
+    if (r->shape == CR_SHAPE_SEGMENTS && u->unroll == UNROLL)
         u->unroll = 2;
     u->nkernels = 1;
     char *k = u->kernels[0];
@@ -59,8 +62,8 @@ static void build(const struct cr_request *r, struct cr_unit *u)
     case CR_SHAPE_SEGMENTS:
         snprintf(k, cap, "reduce_segments<%s, %s, %s, %s, %d, %d, %d>", t, a, f, cr_type_cxx(r->offsets), BLOCK,
                  r->group, u->unroll);
-        snprintf(u->kernels[1], cap, "reduce_long_segments<%s, %s, %s, %s, %d, %d>", t, a, f, cr_type_cxx(r->offsets),
-                 BLOCK, u->unroll);
+        snprintf(u->kernels[1], cap, "reduce_long_segments<%s, %s, %s, %s, %d, %u>", t, a, f, cr_type_cxx(r->offsets),
+                 BLOCK, long_unroll);
         u->nkernels = 2;
         what = "segments";
         break;
@@ -93,7 +96,7 @@ static void build(const struct cr_request *r, struct cr_unit *u)
  * partials and segment indices (256 KiB on an H200) the partials and column
  * area, which caps the list on a device of very many SMs. */
 _Static_assert(LONG_CAP + 2 <= CR_WS_NTICKETS, "the long list's tickets");
-struct long_list { /* struct LongList of segments_long.cuh */
+struct long_list { /* struct LongList of segments_short.cuh */
     uint64_t seg, count, done, tickets;
     uint32_t cap, pad;
 };

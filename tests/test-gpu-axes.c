@@ -414,9 +414,10 @@ START_TEST(test_segments_long_repeat)
             poison(o, nseg * 4);
             CURED_OK(cured_segmented_reduce_async(H, CURED_OP_SUM, DP(d), CURED_TYPE_FLOAT32, m, DP(db), DP(de),
                                                   CURED_TYPE_INT64, DP(o), CURED_TYPE_FLOAT32, NULL));
-            download(rep ? got : first, o, m * 4);
+            download(rep ? got : first, o, nseg * 4);
             if (rep)
                 ck_assert_msg(memcmp(got, first, m * 4) == 0, "%zu segments: call %d differs from the first", m, rep);
+            ops_expect_poison((const unsigned char *)(rep ? got : first), m * 4, nseg * 4, "past the segments' results");
         }
         for (size_t s = 0; s < m; s++) {
             double want = 0, mag = 0;

@@ -236,9 +236,17 @@ END_TEST
  * element, or no axis): the packed kernel, rows of whole vectors across row
  * boundaries and the rows after the last whole vector; dense and strided
  * outputs, ddof 0 and 1, infinities and NaNs in some rows. */
+static const struct combo short_combos[] = {
+    {CURED_OP_MEAN_VAR, CURED_TYPE_FLOAT32}, {CURED_OP_VAR, CURED_TYPE_BFLOAT16}, {CURED_OP_STD, CURED_TYPE_FLOAT64},
+    {CURED_OP_LOGSUMEXP, CURED_TYPE_FLOAT32}, {CURED_OP_MEAN, CURED_TYPE_INT16}, {CURED_OP_VAR, CURED_TYPE_FLOAT16},
+    {CURED_OP_LOGSUMEXP, CURED_TYPE_BFLOAT16}, {CURED_OP_LOGSUMEXP, CURED_TYPE_FLOAT64}, {CURED_OP_MEAN, CURED_TYPE_FLOAT32},
+    {CURED_OP_LOGSUMEXP, CURED_TYPE_FLOAT16},
+};
+#define NSHORT (sizeof short_combos / sizeof *short_combos)
+
 START_TEST(test_stats_short_rows)
 {
-    const struct combo c = combos[_i];
+    const struct combo c = short_combos[_i];
     cured_type out;
     ck_assert_int_eq(cured_default_result(c.op, c.in, &out), CURED_SUCCESS);
     struct rng r;
@@ -436,7 +444,7 @@ static Suite *stats_axes_suite(void)
     tcase_set_timeout(tc, 600);
     tcase_add_loop_test(tc, test_stats_axes_random, 0, (int)NCOMBOS);
     tcase_add_loop_test(tc, test_stats_segments_random, 0, 2 * (int)NCOMBOS);
-    tcase_add_loop_test(tc, test_stats_short_rows, 0, (int)NCOMBOS);
+    tcase_add_loop_test(tc, test_stats_short_rows, 0, (int)NSHORT);
     tcase_add_test(tc, test_stats_determinism);
     tcase_add_loop_test(tc, test_user_ops, 0, 2);
     suite_add_tcase(s, tc);

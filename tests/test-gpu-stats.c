@@ -16,6 +16,7 @@
  */
 #include "gpu_stats.h"
 
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -243,6 +244,16 @@ START_TEST(test_logsumexp)
     for (size_t i = 0; i < n; i++) /* far above a thread's first vector: its reference must rise to it */
         ref_put_f(t, h, i, i == n / 2 + 5 ? -0.1 : -40);
     check_sizes("one -0.1 among -40s", &g, t, h, n);
+    if (t == CURED_TYPE_FLOAT32) { /* the largest finite values are numbers, not infinities (float64 sums
+                                        * of float64 ones would overflow the moments) */
+        const double big = FLT_MAX;
+        for (size_t i = 0; i < n; i++)
+            ref_put_f(t, h, i, i == n / 2 + 3 ? big : -big);
+        check_sizes("one largest value among lowest ones", &g, t, h, n);
+        for (size_t i = 0; i < n; i++)
+            ref_put_f(t, h, i, -big);
+        check_sizes("all the lowest finite value", &g, t, h, n);
+    }
     for (size_t i = 0; i < n; i++)
         ref_put_f(t, h, i, log(1.0 / 1000) + 1e-3 * gs_normal(&g));
     check_sizes("log-probabilities", &g, t, h, 1000 < n ? 1000 : n);
