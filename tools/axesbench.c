@@ -2,8 +2,9 @@
  * `cured bench axes`: axis and segmented reductions of 256 MiB inputs at
  * every 2-D shape (rows = 2^0, 2^2, ..., 2^26 of float32; the same bytes for
  * the other types), both axes, for float32, bfloat16, int32 and int8 SUM and
- * float32 MAX and ARGMAX; a 3-D middle axis; 1M segments of power-law
- * lengths (mean 64). Each cell is a median of timed calls beside the read
+ * float32 MAX and ARGMAX; a 3-D middle axis; float32 segments (1M of
+ * power-law lengths, mean 64; 256 of 1 MiB; 2048 of 16-64 KiB:
+ * axesbench_segments.c). Each cell is a median of timed calls beside the read
  * ceiling measured in the same run (ceiling.c: streaming 16-byte loads, a
  * grid sweep); bytes are input read plus results written.
  */
@@ -31,8 +32,9 @@ static const char usage_text[] =
     "usage: cured bench axes [--iters K] [--device D] [--csv FILE] [--only TEXT]\n"
     "Axis reductions of 256 MiB 2-D arrays (rows = 1, 4, ..., 2^26 float32 rows; the same bytes\n"
     "for bfloat16, int32 and int8), along axis 1 and axis 0: SUM of each type, MAX and ARGMAX\n"
-    "of float32; a 3-D middle axis (256 x 1024 x 256 float32); 1M float32 segments of\n"
-    "power-law lengths (mean 64, int64 offsets). Each cell: the median of K timed calls (after\n"
+    "of float32; a 3-D middle axis (256 x 1024 x 256 float32); float32 segments (int64\n"
+    "offsets): 1M of power-law lengths (mean 64), 256 of 1 MiB and 2048 of 16-64 KiB (more\n"
+    "than the long list holds). Each cell: the median of K timed calls (after\n"
     "an untimed one that compiles), as GB/s of input read plus results written, and as a share\n"
     "of the read ceiling: the best of a streaming-load read-only kernel over a grid sweep, in\n"
     "the same run. Where CUB has the same reduction (cub::DeviceSegmentedReduce: rows of float32\n"
@@ -318,8 +320,8 @@ int cmd_bench_axes(int argc, char **argv)
             }
         }
     }
-    /* A 3-D middle axis and power-law segments, float32 SUM (with --only, when TEXT is in their names). */
-    if (only != NULL && strstr("3-D middle axis, segments power law", only) == NULL)
+    /* A 3-D middle axis and the segments, float32 SUM (with --only, when TEXT is in their names). */
+    if (only != NULL && strstr("3-D middle axis, segments power law, segments long listed, unlisted", only) == NULL)
         goto summary;
     fill_host(CURED_TYPE_FLOAT32, host, BYTES / 4);
     d->MemcpyHtoD(in, host, BYTES);
@@ -337,44 +339,10 @@ int cmd_bench_axes(int argc, char **argv)
         rc |= us <= 0;
     }
     {
-        const size_t nseg = (size_t)1 << 20, cap = BYTES / 4;
-        int64_t *off = malloc((nseg + 1) * 8);
-        uint64_t x = 88172645463325252ull, total = 0;
-        for (size_t s = 0; s <= nseg && off; s++) {
-            off[s] = (int64_t)total;
-            x ^= x << 13, x ^= x >> 7, x ^= x << 17;
-            const double u = ((double)(x >> 11) + 0.5) / 9007199254740992.0;
-            uint64_t len = (uint64_t)(21.4 / pow(u, 1.0 / 1.5)); /* Pareto, alpha 1.5: mean ~64 */
-            total = total + len < cap ? total + len : cap;
-        }
-        double us = -1;
-        struct req q = {&gpu, CURED_OP_SUM, CURED_TYPE_FLOAT32, CURED_TYPE_FLOAT32, (void *)(uintptr_t)in,
-                        {0, {0}, {0}}, 0, (void *)(uintptr_t)out, nseg, (void *)(uintptr_t)offs,
-                        (void *)(uintptr_t)(offs + 8), ""};
-        if (off != NULL && d->MemcpyHtoD(offs, off, (nseg + 1) * 8) == CUDA_SUCCESS)
-            us = axes_time_events(&gpu, iters, call_req, &q, q.why, sizeof q.why);
-        const size_t bytes = (size_t)total * 4 + (nseg + 1) * 8 + nseg * 4;
-        const double gbps = us > 0 ? (double)bytes / (us * 1e3) : 0;
-        char shape[60];
-        snprintf(shape, sizeof shape, "1M segs, %.1f avg", (double)total / (double)nseg);
-        printf("%-15s %-22s %4s %10.2f %9.1f %7.2fx  %s\n", "float32 SUM", shape, "-", us, gbps, gbps / ceil_gbps,
-               us > 0 ? "ran" : q.why);
-        if (csv != NULL)
-            fprintf(csv, "segments power law,%zu,%.1f,-,%zu,%.3f,%.1f,%.1f,%.4f,%s\n", nseg,
-                    (double)total / (double)nseg, bytes, us, gbps, ceil_gbps, gbps / ceil_gbps, us > 0 ? "ran" : "failed");
-        rc |= us <= 0;
-        struct cub_req cq = {&gpu, CMP_SUM, CMP_FLOAT32, (void *)(uintptr_t)in, (long long)nseg, 0,
-                             (const long long *)(uintptr_t)offs, (const long long *)(uintptr_t)(offs + 8),
-                             (void *)(uintptr_t)out, (void *)(uintptr_t)ctemp, ctemp_bytes, ""};
-        char cshape[60];
-        snprintf(cshape, sizeof cshape, "%zu,%.1f", nseg, (double)total / (double)nseg);
-        const double cus = axes_cub_row(&cq, iters, bytes, ceil_gbps, us, "segments", shape, cshape, csv);
-        if (cus > 0 && us > 0) {
-            ncub++;
-            cub_wins += us < cus;
-            worst_cub = cus / us < worst_cub ? cus / us : worst_cub;
-        }
-        free(off);
+        struct seg_tally t = {ncub, cub_wins, worst_cub};
+        rc |= axes_segment_cells(&gpu, iters, (const void *)(uintptr_t)in, BYTES / 4, (void *)(uintptr_t)out, offs,
+                                 (void *)(uintptr_t)ctemp, ctemp_bytes, ceil_gbps, csv, &t);
+        ncub = t.ncub, cub_wins = t.cub_wins, worst_cub = t.worst_cub;
     }
 summary:
     if (ncub)

@@ -1,6 +1,7 @@
 /*
- * `cured bench axes` (axesbench.c), its CUB rows (axesbench_cub.c) and the
- * statistics cells' check (axesbench_stats.c).
+ * `cured bench axes` (axesbench.c), its CUB rows (axesbench_cub.c), the
+ * statistics cells' check (axesbench_stats.c) and the segment cells
+ * (axesbench_segments.c).
  */
 #ifndef CURED_AXESBENCH_H
 #define CURED_AXESBENCH_H
@@ -43,5 +44,14 @@ int axes_cub_of(const struct cell *c, cmp_op *op, cmp_type *t);
  * was cured_us; CUB's time, or -1 if CUB could not run. */
 double axes_cub_row(struct cub_req *q, int iters, size_t bytes, double ceil_gbps, double cured_us, const char *label,
                     const char *shape, const char *csv_shape, FILE *csv);
+
+/* The segment cells (power-law, listed long, unlisted long), each with its
+ * CUB row; CUB's wins and its slowest ratio go into t. 0 if every cell ran. */
+struct seg_tally {
+    int ncub, cub_wins;
+    double worst_cub;
+};
+int axes_segment_cells(struct bk_gpu *g, int iters, const void *in, size_t in_elems, void *out, CUdeviceptr offs,
+                       void *ctemp, size_t ctemp_bytes, double ceil_gbps, FILE *csv, struct seg_tally *t);
 
 #endif
