@@ -68,16 +68,11 @@ struct req {
     cured_layout l;
     uint32_t axes;
     void *dst;
-    size_t nseg;
-    const void *begin, *end;
     char why[600];
 };
 
 static cured_status issue(struct req *q)
 {
-    if (q->nseg)
-        return cured_segmented_reduce_async(q->g->h, q->op, q->src, q->in, q->nseg, q->begin, q->end,
-                                            CURED_TYPE_INT64, q->dst, q->out, q->g->stream);
     return cured_reduce_axes_async(q->g->h, q->op, q->src, q->in, &q->l, q->axes, q->dst, q->out, NULL, q->g->stream);
 }
 
@@ -278,7 +273,7 @@ int cmd_bench_axes(int argc, char **argv)
             const size_t rows = (size_t)1 << k, cols = n / rows;
             for (int axis = 1; axis >= 0; axis--) {
                 struct req q = {&gpu, ce->op, ce->type, ce->out, (void *)(uintptr_t)in, {2, {(int64_t)rows, (int64_t)cols}, {(int64_t)cols, 1}},
-                                1u << axis, (void *)(uintptr_t)out, 0, NULL, NULL, ""};
+                                1u << axis, (void *)(uintptr_t)out, ""};
                 bk_progress(PROG, "%s: %zu x %zu, axis %d", ce->label, rows, cols, axis);
                 double us = axes_time_events(&gpu, iters, call_req, &q, q.why, sizeof q.why);
                 const size_t nout = axis ? rows : cols, bytes = BYTES + nout * rsize;
@@ -327,7 +322,7 @@ int cmd_bench_axes(int argc, char **argv)
     d->MemcpyHtoD(in, host, BYTES);
     {
         struct req q = {&gpu, CURED_OP_SUM, CURED_TYPE_FLOAT32, CURED_TYPE_FLOAT32, (void *)(uintptr_t)in,
-                        {3, {256, 1024, 256}, {1024 * 256, 256, 1}}, 2u, (void *)(uintptr_t)out, 0, NULL, NULL, ""};
+                        {3, {256, 1024, 256}, {1024 * 256, 256, 1}}, 2u, (void *)(uintptr_t)out, ""};
         double us = axes_time_events(&gpu, iters, call_req, &q, q.why, sizeof q.why);
         const size_t bytes = BYTES + 256 * 256 * 4;
         const double gbps = us > 0 ? (double)bytes / (us * 1e3) : 0;
