@@ -247,9 +247,12 @@ START_TEST(test_int8_long_columns)
 }
 END_TEST
 
-/* Random segments: empty, reversed, overlapping, long; int32 and int64 offsets. */
-START_TEST(test_segments_random)
+/* Random segments, int32 and int64 offsets: anywhere (empty, reversed,
+ * overlapping, long), or CSR (begin = off, end = off + 1: contiguous, from
+ * an unaligned start; empty, tiny, short and some over 16 KiB). */
+static void segments_case(int i, int csr)
 {
+    const int _i = i;
     static const cured_op ops[] = {CURED_OP_SUM, CURED_OP_ARGMAX, CURED_OP_NANMIN, CURED_OP_MINMAX,
                                    CURED_OP_COUNT_NONZERO, CURED_OP_PRODUCT};
     static const cured_type types[] = {CURED_TYPE_FLOAT32, CURED_TYPE_INT8, CURED_TYPE_BFLOAT16, CURED_TYPE_INT64,
@@ -262,19 +265,35 @@ START_TEST(test_segments_random)
     if (cured_default_result(op, t, &out) != CURED_SUCCESS)
         return;
     const size_t size = ref_size(t), rsize = ref_result_size(op, out);
-    const size_t n = ops_reduced() ? 5000 : 200000, nseg = ops_reduced() ? 100 : 3000;
+    const size_t n = ops_reduced() ? 5000 : csr ? 1000000 : 200000, nseg = ops_reduced() ? 100 : 3000;
     unsigned char *host = ops_malloc(n * size);
     ref_fill(t, axes_flavour(op), &r, host, n);
     int64_t *b = ops_malloc(nseg * 8), *e = ops_malloc(nseg * 8);
+    int64_t at = csr ? 1 + (int64_t)(rng_u32(&r) % 7) : 0;
     for (size_t s = 0; s < nseg; s++) {
-        const uint32_t kind = rng_u32(&r) % 10;
+        const uint32_t kind = rng_u32(&r) % (csr ? 20 : 10);
+        if (csr) {
+            const uint64_t len = kind < 2 ? 0 : kind == 2 ? rng_u32(&r) % 6000 : kind < 6 ? 1 + rng_u32(&r) % 3
+                                                                                      : rng_u32(&r) % 300;
+            b[s] = at;
+            at = at + (int64_t)len > (int64_t)n ? (int64_t)n : at + (int64_t)len;
+            e[s] = at;
+            continue;
+        }
         b[s] = rng_u32(&r) % n;
         const uint64_t len = kind == 0 ? 0 : kind == 1 ? (uint64_t)(rng_u32(&r) % 40000) : rng_u32(&r) % 300;
         e[s] = kind == 2 ? b[s] - 1 - (int64_t)(rng_u32(&r) % 5) : (int64_t)(b[s] + len > n ? n : b[s] + len);
     }
     const int wide = _i % 2;
-    void *hb = ops_malloc(nseg * 8), *he = ops_malloc(nseg * 8);
-    for (size_t s = 0; s < nseg; s++) {
+    void *hb = ops_malloc((nseg + 1) * 8), *he = ops_malloc(nseg * 8);
+    if (csr) { /* one array: begin = hb, end = hb + 1 */
+        for (size_t s = 0; s <= nseg; s++) {
+            const int64_t v = s < nseg ? b[s] : e[nseg - 1];
+            const int32_t v32 = (int32_t)v;
+            memcpy((char *)hb + s * (wide ? 8 : 4), wide ? (const void *)&v : (const void *)&v32, wide ? 8 : 4);
+        }
+    }
+    for (size_t s = 0; s < nseg && !csr; s++) {
         if (wide) {
             memcpy((char *)hb + s * 8, &b[s], 8);
             memcpy((char *)he + s * 8, &e[s], 8);
@@ -285,11 +304,12 @@ START_TEST(test_segments_random)
         }
     }
     const size_t osz = wide ? 8 : 4;
-    CUdeviceptr d = dev_alloc(n * size), db = dev_alloc(nseg * osz), de = dev_alloc(nseg * osz);
+    CUdeviceptr d = dev_alloc(n * size), db = dev_alloc((nseg + 1) * osz), de = csr ? db + osz : dev_alloc(nseg * osz);
     CUdeviceptr o = dev_alloc(nseg * rsize + 64);
     upload(d, host, n * size);
-    upload(db, hb, nseg * osz);
-    upload(de, he, nseg * osz);
+    upload(db, hb, (nseg + (size_t)csr) * osz);
+    if (!csr)
+        upload(de, he, nseg * osz);
     poison(o, nseg * rsize + 64);
     CURED_OK(cured_segmented_reduce_async(H, op, DP(d), t, nseg, DP(db), DP(de),
                                           wide ? CURED_TYPE_INT64 : CURED_TYPE_INT32, DP(o), out, NULL));
@@ -297,9 +317,9 @@ START_TEST(test_segments_random)
     download(got, o, nseg * rsize + 64);
     for (size_t s = 0; s < nseg; s++) {
         char w[200];
-        snprintf(w, sizeof w, "%s %s->%s segment %zu [%lld, %lld) of %zu (%s offsets)", cured_op_name(op),
+        snprintf(w, sizeof w, "%s %s->%s segment %zu [%lld, %lld) of %zu (%s%s offsets)", cured_op_name(op),
                  cured_type_name(t), cured_type_name(out), s, (long long)b[s], (long long)e[s], nseg,
-                 wide ? "int64" : "int32");
+                 csr ? "CSR " : "", wide ? "int64" : "int32");
         const size_t len = e[s] > b[s] ? (size_t)(e[s] - b[s]) : 0;
         cured_layout l = {1, {(int64_t)len}, {1}};
         int64_t none[1] = {0};
@@ -309,6 +329,17 @@ START_TEST(test_segments_random)
     }
     for (size_t k = 0; k < 64; k++)
         ck_assert_msg(got[nseg * rsize + k] == POISON_BYTE, "written past the last result");
+}
+
+START_TEST(test_segments_random)
+{
+    segments_case(_i, 0);
+}
+END_TEST
+
+START_TEST(test_segments_csr)
+{
+    segments_case(_i, 1);
 }
 END_TEST
 
@@ -593,6 +624,7 @@ static Suite *axes_suite(void)
     tcase_add_checked_fixture(seg, ops_setup, ops_teardown);
     tcase_set_timeout(seg, 600);
     tcase_add_loop_test(seg, test_segments_random, 0, 36);
+    tcase_add_loop_test(seg, test_segments_csr, 0, 36);
     tcase_add_test(seg, test_segments_listed);
     tcase_add_test(seg, test_segments_long_repeat);
     tcase_add_test(seg, test_uniform_segments);
