@@ -677,7 +677,7 @@ CURED_EXPORT cured_status cured_reduce_axes_async(cured_handle h, cured_op op, c
  * segment's floating-point result depends on the call's other segments in
  * one way: segments over 16 KiB are each reduced by several blocks while a
  * call has at most 512 of them, fewer on a device of very many SMs, and by
- * one warp each when it has more; the offsets are then read once more.)
+ * one block each when it has more; the offsets are then read once more.)
  * \param h            handle.
  * \param op           operator (not CURED_OP_DOT).
  * \param in           device pointer to the elements the offsets index (not NULL when num_segments > 0).

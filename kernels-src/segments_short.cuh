@@ -105,11 +105,25 @@ __device__ __forceinline__ void segment_visit(const T *in, size_t n, int lane, V
             vis.elem(t[j], tail + lane + j * G);
 }
 
-// ARG and the statistics: 32 / G segments a warp at once, G lanes each; the
-// long ones by the whole warp.
+// A group of G lanes' result for one segment, in its first lane: the
+// generic loop through segment_visit; other operators through GroupLoop.
+template <int G, class T, class A, class Op, int UNROLL>
+__device__ __forceinline__ A segment_reduce(const T *in, size_t n, bool live, int lane, Op op)
+{
+    if constexpr (GenericLoop<ThreadLoop<Op> >::value) {
+        ReduceVisitor<T, A, Op> vis = {op, Op::identity()};
+        if (live)
+            segment_visit<T, G, UNROLL>(in, n, lane, vis);
+        return group_reduce<G>(vis.acc, op);
+    } else {
+        return GroupLoop<Op>::template run<G, T, A, UNROLL>(in, n, live, lane, op);
+    }
+}
+
 template <class T, class A, class Op, class Off, int BLOCK, int G, int UNROLL>
-__device__ __forceinline__ void grouped_segments(const T *in, u64 nseg, const Off *begin, const Off *end, void *out,
-                                                 unsigned result_size, u64 huge, LongList list, double ddof)
+__global__ void __launch_bounds__(BLOCK)
+reduce_segments(const T *in, u64 nseg, const Off *begin, const Off *end, void *out, unsigned result_size, u64 huge,
+                LongList list, double ddof)
 {
     const int lane = threadIdx.x % G, wl = threadIdx.x % 32;
     const u64 LONG = (u64)G * (16 / sizeof(T)) * 16;
@@ -136,24 +150,10 @@ __device__ __forceinline__ void grouped_segments(const T *in, u64 nseg, const Of
         Op op;
         bind_ddof(op, ddof);
         bind_input(op, in + at);
-        A v = GroupLoop<Op>::template run<G, T, A, UNROLL>(in + at, len, short_one, lane, op);
+        A v = segment_reduce<G, T, A, Op, UNROLL>(in + at, len, short_one, lane, op);
         if (short_one && lane == 0)
             op.write((char *)out + s * result_size, v, len);
         warp_segments<T, A, Op, UNROLL>(longs, in, s, at, len, out, result_size, ddof);
-    }
-}
-
-#include "segments_flat.cuh"
-
-template <class T, class A, class Op, class Off, int BLOCK, int G, int UNROLL>
-__global__ void __launch_bounds__(BLOCK)
-reduce_segments(const T *in, u64 nseg, const Off *begin, const Off *end, void *out, unsigned result_size, u64 huge,
-                LongList list, double ddof)
-{
-    if constexpr (GenericLoop<ThreadLoop<Op> >::value) {
-        flat_segments<T, A, Op, Off, BLOCK, UNROLL>(in, nseg, begin, end, out, result_size, huge, list, ddof);
-    } else {
-        grouped_segments<T, A, Op, Off, BLOCK, G, UNROLL>(in, nseg, begin, end, out, result_size, huge, list, ddof);
     }
 }
 

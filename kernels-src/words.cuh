@@ -46,38 +46,6 @@ template <class A> __device__ __forceinline__ A shfl_down(A v, int off)
     }
 }
 
-template <class A> __device__ __forceinline__ A shfl_up(A v, int off)
-{
-    if constexpr (is_scalar_word<A>::value) {
-        return __shfl_up_sync(0xffffffffu, v, off);
-    } else if constexpr (sizeof(A) < 4) {
-        return (A)__shfl_up_sync(0xffffffffu, (int)v, off);
-    } else {
-        typename words_of<A>::U u;
-        u.a = v;
-#pragma unroll
-        for (int j = 0; j < words_of<A>::N; j++)
-            u.w[j] = __shfl_up_sync(0xffffffffu, u.w[j], off);
-        return u.a;
-    }
-}
-
-template <class A> __device__ __forceinline__ A shfl_idx(A v, int src)
-{
-    if constexpr (is_scalar_word<A>::value) {
-        return __shfl_sync(0xffffffffu, v, src);
-    } else if constexpr (sizeof(A) < 4) {
-        return (A)__shfl_sync(0xffffffffu, (int)v, src);
-    } else {
-        typename words_of<A>::U u;
-        u.a = v;
-#pragma unroll
-        for (int j = 0; j < words_of<A>::N; j++)
-            u.w[j] = __shfl_sync(0xffffffffu, u.w[j], src);
-        return u.a;
-    }
-}
-
 // Loads that bypass L1, for partials written by other blocks.
 template <class A> __device__ __forceinline__ A load_cg(const A *p)
 {

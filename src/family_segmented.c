@@ -30,13 +30,6 @@ static void state_cxx(const struct cr_request *r, const char *functor, char *buf
         cr_acc_cxx(&r->acc, buf, cap);
 }
 
-/* Whether reduce_segments lays the segments end to end (segments_flat.cuh): every operator
- * whose per-thread loop is the generic one, that is all but ARG and the statistics. */
-static int flat_segments(const struct cr_request *r)
-{
-    return r->user != NULL || (r->acc.layout != CR_LAYOUT_ARG && !(cr_op(r->op)->flags & CR_OP_STATS));
-}
-
 static void build(const struct cr_request *r, struct cr_unit *u)
 {
     char a[144], f[128];
@@ -48,11 +41,10 @@ static void build(const struct cr_request *r, struct cr_unit *u)
     u->source = r->user != NULL ? cr_user_axes_source(r->user) : NULL;
     u->block = BLOCK;
     u->unroll = cr_type(r->in)->cls == CR_HALF && r->acc.layout == CR_LAYOUT_ARG ? 8 : UNROLL;
-    /* reduce_segments of ARG and the statistics: 2 vectors in flight a lane, no spills at 64
-     * registers (bench/NOTES.md v16); the flat kernel of the others keeps the usual number, as do
-     * reduce_long_segments' blocks. */
+    /* reduce_segments: 2 vectors in flight a lane, no spills at 64 registers (bench/NOTES.md v16,
+     * measured on float32 SUM); reduce_long_segments' blocks keep the usual number. */
     const unsigned long_unroll = u->unroll;
-    if (r->shape == CR_SHAPE_SEGMENTS && u->unroll == UNROLL && !flat_segments(r))
+    if (r->shape == CR_SHAPE_SEGMENTS && u->unroll == UNROLL)
         u->unroll = 2;
     u->nkernels = 1;
     char *k = u->kernels[0];
@@ -95,7 +87,7 @@ static void build(const struct cr_request *r, struct cr_unit *u)
 
 /* Segments over LONG_BYTES go to reduce_long_segments (segments_long.cuh):
  * up to LONG_CAP of them in a call, each over blocks for an eighth of the
- * SMs; any more, and every one of them gets one warp. A warp reads ~64 KiB
+ * SMs; any more, and every one of them gets one block. A warp reads ~64 KiB
  * of a 256 MiB call on an H200: 16 KiB, not 128, keeps one long segment
  * from doubling its warp's time (power-law segments 0.43 -> 0.47 of the ceiling, bench/NOTES.md v15). */
 #define LONG_BYTES ((uint64_t)16 << 10)
@@ -182,12 +174,10 @@ static void plan(const struct cr_request *r, const struct cr_unit *u, const stru
         cr_plan_param(p, l, partials);
         cr_plan_param(p, l, tickets);
         break;
-    case CR_SHAPE_SEGMENTS: {
-        const uint64_t per_block = flat_segments(r) ? BLOCK : BLOCK / r->group; /* segments a block takes at once */
-        plan_segments(r, dev, a, at_most((g->nout + per_block - 1) / per_block, resident), ddof, p);
+    case CR_SHAPE_SEGMENTS:
+        plan_segments(r, dev, a, at_most((g->nout + BLOCK / r->group - 1) / (BLOCK / r->group), resident), ddof, p);
         (void)u;
         return; /* both launches took ddof */
-    }
     case CR_SHAPE_COLS: {
         /* the planner split the rows for the device's bound on resident blocks: again for this kernel's */
         struct cr_cols c = g->cols;

@@ -356,7 +356,7 @@ static void segments_free(void *h, int64_t *b, int64_t *e, CUdeviceptr d, CUdevi
 }
 
 /* More segments over 16 KiB than the long list holds (512 a call): then a
- * warp each; every kind of segment length around the limits, against a host
+ * block each; every kind of segment length around the limits, against a host
  * sum of integers (exact) and ARGMAX. */
 START_TEST(test_segments_listed)
 {
