@@ -249,7 +249,8 @@ END_TEST
 
 /* Random segments, int32 and int64 offsets: anywhere (empty, reversed,
  * overlapping, long), or CSR (begin = off, end = off + 1: contiguous, from
- * an unaligned start; empty, tiny, short and some over 16 KiB). */
+ * an unaligned start; empty, tiny, short and, for 4- and 8-byte types,
+ * some over 16 KiB, fewer than the long list holds). */
 static void segments_case(int i, int csr)
 {
     const int _i = i;
@@ -416,7 +417,7 @@ START_TEST(test_segments_listed)
 END_TEST
 
 /* Float sums of segments over 16 KiB, bitwise the same in every call:
- * with 300 of them (several blocks each) and with 900 (a warp each, the
+ * with 300 of them (several blocks each) and with 900 (a block each, the
  * list ignored), beside a host sum in double. */
 START_TEST(test_segments_long_repeat)
 {
