@@ -89,7 +89,8 @@ static void build(const struct cr_request *r, struct cr_unit *u)
  * up to LONG_CAP of them in a call, each over blocks for an eighth of the
  * SMs; any more, and every one of them gets one block. Why 16 KiB: in
  * reduce_segments a warp reads ~64 KiB of a 256 MiB call on an H200, and a
- * threshold of 16 KiB, not 128, keeps one long segment from doubling its warp's time (power-law segments 0.43 -> 0.47 of the ceiling, bench/NOTES.md v15). */
+ * threshold of 16 KiB, not 128, keeps one long segment from doubling its
+ * warp's time (power-law segments 0.43 -> 0.47 of the ceiling, bench/NOTES.md v15). */
 #define LONG_BYTES ((uint64_t)16 << 10)
 #define LONG_CAP 512u
 /* The list's tickets, count and done word share the slot's tickets; its

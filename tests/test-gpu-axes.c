@@ -253,15 +253,14 @@ END_TEST
  * some over 16 KiB, fewer than the long list holds). */
 static void segments_case(int i, int csr)
 {
-    const int _i = i;
     static const cured_op ops[] = {CURED_OP_SUM, CURED_OP_ARGMAX, CURED_OP_NANMIN, CURED_OP_MINMAX,
                                    CURED_OP_COUNT_NONZERO, CURED_OP_PRODUCT};
     static const cured_type types[] = {CURED_TYPE_FLOAT32, CURED_TYPE_INT8, CURED_TYPE_BFLOAT16, CURED_TYPE_INT64,
                                        CURED_TYPE_UINT16, CURED_TYPE_FLOAT64};
     struct rng r;
-    rng_init(&r, "segments", _i);
-    const cured_op op = ops[_i % 6];
-    const cured_type t = types[(_i / 6) % 6];
+    rng_init(&r, "segments", i);
+    const cured_op op = ops[i % 6];
+    const cured_type t = types[(i / 6) % 6];
     cured_type out;
     if (cured_default_result(op, t, &out) != CURED_SUCCESS)
         return;
@@ -285,7 +284,7 @@ static void segments_case(int i, int csr)
         const uint64_t len = kind == 0 ? 0 : kind == 1 ? (uint64_t)(rng_u32(&r) % 40000) : rng_u32(&r) % 300;
         e[s] = kind == 2 ? b[s] - 1 - (int64_t)(rng_u32(&r) % 5) : (int64_t)(b[s] + len > n ? n : b[s] + len);
     }
-    const int wide = _i % 2;
+    const int wide = i % 2;
     void *hb = ops_malloc((nseg + 1) * 8), *he = ops_malloc(nseg * 8);
     if (csr) { /* one array: begin = hb, end = hb + 1 */
         for (size_t s = 0; s <= nseg; s++) {
@@ -293,15 +292,16 @@ static void segments_case(int i, int csr)
             const int32_t v32 = (int32_t)v;
             memcpy((char *)hb + s * (wide ? 8 : 4), wide ? (const void *)&v : (const void *)&v32, wide ? 8 : 4);
         }
-    }
-    for (size_t s = 0; s < nseg && !csr; s++) {
-        if (wide) {
-            memcpy((char *)hb + s * 8, &b[s], 8);
-            memcpy((char *)he + s * 8, &e[s], 8);
-        } else {
-            int32_t bb = (int32_t)b[s], ee = (int32_t)e[s];
-            memcpy((char *)hb + s * 4, &bb, 4);
-            memcpy((char *)he + s * 4, &ee, 4);
+    } else {
+        for (size_t s = 0; s < nseg; s++) {
+            if (wide) {
+                memcpy((char *)hb + s * 8, &b[s], 8);
+                memcpy((char *)he + s * 8, &e[s], 8);
+            } else {
+                int32_t bb = (int32_t)b[s], ee = (int32_t)e[s];
+                memcpy((char *)hb + s * 4, &bb, 4);
+                memcpy((char *)he + s * 4, &ee, 4);
+            }
         }
     }
     const size_t osz = wide ? 8 : 4;
