@@ -56,6 +56,39 @@ template <int BLOCK, class A, class Op> __device__ A block_reduce_shuffle(A v, O
     return v;
 }
 
+// Inclusive prefix sum over the block (thread order), every thread its own;
+// ends with a barrier so that it can be called twice in one kernel.
+template <int BLOCK, class V> __device__ V block_scan_inclusive(V v)
+{
+    __shared__ V warp_total[BLOCK / 32];
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+#pragma unroll
+    for (int o = 1; o < 32; o <<= 1) {
+        const V u = __shfl_up_sync(0xffffffffu, v, o);
+        if (lane >= o)
+            v += u;
+    }
+    if (lane == 31)
+        warp_total[warp] = v;
+    __syncthreads();
+    if (warp == 0) {
+        V w = lane < BLOCK / 32 ? warp_total[lane] : V(0);
+#pragma unroll
+        for (int o = 1; o < BLOCK / 32; o <<= 1) {
+            const V u = __shfl_up_sync(0xffffffffu, w, o);
+            if (lane >= o)
+                w += u;
+        }
+        if (lane < BLOCK / 32)
+            warp_total[lane] = w;
+    }
+    __syncthreads();
+    if (warp > 0)
+        v += warp_total[warp - 1];
+    __syncthreads();
+    return v;
+}
+
 // Block reduction as a shared-memory tree (the Handbook's first kernel),
 // with a barrier at every level: warp-synchronous tricks are unsafe since Volta.
 template <int BLOCK, class A, class Op> __device__ A block_reduce_tree(A v, Op op)

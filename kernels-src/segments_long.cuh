@@ -1,12 +1,31 @@
 // The segments over `huge` elements that reduce_segments counted and listed.
-// When all of them are on the list, each gets PARTS = gridDim.x blocks, whose
-// partials the last of them combines in block order: a listed segment's
-// result depends only on its data and PARTS, not on where it landed in the
-// list. When there are more than the list holds, the list is ignored and
-// every such segment gets one block. Either way the count decides, so
-// results are bitwise the same from run to run.
+// When all of them are on the list, the grid (about one wave of blocks)
+// shares them out as chunks: each entry is cut into parts of at least huge
+// elements and at least a quarter block's share of all the listed elements
+// (at most l.parts of them; about four chunks a block evens out the wave),
+// every block finds its chunks by a prefix sum over the entries, and the last of an entry's parts combines their partials in part
+// order. The parts depend only on the listed lengths and the grid, so the
+// results are bitwise the same from run to run. When there are more than the
+// list holds, the list is ignored and every such segment gets one block.
 #ifndef CURED_SEGMENTS_LONG_CUH
 #define CURED_SEGMENTS_LONG_CUH
+
+// Part `part` of `parts` blocks' share of a segment, in each thread. One
+// block alone takes the generic loop through segment_visit, whose last
+// vectors are loaded together (a segment of a few rounds pays fewer trips).
+template <class T, class A, class Op, int BLOCK, int UNROLL>
+__device__ __forceinline__ A long_part(const T *in, u64 len, unsigned part, unsigned parts, Op op)
+{
+    if constexpr (GenericLoop<ThreadLoop<Op> >::value) {
+        if (parts == 1) {
+            ReduceVisitor<T, A, Op> vis = {op, Op::identity()};
+            segment_visit<T, BLOCK, UNROLL>(in, len, threadIdx.x, vis);
+            return vis.acc;
+        }
+    }
+    return ThreadLoop<Op>::template run<T, A, UNROLL>(in, len, (size_t)part * BLOCK + threadIdx.x,
+                                                      (size_t)parts * BLOCK, op);
+}
 
 // More than the list holds: every segment over `huge` elements by one block
 // of the grid, as CUB does. Block B of NB looks at segments B, B + NB, ...
@@ -38,7 +57,7 @@ __device__ __noinline__ void every_long_segment(const T *in, u64 nseg, const Off
                 Op op;
                 bind_ddof(op, ddof);
                 bind_input(op, in + lb);
-                A v = ThreadLoop<Op>::template run<T, A, UNROLL>(in + lb, llen, threadIdx.x, BLOCK, op);
+                A v = long_part<T, A, Op, BLOCK, UNROLL>(in + lb, llen, 0, 1, op);
                 v = block_reduce_shuffle<BLOCK>(v, op);
                 if (threadIdx.x == 0)
                     op.write((char *)out + ls * result_size, v, llen);
@@ -48,32 +67,75 @@ __device__ __noinline__ void every_long_segment(const T *in, u64 nseg, const Off
     }
 }
 
+// How many parts entry e (len elements) is cut into.
+__device__ __forceinline__ unsigned long_parts(u64 len, u64 chunk, unsigned most)
+{
+    const u64 want = len / chunk;
+    return want < 1 ? 1u : want < most ? (unsigned)want : most;
+}
+
+// Six blocks an SM for the generic loop (40 registers, no spills; at the 48
+// it takes unbounded, five fit); 8-bit sums spill at 40.
 template <class T, class A, class Op, class Off, int BLOCK, int UNROLL>
-__global__ void __launch_bounds__(BLOCK)
+__global__ void __launch_bounds__(BLOCK, GenericLoop<ThreadLoop<Op> >::value && sizeof(T) > 1 ? 1536 / BLOCK : 1)
 reduce_long_segments(const T *in, u64 nseg, const Off *begin, const Off *end, void *out, unsigned result_size,
                      u64 huge, LongList l, A *partials, double ddof)
 {
-    __shared__ unsigned counted;
-    if (threadIdx.x == 0)
+    __shared__ unsigned counted, first[2 * BLOCK + 1]; // first[e]: entry e's first chunk (cap <= 2 BLOCK)
+    __shared__ u64 chunk;
+    const unsigned t = threadIdx.x, e0 = 2 * t, e1 = 2 * t + 1;
+    u64 len0 = 0, len1 = 0; // loaded with the count; they mean something below it
+    if (t == 0)
         counted = *(volatile unsigned *)l.count;
+    if (e0 < l.cap)
+        len0 = l.seg[e0].len;
+    if (e1 < l.cap)
+        len1 = l.seg[e1].len;
     __syncthreads();
-    const unsigned e = blockIdx.y;
-    if (counted <= l.cap && e < counted) {
-        const u64 s = l.seg[e];
-        const long long b = (long long)begin[s];
-        const u64 len = (u64)((long long)end[s] - b);
-        Op op;
-        bind_ddof(op, ddof);
-        bind_input(op, in + b);
-        A v = ThreadLoop<Op>::template run<T, A, UNROLL>(in + b, len, (size_t)blockIdx.x * BLOCK + threadIdx.x,
-                                                          (size_t)gridDim.x * BLOCK, op);
-        v = block_reduce_shuffle<BLOCK>(v, op);
-        finish_last_block<BLOCK>(v, (char *)out + s * result_size, len, partials + (u64)e * gridDim.x,
-                                 l.tickets + e, blockIdx.x, gridDim.x, op);
-    } else if (counted > l.cap) {
+    const unsigned n = counted;
+    if (n <= l.cap) {
+        len0 = e0 < n ? len0 : 0;
+        len1 = e1 < n ? len1 : 0;
+        const u64 all = block_scan_inclusive<BLOCK>(len0 + len1); // the last thread's is every entry's
+        if (t == BLOCK - 1) {
+            const u64 share = (all + 4 * (u64)gridDim.x - 1) / (4 * (u64)gridDim.x);
+            chunk = share > huge ? share : huge;
+        }
+        __syncthreads();
+        const unsigned p0 = e0 < n ? long_parts(len0, chunk, l.parts) : 0;
+        const unsigned p1 = e1 < n ? long_parts(len1, chunk, l.parts) : 0;
+        const unsigned upto = block_scan_inclusive<BLOCK>(p0 + p1);
+        first[e0] = upto - p0 - p1;
+        first[e1] = upto - p1;
+        if (t == BLOCK - 1)
+            first[2 * BLOCK] = upto;
+        __syncthreads();
+        const unsigned chunks = first[n]; // entries from n on have no parts
+        for (unsigned c = blockIdx.x; c < chunks; c += gridDim.x) {
+            unsigned lo = 0, hi = n; // first[lo] <= c < first[hi]
+            while (hi - lo > 1) {
+                const unsigned mid = (lo + hi) / 2;
+                if (first[mid] <= c)
+                    lo = mid;
+                else
+                    hi = mid;
+            }
+            const LongEntry *en = l.seg + lo;
+            const long long b = en->begin;
+            const u64 len = en->len, s = en->seg;
+            const unsigned part = c - first[lo], parts = first[lo + 1] - first[lo];
+            Op op;
+            bind_ddof(op, ddof);
+            bind_input(op, in + b);
+            A v = long_part<T, A, Op, BLOCK, UNROLL>(in + b, len, part, parts, op);
+            v = block_reduce_shuffle<BLOCK>(v, op);
+            finish_last_block<BLOCK>(v, (char *)out + s * result_size, len, partials + (u64)lo * l.parts,
+                                     l.tickets + lo, part, parts, op);
+        }
+    } else {
         every_long_segment<T, A, Op, Off, BLOCK, UNROLL>(in, nseg, begin, end, out, result_size, huge, ddof);
     }
-    if (threadIdx.x == 0 && atomicAdd(l.done, 1u) == gridDim.x * gridDim.y - 1) { // every block has read the count
+    if (t == 0 && atomicAdd(l.done, 1u) == gridDim.x * gridDim.y - 1) { // every block has read the count
         *l.count = 0;
         *l.done = 0;
     }

@@ -11,20 +11,28 @@
 // The segments over `huge` elements, in the workspace: the first cap met
 // (in whatever order the warps meet them), their count, which goes on past
 // cap, a done word and a ticket per entry. The count alone decides how they
-// are reduced, and it does not depend on timing.
+// are reduced, and it does not depend on timing. An entry keeps the
+// segment's start and length, so that its blocks need not look them up.
+struct LongEntry {
+    unsigned long long seg;
+    long long begin;
+    unsigned long long len, pad;
+};
 struct LongList {
-    unsigned long long *seg; // cap segment indices
+    LongEntry *seg; // cap entries
     unsigned int *count, *done, *tickets; // tickets: one per entry
-    unsigned cap;
+    unsigned cap, parts; // parts: the most blocks of one entry (its partials' stride)
 };
 
-__device__ __forceinline__ void list_long(const LongList &l, u64 s)
+__device__ __forceinline__ void list_long(const LongList &l, u64 s, long long begin, u64 len)
 {
     if (*(volatile unsigned *)l.count > l.cap) // known to be too many: no atomic, no count to wrap
         return;
     const unsigned slot = atomicAdd(l.count, 1u);
-    if (slot < l.cap)
-        l.seg[slot] = s;
+    if (slot < l.cap) {
+        const LongEntry e = {s, begin, len, 0};
+        l.seg[slot] = e;
+    }
 }
 
 // The segments whose lanes are in `mask` (lane i's segment s at `at`, len
@@ -145,7 +153,7 @@ reduce_segments(const T *in, u64 nseg, const Off *begin, const Off *end, void *o
         }
         const bool short_one = live && len <= LONG, huge_one = live && len > huge;
         if (huge_one && lane == 0)
-            list_long(list, s);
+            list_long(list, s, at, len);
         const unsigned longs = __ballot_sync(0xffffffffu, live && !short_one && !huge_one && lane == 0);
         Op op;
         bind_ddof(op, ddof);

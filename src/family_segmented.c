@@ -86,32 +86,38 @@ static void build(const struct cr_request *r, struct cr_unit *u)
 }
 
 /* Segments over LONG_BYTES go to reduce_long_segments (segments_long.cuh):
- * up to LONG_CAP of them in a call, each over blocks for an eighth of the
- * SMs; any more, and every one of them gets one block. Why 16 KiB: in
- * reduce_segments a warp reads ~64 KiB of a 256 MiB call on an H200, and a
- * threshold of 16 KiB, not 128, keeps one long segment from doubling its
- * warp's time (power-law segments 0.43 -> 0.47 of the ceiling, bench/NOTES.md v15). */
+ * up to LONG_CAP of them in a call, shared out as chunks over one wave of
+ * its blocks (LONG_PER_SM an SM where its occupancy is unknown), each cut
+ * into at most LONG_PARTS parts; any more, and every one of them gets one
+ * block.
+ * Why 16 KiB: in reduce_segments a warp reads ~64 KiB of a 256 MiB call on
+ * an H200, and a threshold of 16 KiB, not 128, keeps one long segment from
+ * doubling its warp's time (power-law segments 0.43 -> 0.47 of the ceiling,
+ * bench/NOTES.md v15). */
 #define LONG_BYTES ((uint64_t)16 << 10)
 #define LONG_CAP 512u
+#define LONG_PARTS 64u
+#define LONG_PER_SM 4u
 /* The list's tickets, count and done word share the slot's tickets; its
- * partials and segment indices (256 KiB on an H200) the partials and column
- * area, which caps the list on a device of very many SMs. */
+ * partials and entries (1 MiB) the partials and column area, which caps the
+ * list on a device of very many SMs. The kernel's prefix sum holds 2 BLOCK entries. */
 _Static_assert(LONG_CAP + 2 <= CR_WS_NTICKETS, "the long list's tickets");
-struct long_list { /* struct LongList of segments_short.cuh */
+_Static_assert(LONG_CAP <= 2 * BLOCK, "the long list's prefix sum");
+struct long_list { /* struct LongList of segments_short.cuh; seg: its 32-byte LongEntry array */
     uint64_t seg, count, done, tickets;
-    uint32_t cap, pad;
+    uint32_t cap, parts;
 };
 
-static void plan_segments(const struct cr_request *r, const struct cr_device_facts *dev, const struct cr_args *a,
-                          unsigned grid, uint64_t ddof, struct cr_plan *p)
+static void plan_segments(const struct cr_request *r, const struct cr_kernel *k, const struct cr_device_facts *dev,
+                          const struct cr_args *a, unsigned grid, uint64_t ddof, struct cr_plan *p)
 {
     const struct cr_geometry *g = a->geo;
     const uint64_t tickets = a->ws + CR_WS_TICKETS, partials = a->ws + CR_WS_PARTIALS;
-    const unsigned parts = dev->sms / 8 > 4 ? (unsigned)dev->sms / 8 : 4;
-    const uint64_t room = cr_partials_area(dev), per = (uint64_t)parts * CR_MAX_ACC + 8;
+    _Static_assert(CR_MAX_ACC % 16 == 0, "the entries after the partials are 16-byte aligned");
+    const uint64_t room = cr_partials_area(dev), per = (uint64_t)LONG_PARTS * CR_MAX_ACC + 32;
     const unsigned cap = room / per < LONG_CAP ? (unsigned)(room / per) : LONG_CAP;
-    struct long_list list = {partials + (uint64_t)cap * parts * CR_MAX_ACC, tickets + 4 * LONG_CAP,
-                             tickets + 4 * (LONG_CAP + 1), tickets, cap, 0};
+    struct long_list list = {partials + (uint64_t)cap * LONG_PARTS * CR_MAX_ACC, tickets + 4 * LONG_CAP,
+                             tickets + 4 * (LONG_CAP + 1), tickets, cap, LONG_PARTS};
     struct cr_launch *l = cr_plan_launch(p, 0, grid, BLOCK);
     cr_plan_param(p, l, (uint64_t)(uintptr_t)a->in);
     cr_plan_param(p, l, g->nout);
@@ -122,8 +128,8 @@ static void plan_segments(const struct cr_request *r, const struct cr_device_fac
     cr_plan_param(p, l, LONG_BYTES / cr_type_size(r->in));
     cr_plan_struct(p, l, &list, sizeof list);
     cr_plan_param(p, l, ddof);
-    l = cr_plan_launch(p, 1, parts, BLOCK);
-    l->grid_y = g->nout < cap ? (unsigned)g->nout : cap; /* no more can be listed */
+    const unsigned per_sm = k->fn_blocks_per_sm[1] > 0 ? (unsigned)k->fn_blocks_per_sm[1] : LONG_PER_SM;
+    l = cr_plan_launch(p, 1, per_sm * (unsigned)dev->sms, BLOCK);
     cr_plan_param(p, l, (uint64_t)(uintptr_t)a->in);
     cr_plan_param(p, l, g->nout);
     cr_plan_param(p, l, (uint64_t)(uintptr_t)g->begin);
@@ -176,7 +182,7 @@ static void plan(const struct cr_request *r, const struct cr_unit *u, const stru
         cr_plan_param(p, l, tickets);
         break;
     case CR_SHAPE_SEGMENTS:
-        plan_segments(r, dev, a, at_most((g->nout + BLOCK / r->group - 1) / (BLOCK / r->group), resident), ddof, p);
+        plan_segments(r, k, dev, a, at_most((g->nout + BLOCK / r->group - 1) / (BLOCK / r->group), resident), ddof, p);
         (void)u;
         return; /* both launches took ddof */
     case CR_SHAPE_COLS: {

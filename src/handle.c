@@ -144,11 +144,15 @@ static cured_status load_kernel(cured_handle h, const struct cr_unit *u, const s
             h->d->ModuleUnload(k->module);
             return cr_fail_cuda(r, "cuModuleGetFunction");
         }
-    r = h->d->OccupancyMaxActiveBlocksPerMultiprocessor(&k->blocks_per_sm, k->fn[0], u->block, 0);
-    if (r != CUDA_SUCCESS || k->blocks_per_sm < 1)
-        k->blocks_per_sm = 1;
-    if (k->blocks_per_sm > h->max_blocks_per_sm)
-        k->blocks_per_sm = h->max_blocks_per_sm;
+    for (int i = 0; i < u->nkernels; i++) {
+        int *b = &k->fn_blocks_per_sm[i];
+        r = h->d->OccupancyMaxActiveBlocksPerMultiprocessor(b, k->fn[i], u->block, 0);
+        if (r != CUDA_SUCCESS || *b < 1)
+            *b = 1;
+        if (*b > h->max_blocks_per_sm)
+            *b = h->max_blocks_per_sm;
+    }
+    k->blocks_per_sm = k->fn_blocks_per_sm[0];
     return CURED_SUCCESS;
 }
 

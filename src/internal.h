@@ -166,6 +166,7 @@ struct cr_kernel {            /* one compile unit loaded in the handle's context
     CUmodule module;
     CUfunction fn[CR_MAX_KERNELS];
     int blocks_per_sm;        /* occupancy of fn[0] at the unit's block size */
+    int fn_blocks_per_sm[CR_MAX_KERNELS]; /* each fn's (0 where not asked) */
 };
 
 /* A built-in request's kernels in a handle: what its plan needs. */

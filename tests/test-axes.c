@@ -356,7 +356,7 @@ START_TEST(test_plans_fit)
         fake_plan(&r, &u, &g, 0.0, &p);
         ck_assert_uint_eq(p.l[0].grid, 16384);
     }
-    /* Segments: the segments' launch, then the long segments' (a grid of blocks per listed segment). */
+    /* Segments: the segments' launch, then the long segments' (about a wave of blocks sharing the list). */
     struct cr_request r;
     ck_assert_int_eq(cr_request_make(CURED_OP_ARGMAX, CURED_ALGO_AUTO, CURED_TYPE_FLOAT32, CURED_TYPE_FLOAT32, &r),
                      CURED_SUCCESS);
@@ -379,20 +379,28 @@ START_TEST(test_plans_fit)
         fake.facts.sms = sms[k];
         fake.facts.partials_capacity = (size_t)sms[k] * 8;
         fake_plan(&r, &u, &g, 0.0, &p);
-        ck_assert_msg(!p.overflow && p.nlaunch == 2 && p.l[1].fn == 1 && p.l[1].grid >= 4 && p.l[1].grid_y >= 1,
+        ck_assert_msg(!p.overflow && p.nlaunch == 2 && p.l[1].fn == 1 && p.l[1].grid == 4u * (unsigned)sms[k] &&
+                          p.l[1].grid_y == 1 && p.l[1].nparams == 10,
                       "segments, %d SMs: overflow %d, %d launches", sms[k], p.overflow, p.nlaunch);
-        /* the list (partials, then segment indices) stays inside the slot's partials area */
-        const uint64_t list_end =
-            CR_WS_PARTIALS + (uint64_t)p.l[1].grid_y * p.l[1].grid * CR_MAX_ACC + 8u * p.l[1].grid_y;
-        ck_assert_msg(list_end <= CR_WS_PARTIALS + fake.facts.partials_capacity * CR_MAX_ACC + CR_WS_COLS_BYTES,
+        /* struct LongList (the 8th parameter of both kernels): entries, count, done, tickets, cap, parts */
+        struct { uint64_t seg, count, done, tickets; uint32_t cap, parts; } list, list0;
+        memcpy(&list, p.l[1].params[7], sizeof list);
+        memcpy(&list0, p.l[0].params[7], sizeof list0);
+        ck_assert_msg(memcmp(&list, &list0, sizeof list) == 0, "both kernels see one list");
+        ck_assert_msg(list.cap >= 1 && list.cap <= 512 && list.parts >= 1, "cap %u parts %u", list.cap, list.parts);
+        ck_assert_msg(sms[k] > 1000 || list.cap == 512, "%d SMs: the list holds %u", sms[k], list.cap);
+        /* the partials (parts a entry), then the 32-byte entries, 16-byte aligned, inside the partials area */
+        const uint64_t partials = 0x40000 + CR_WS_PARTIALS;
+        ck_assert_uint_eq(list.seg, partials + (uint64_t)list.cap * list.parts * CR_MAX_ACC);
+        ck_assert_uint_eq(list.seg % 16, 0);
+        ck_assert_msg(list.seg + 32u * list.cap <= partials + fake.facts.partials_capacity * CR_MAX_ACC + CR_WS_COLS_BYTES,
                       "%d SMs: the long-segment list outgrows the workspace", sms[k]);
-        ck_assert_msg(p.l[1].grid_y + 2 <= CR_WS_NTICKETS, "the list's tickets outgrow the workspace");
+        /* a ticket an entry, then the count and the done word, all in the slot's tickets */
+        const uint64_t tickets = 0x40000 + CR_WS_TICKETS;
+        ck_assert_msg(list.tickets == tickets && list.count >= tickets + 4u * list.cap &&
+                          list.done > list.count && list.done + 4 <= tickets + 4u * CR_WS_NTICKETS,
+                      "the list's tickets outgrow the workspace");
     }
-    /* few segments: no more list rows than segments */
-    g.nout = 3;
-    fake_h200();
-    fake_plan(&r, &u, &g, 0.0, &p);
-    ck_assert_uint_eq(p.l[1].grid_y, 3);
 }
 END_TEST
 

@@ -19,6 +19,7 @@
 
 #include "bench.h"
 #include "benchkit.h"
+#include "ceiling.h"
 #include "cured.h"
 #include "driver_all.h"
 #include "tool.h"
@@ -54,7 +55,16 @@ struct bench {
     size_t n;
     struct row *row;   /* the row being measured */
     uint64_t host_got; /* Thrust's result, returned to the host */
+    struct ceiling ceil; /* K_SWEPT's kernel and the configuration being timed */
+    int ceil_ok, ceil_variant;
+    unsigned ceil_grid, ceil_block;
 };
+
+static cured_status cured_call(struct bench *B, int b, int is64, cured_algorithm algo)
+{
+    return cured_reduce_async(B->g.h, CURED_OP_SUM, algo, bk_in(&B->set, b), CURED_TYPE_INT32, B->n,
+                              bk_out(&B->set, b), is64 ? CURED_TYPE_INT64 : CURED_TYPE_INT32, B->g.stream);
+}
 
 /* One call of the row's reduction on buffer b, into slot b (Thrust: to the host). */
 static int launch(void *user, int b, int b2, char *why, size_t len)
@@ -62,10 +72,18 @@ static int launch(void *user, int b, int b2, char *why, size_t len)
     struct bench *B = user;
     const struct row *r = B->row;
     (void)b2;
-    if (r->kind == K_CURED) {
-        cured_status st = cured_reduce_async(B->g.h, CURED_OP_SUM, r->algo, bk_in(&B->set, b), CURED_TYPE_INT32,
-                                             B->n, bk_out(&B->set, b),
-                                             r->is64 ? CURED_TYPE_INT64 : CURED_TYPE_INT32, B->g.stream);
+    if (r->kind == K_SWEPT) {
+        if (ceiling_launch(&B->ceil, B->ceil_variant, B->ceil_grid, B->ceil_block, bk_in(&B->set, b), B->n * 4 / 16 * 16,
+                           B->g.stream) == 0)
+            return 0;
+        snprintf(why, len, "the read-ceiling launch failed");
+        return -1;
+    }
+    if (r->kind == K_CURED || r->kind == K_BURST) {
+        cured_status st = CURED_SUCCESS;
+        /* a burst's calls take the next buffers, each into its own slot */
+        for (int k = 0; k < (r->kind == K_BURST ? BENCH_BURST : 1) && st == CURED_SUCCESS; k++)
+            st = cured_call(B, (b + k) % B->set.nbuf, r->is64, r->algo);
         if (st == CURED_SUCCESS)
             return 0;
         snprintf(why, len, "%s: %s", cured_status_string(st), cured_last_error());
@@ -134,6 +152,30 @@ static int check_slots(struct bench *B, struct row *r)
     return 0;
 }
 
+static void measure(struct bench *B, struct row *r, int iters);
+
+/* The swept ceiling: the fastest configuration's median (ceiling.c's 24). */
+static void measure_swept(struct bench *B, struct row *r, int iters)
+{
+    struct row best = *r, one;
+    best.state = ST_FAIL;
+    snprintf(best.note, sizeof best.note, "%s", B->ceil_ok ? "no configuration ran" : "ceiling kernel not compiled");
+    for (int v = 0; B->ceil_ok && v < CEILING_VARIANTS; v++)
+        for (unsigned per = 1; per <= 32; per *= 2)
+            for (unsigned block = 256; block <= 512; block *= 2) {
+                B->ceil_variant = v;
+                B->ceil_grid = per * (unsigned)B->g.sms;
+                B->ceil_block = block;
+                one = *r;
+                measure(B, &one, iters);
+                if (one.state == ST_OK && (best.state != ST_OK || one.med_us < best.med_us)) {
+                    best = one;
+                    snprintf(best.variant, sizeof best.variant, "ceiling %dx%u x%d", (int)per, block, v ? 8 : 4);
+                }
+            }
+    *r = best;
+}
+
 static void measure(struct bench *B, struct row *r, int iters)
 {
     char why[900];
@@ -169,6 +211,8 @@ static void measure(struct bench *B, struct row *r, int iters)
     if (r->kind == K_THRUST) {
         if (!matches(B, 1, B->host_got, r->note, sizeof r->note))
             r->correct = 0;
+    } else if (r->kind == K_SWEPT) {
+        r->correct = -1; /* an XOR of the data: nothing to check */
     } else if (r->kind == K_CEIL) {
 #ifdef CURED_HAVE_CUB_COMPARATOR
         unsigned sum = 0;
@@ -183,9 +227,10 @@ static void measure(struct bench *B, struct row *r, int iters)
     } else if (check_slots(B, r) != 0) {
         return;
     }
-    r->med_us = t.med_us;
-    r->min_us = t.min_us;
-    r->max_us = t.max_us;
+    const double per_call = r->kind == K_BURST ? BENCH_BURST : 1;
+    r->med_us = t.med_us / per_call;
+    r->min_us = t.min_us / per_call;
+    r->max_us = t.max_us / per_call;
     r->gbps = r->med_us > 0 ? (double)B->set.bytes / (r->med_us * 1e3) : 0;
     r->state = ST_OK;
 }
@@ -198,6 +243,10 @@ static int make_rows(struct row *rows)
             rows[k] = (struct row){.kind = K_CURED, .algo = (cured_algorithm)a, .is64 = is64};
             snprintf(rows[k++].variant, sizeof rows->variant, "%s", algo_names[a]);
         }
+    rows[k] = (struct row){.kind = K_BURST, .algo = CURED_ALGO_AUTO, .is64 = 0};
+    snprintf(rows[k++].variant, sizeof rows->variant, "AUTO, %d a pair", BENCH_BURST);
+    rows[k] = (struct row){.kind = K_SWEPT, .is64 = 0};
+    snprintf(rows[k++].variant, sizeof rows->variant, "ceiling (swept)");
 #ifdef CURED_HAVE_CUB_COMPARATOR
     static const struct { enum kind kind; int is64; const char *name; } refs[] = {
         {K_CUB64, 1, "CUB DeviceReduce::Sum"}, {K_CUB32, 0, "CUB DeviceReduce::Sum"},
@@ -261,7 +310,7 @@ int cmd_bench_table(int argc, char **argv)
 
     static struct bench bench; /* large (the rows' notes); one per process */
     struct bench *B = &bench;
-    struct row rows[CURED_ALGO_COUNT * 2 + 4];
+    struct row rows[CURED_ALGO_COUNT * 2 + 6];
     const char *csv = strings[1].value;
     int iters = (int)counts[1].value;
     B->n = (size_t)counts[0].value;
@@ -281,6 +330,8 @@ int cmd_bench_table(int argc, char **argv)
             snprintf(B->g.cmp_error, sizeof B->g.cmp_error, "%s", cmp_last_error());
     }
 #endif
+    char cwhy[600] = "";
+    B->ceil_ok = ceiling_prepare(&B->ceil, B->g.d, B->g.ccmaj, B->g.ccmin, cwhy, sizeof cwhy) == 0;
     print_header(B, iters);
 
     int nrows = make_rows(rows), fails = 0, wrong = 0;
@@ -288,10 +339,13 @@ int cmd_bench_table(int argc, char **argv)
     /* The comparator's rows first, so that a fault in a cured kernel cannot hide them. */
     for (int pass = 0; pass < 2; pass++)
         for (struct row *r = rows; r < rows + nrows; r++) {
-            if ((r->kind == K_CURED) != (pass == 1))
+            if ((r->kind == K_CURED || r->kind == K_BURST) != (pass == 1))
                 continue;
             bk_progress(PROG, "measuring %s %s", r->variant, r->is64 ? "int64" : "int32");
-            measure(B, r, iters);
+            if (r->kind == K_SWEPT)
+                measure_swept(B, r, iters);
+            else
+                measure(B, r, iters);
             fails += r->state == ST_FAIL;
             wrong += r->state == ST_OK && r->correct != 1;
             cub = r->kind == K_CUB64 ? r : cub;
@@ -314,11 +368,26 @@ int cmd_bench_table(int argc, char **argv)
     printf("read ceiling: an nvcc-built kernel that only reads and sums (4 int4 loads in flight per "
            "thread, %d x %d threads): the best read bandwidth seen in this run.\n", cblocks, cthreads);
 #endif
+    const struct row *sw = NULL, *autorow = NULL;
+    for (int i = 0; i < nrows; i++) {
+        sw = rows[i].kind == K_SWEPT && rows[i].state == ST_OK ? &rows[i] : sw;
+        autorow = rows[i].kind == K_CURED && rows[i].algo == CURED_ALGO_AUTO && !rows[i].is64 &&
+                  rows[i].state == ST_OK ? &rows[i] : autorow;
+    }
+    if (sw != NULL)
+        printf("ceiling (swept): ceiling.c's streaming reader (as in `cured bench axes`), the best of 24 grids "
+               "(blocks per SM x threads x loads in flight) on these buffers\n");
+    if (sw != NULL && autorow != NULL)
+        printf("AUTO int32: %.3fx the swept ceiling\n", sw->med_us / autorow->med_us);
+    printf("AUTO, %d a pair: %d calls between one pair of events, the time per call (no idle gap before "
+           "each launch)\n", BENCH_BURST, BENCH_BURST);
     if (fails || wrong)
         fprintf(stderr, "%s: %d row(s) failed, %d row(s) gave wrong results\n", PROG, fails, wrong);
     int csv_bad = csv != NULL && bench_write_csv(csv, rows, nrows, cub) != 0;
     rc = fails || wrong || csv_bad;
 out:
+    if (B->ceil_ok)
+        ceiling_release(&B->ceil);
     bk_set_free(&B->g, &B->set);
     bk_close(&B->g);
     return rc;

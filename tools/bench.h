@@ -10,7 +10,10 @@
 
 #include "cured.h"
 
-enum kind { K_CURED, K_CUB64, K_CUB32, K_THRUST, K_CEIL };
+/* K_BURST: cured AUTO, BENCH_BURST calls between one pair of events (the time is per call);
+ * K_SWEPT: the NVRTC read ceiling of ceiling.c, the best of its grid sweep. */
+enum kind { K_CURED, K_CUB64, K_CUB32, K_THRUST, K_CEIL, K_BURST, K_SWEPT };
+#define BENCH_BURST 10
 enum state { ST_OK, ST_NA, ST_FAIL };
 
 struct row {
