@@ -4,8 +4,9 @@
 // elements and at least a quarter block's share of all the listed elements
 // (at most l.parts of them; about four chunks a block evens out the wave),
 // every block finds its chunks by a prefix sum over the entries, and the last of an entry's parts combines their partials in part
-// order. The parts depend only on the listed lengths and the grid, so the
-// results are bitwise the same from run to run. When there are more than the
+// order. The parts depend only on the listed lengths and the grid (the
+// kernel's occupancy on the device), not on the list's order or on timing,
+// so the results are bitwise the same from run to run. When there are more than the
 // list holds, the list is ignored and every such segment gets one block.
 #ifndef CURED_SEGMENTS_LONG_CUH
 #define CURED_SEGMENTS_LONG_CUH
@@ -74,28 +75,20 @@ __device__ __forceinline__ unsigned long_parts(u64 len, u64 chunk, unsigned most
     return want < 1 ? 1u : want < most ? (unsigned)want : most;
 }
 
-// Six blocks an SM for the generic loop (40 registers, no spills; at the 48
-// it takes unbounded, five fit); 8-bit sums spill at 40.
 template <class T, class A, class Op, class Off, int BLOCK, int UNROLL>
-__global__ void __launch_bounds__(BLOCK, GenericLoop<ThreadLoop<Op> >::value && sizeof(T) > 1 ? 1536 / BLOCK : 1)
+__global__ void __launch_bounds__(BLOCK)
 reduce_long_segments(const T *in, u64 nseg, const Off *begin, const Off *end, void *out, unsigned result_size,
                      u64 huge, LongList l, A *partials, double ddof)
 {
-    __shared__ unsigned counted, first[2 * BLOCK + 1]; // first[e]: entry e's first chunk (cap <= 2 BLOCK)
+    __shared__ unsigned counted, first[2 * BLOCK + 1]; // first[e]: entry e's first chunk
     __shared__ u64 chunk;
     const unsigned t = threadIdx.x, e0 = 2 * t, e1 = 2 * t + 1;
-    u64 len0 = 0, len1 = 0; // loaded with the count; they mean something below it
     if (t == 0)
         counted = *(volatile unsigned *)l.count;
-    if (e0 < l.cap)
-        len0 = l.seg[e0].len;
-    if (e1 < l.cap)
-        len1 = l.seg[e1].len;
     __syncthreads();
     const unsigned n = counted;
-    if (n <= l.cap) {
-        len0 = e0 < n ? len0 : 0;
-        len1 = e1 < n ? len1 : 0;
+    if (n <= l.cap && n <= 2 * BLOCK) {
+        const u64 len0 = e0 < n ? l.seg[e0].len : 0, len1 = e1 < n ? l.seg[e1].len : 0;
         const u64 all = block_scan_inclusive<BLOCK>(len0 + len1); // the last thread's is every entry's
         if (t == BLOCK - 1) {
             const u64 share = (all + 4 * (u64)gridDim.x - 1) / (4 * (u64)gridDim.x);

@@ -87,9 +87,9 @@ static void build(const struct cr_request *r, struct cr_unit *u)
 
 /* Segments over LONG_BYTES go to reduce_long_segments (segments_long.cuh):
  * up to LONG_CAP of them in a call, shared out as chunks over one wave of
- * its blocks (LONG_PER_SM an SM where its occupancy is unknown), each cut
- * into at most LONG_PARTS parts; any more, and every one of them gets one
- * block.
+ * its blocks (its own occupancy; LONG_PER_SM an SM for a kernel never
+ * loaded, as in the planner tests), each cut into at most LONG_PARTS parts;
+ * any more, and every one of them gets one block.
  * Why 16 KiB: in reduce_segments a warp reads ~64 KiB of a 256 MiB call on
  * an H200, and a threshold of 16 KiB, not 128, keeps one long segment from
  * doubling its warp's time (power-law segments 0.43 -> 0.47 of the ceiling,
@@ -99,10 +99,12 @@ static void build(const struct cr_request *r, struct cr_unit *u)
 #define LONG_PARTS 64u
 #define LONG_PER_SM 4u
 /* The list's tickets, count and done word share the slot's tickets; its
- * partials and entries (1 MiB) the partials and column area, which caps the
- * list on a device of very many SMs. The kernel's prefix sum holds 2 BLOCK entries. */
+ * partials and entries (1 MiB) the partials and column area (at least
+ * CR_WS_COLS_BYTES, so the whole list fits on every device; cap is computed
+ * all the same). The kernel's prefix sum holds 2 BLOCK entries. */
 _Static_assert(LONG_CAP + 2 <= CR_WS_NTICKETS, "the long list's tickets");
 _Static_assert(LONG_CAP <= 2 * BLOCK, "the long list's prefix sum");
+_Static_assert((uint64_t)LONG_CAP * (LONG_PARTS * CR_MAX_ACC + 32) <= CR_WS_COLS_BYTES, "the long list's area");
 struct long_list { /* struct LongList of segments_short.cuh; seg: its 32-byte LongEntry array */
     uint64_t seg, count, done, tickets;
     uint32_t cap, parts;
