@@ -675,9 +675,11 @@ CURED_EXPORT cured_status cured_reduce_axes_async(cured_handle h, cured_op op, c
  * an offset past the input's allocation faults the kernel. Otherwise as
  * cured_reduce_axes_async(), bitwise repeatable run to run included. (A
  * segment's floating-point result depends on the call's other segments in
- * one way: segments over 16 KiB are each reduced by several blocks while a
- * call has at most 512 of them, fewer on a device of very many SMs, and by
- * one block each when it has more; the offsets are then read once more.)
+ * one way: while a call has at most 512 segments over 16 KiB, each of them
+ * is cut into parts (at most 64) by its length and the total length of all
+ * of them, so its sum's rounding depends on those lengths and the device,
+ * never on timing; with more, each gets one block and the offsets are read
+ * once more.)
  * \param h            handle.
  * \param op           operator (not CURED_OP_DOT).
  * \param in           device pointer to the elements the offsets index (not NULL when num_segments > 0).
