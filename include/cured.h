@@ -1073,8 +1073,9 @@ CURED_EXPORT cured_status cured_comm_reduce_stats(cured_comm cc, cured_op op, co
  * reduced axes).
  *
  * Two ways, chosen by the operator: SUM and PRODUCT with a result type that
- * is its own accumulator (INT32 and UINT32 results of 32-bit inputs, INT64,
- * UINT64, FLOAT32 from FLOAT32, FLOAT64) and MIN and MAX of 32- and 64-bit
+ * is its own accumulator (INT32 and UINT32 results of 8-, 16- and 32-bit
+ * integers, INT64, UINT64, FLOAT32 from FLOAT32, FLOAT16 or BFLOAT16,
+ * FLOAT64) and MIN and MAX of 32- and 64-bit
  * integers, with more outputs than the communicator's max_outputs, reduce
  * the slab into out and ncclAllReduce it in place: integer results are
  * exact, but floating-point sums then depend on NCCL's algorithm and the

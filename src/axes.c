@@ -266,7 +266,7 @@ cured_status cr_axes_layout(cured_handle h, const void *in, const cured_layout *
         return st;
     const cured_type in_type = r->in;
     struct dim d[CR_MAX_DIMS];
-    int nkept = 0, empty = 0, overflow = 0;
+    int nkept = 0, empty = 0, kept_empty = 0, overflow = 0, total_over = 0, nout_over = 0;
     uint64_t nout = 1, total = 1;
     for (int k = 0; k < lay->rank; k++) {
         if (lay->extent[k] < 0 || lay->stride[k] < 0)
@@ -277,11 +277,18 @@ cured_status cr_axes_layout(cured_handle h, const void *in, const cured_layout *
         d[k].reduced = (axes >> k) & 1;
         d[k].out = 0;
         empty |= d[k].extent == 0;
-        total = mul(total, (uint64_t)d[k].extent, &overflow);
-        if (!d[k].reduced)
-            nkept++, nout = mul(nout, (uint64_t)d[k].extent, &overflow);
+        total = mul(total, (uint64_t)d[k].extent, &total_over);
+        if (!d[k].reduced) {
+            nkept++, nout = mul(nout, (uint64_t)d[k].extent, &nout_over);
+            kept_empty |= d[k].extent == 0;
+        }
     }
-    if (overflow)
+    /* a zero extent makes the count zero, whatever the others multiplied to before it */
+    if (empty)
+        total = 0;
+    if (kept_empty)
+        nout = 0;
+    if ((total_over && !empty) || (nout_over && !kept_empty))
         return cr_fail(CURED_ERROR_SIZE_OVERFLOW, "the layout's element count overflows");
     /* Output strides: the caller's, or dense row-major over the kept axes. */
     if (out_lay != NULL) {
@@ -298,7 +305,7 @@ cured_status cr_axes_layout(cured_handle h, const void *in, const cured_layout *
                                (long long)d[k].extent);
             d[k].out = out_lay->stride[j++];
         }
-    } else {
+    } else if (nout > 0) { /* (no results: no strides, and no product of extents to overflow) */
         int64_t s = 1;
         for (int k = lay->rank - 1; k >= 0; k--)
             if (!d[k].reduced) {
@@ -364,9 +371,9 @@ static cured_status axes_run(cured_handle h, const char *call, cured_op op, cons
     struct cr_geometry g;
     memset(&g, 0, sizeof g);
     int whole = 0;
-    cured_status st = cr_axes_request(h, op, in, in_type, in_layout, axes, out, out_type, out_layout, 0, &r, &g, &whole);
-    if (st == CURED_SUCCESS && with_ddof)
-        st = cr_stats_check_ddof(call, op, ddof);
+    cured_status st = with_ddof ? cr_stats_check_ddof(call, op, ddof) : CURED_SUCCESS;
+    if (st == CURED_SUCCESS)
+        st = cr_axes_request(h, op, in, in_type, in_layout, axes, out, out_type, out_layout, 0, &r, &g, &whole);
     if (st != CURED_SUCCESS || g.nout == 0)
         return st;
     if ((uintptr_t)out % r.acc.result_align)

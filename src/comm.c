@@ -249,7 +249,8 @@ CR_API cured_status cured_comm_reduce(cured_comm cc, cured_op op, const void *in
                                       void *host_out, cured_type out_type, unsigned flags, struct CUstream_st *stream)
 {
     struct cr_request r;
-    cured_status st = check(cc, "cured_comm_reduce", op, in, in_type, n_local, host_out, out_type, flags, &r);
+    cured_status st =
+        check(cc, "cured_comm_reduce", op, in, in_type, n_local, cr_checked_out(host_out, 1), out_type, flags, &r);
     return st != CURED_SUCCESS ? st : cr_comm_sync(cc, &r, in, NULL, n_local, host_out, stream);
 }
 

@@ -14,7 +14,8 @@ static cured_status dot(cured_comm cc, const char *call, const void *x, const vo
     if (cc == NULL)
         return cr_fail(CURED_ERROR_NULL_HANDLE, "%s: the communicator is NULL", call);
     struct cr_request r;
-    cured_status st = cr_check_args(CURED_OP_DOT, CURED_ALGO_AUTO, x, type, n, out, out_type, &r);
+    cured_status st =
+        cr_check_args(CURED_OP_DOT, CURED_ALGO_AUTO, x, type, n, cr_checked_out(out, host_out), out_type, &r);
     if (st == CURED_SUCCESS)
         st = cr_check_second_input(y, type, n);
     if (st == CURED_SUCCESS && flags != 0)
@@ -47,7 +48,7 @@ static cured_status stats(cured_comm cc, const char *call, cured_op op, const vo
     if (cc == NULL)
         return cr_fail(CURED_ERROR_NULL_HANDLE, "%s: the communicator is NULL", call);
     struct cr_request r;
-    cured_status st = cr_stats_check_args(call, op, in, in_type, n, ddof, out, out_type, 0, &r);
+    cured_status st = cr_stats_check_args(call, op, in, in_type, n, ddof, cr_checked_out(out, host_out), out_type, 0, &r);
     if (st == CURED_SUCCESS && flags != 0)
         st = cr_fail(CURED_ERROR_INVALID_VALUE, "%s: unknown flags 0x%x", call, flags);
     if (st != CURED_SUCCESS)

@@ -34,11 +34,11 @@ CR_API cured_status cured_driver_version(int *version)
 {
     const char *why = NULL;
     int no_device = 0;
+    if (version == NULL)
+        return cr_fail(CURED_ERROR_NULL_POINTER, "cured_driver_version: version is NULL");
     /* Loads the driver, or says why not; a driver without a device leaves no message (a success). */
     if (cr_driver_load(&why, &no_device) == NULL && !no_device)
         return cr_fail(CURED_ERROR_NO_DRIVER, "%s", why);
-    if (version == NULL)
-        return cr_fail(CURED_ERROR_NULL_POINTER, "cured_driver_version: version is NULL");
     /* A driver without a device still has a version. */
     CUresult r = cr_driver_get_version(version);
     return r == CUDA_SUCCESS ? CURED_SUCCESS : cr_fail_cuda(r, "cuDriverGetVersion");

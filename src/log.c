@@ -67,7 +67,7 @@ void cr_log(cured_log_level level, const char *fmt, ...)
 
 CR_API cured_status cured_set_log(cured_log_level level, cured_log_fn fn, void *user)
 {
-    if ((unsigned)level > CURED_LOG_DEBUG)
+    if (fn != NULL && (unsigned)level > CURED_LOG_DEBUG) /* without fn the level is ignored */
         return cr_fail(CURED_ERROR_INVALID_ENUM, "unknown log level %d", (int)level);
     pthread_mutex_lock(&lock);
     if (fn == NULL) {

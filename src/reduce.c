@@ -120,7 +120,7 @@ static cured_status reduce(cured_handle h, const char *call, cured_op op, cured_
     if (h == NULL)
         return cr_fail(CURED_ERROR_NULL_HANDLE, "%s: the handle is NULL", call);
     struct cr_request r;
-    cured_status st = cr_check_args(op, algo, in, in_type, n, out, out_type, &r);
+    cured_status st = cr_check_args(op, algo, in, in_type, n, cr_checked_out(out, host_out), out_type, &r);
     if (st == CURED_SUCCESS && r.ninputs != 1)
         st = cr_fail(CURED_ERROR_INVALID_VALUE, "CURED_OP_%s takes two inputs: use %s()", cr_op(op)->name,
                      host_out ? "cured_dot" : "cured_dot_async");
@@ -149,7 +149,8 @@ static cured_status dot(cured_handle h, const void *x, const void *y, cured_type
     if (h == NULL)
         return cr_fail(CURED_ERROR_NULL_HANDLE, "cured_dot: the handle is NULL");
     struct cr_request r;
-    cured_status st = cr_check_args(CURED_OP_DOT, CURED_ALGO_AUTO, x, type, n, out, out_type, &r);
+    cured_status st =
+        cr_check_args(CURED_OP_DOT, CURED_ALGO_AUTO, x, type, n, cr_checked_out(out, host_out), out_type, &r);
     if (st == CURED_SUCCESS)
         st = cr_check_second_input(y, type, n);
     return st != CURED_SUCCESS ? st : cr_reduce_run(h, &r, x, y, n, out, host_out, stream, cr_builtin_target, &r);

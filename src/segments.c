@@ -61,15 +61,14 @@ static cured_status segments_run(cured_handle h, const char *call, cured_op op, 
     if (h == NULL)
         return cr_fail(CURED_ERROR_NULL_HANDLE, "%s: the handle is NULL", call);
     struct cr_request r;
-    cured_status st = cr_check_args(op, CURED_ALGO_AUTO, in ? in : (const void *)(uintptr_t)64, in_type, 1,
-                                    out ? out : (const void *)(uintptr_t)64, out_type, &r);
-    if (st != CURED_SUCCESS)
+    cured_status st = with_ddof ? cr_stats_check_ddof(call, op, ddof) : CURED_SUCCESS;
+    if (st != CURED_SUCCESS ||
+        (st = cr_check_args(op, CURED_ALGO_AUTO, in ? in : (const void *)(uintptr_t)64, in_type, 1,
+                            out ? out : (const void *)(uintptr_t)64, out_type, &r)) != CURED_SUCCESS)
         return st;
     if (r.ninputs != 1)
         return cr_fail(CURED_ERROR_INVALID_VALUE, "CURED_OP_%s takes two inputs; segmented reductions take one",
                        cr_op(op)->name);
-    if (with_ddof && (st = cr_stats_check_ddof(call, op, ddof)) != CURED_SUCCESS)
-        return st;
     struct cr_geometry g;
     if ((st = cr_segments_layout(in, num_segments, begin, end, offset_type, out, &r, &g)) != CURED_SUCCESS ||
         g.nout == 0)

@@ -25,6 +25,8 @@ cured_status cr_stats_check_sync(const struct cr_request *r, size_t n)
 
 cured_status cr_stats_check_ddof(const char *call, cured_op op, double ddof)
 {
+    if (cr_op(op) == NULL)
+        return cr_fail(CURED_ERROR_INVALID_ENUM, "%s: unknown operator %d", call, (int)op);
     if (!(cr_op(op)->flags & CR_OP_STATS))
         return cr_fail(CURED_ERROR_INVALID_VALUE, "%s takes MEAN, VAR, STD, MEAN_VAR or LOGSUMEXP, not %s", call,
                        cr_op(op)->name);
@@ -36,14 +38,13 @@ cured_status cr_stats_check_ddof(const char *call, cured_op op, double ddof)
 cured_status cr_stats_check_args(const char *call, cured_op op, const void *in, cured_type in_type, size_t n,
                                  double ddof, const void *out, cured_type out_type, int host_out, struct cr_request *r)
 {
-    cured_status st = cr_check_args(op, CURED_ALGO_AUTO, in, in_type, n, out, out_type, r);
-    if (st != CURED_SUCCESS)
-        return st;
-    if (!(cr_op(op)->flags & CR_OP_STATS))
+    /* the operator and ddof first: another operator is INVALID_VALUE whatever its types */
+    if (cr_op(op) != NULL && !(cr_op(op)->flags & CR_OP_STATS))
         return cr_fail(CURED_ERROR_INVALID_VALUE,
                        "%s takes MEAN, VAR, STD, MEAN_VAR or LOGSUMEXP, not %s: use cured_reduce%s()", call,
                        cr_op(op)->name, host_out ? "" : "_async");
-    if ((st = cr_stats_check_ddof(call, op, ddof)) != CURED_SUCCESS)
+    cured_status st = cr_stats_check_ddof(call, op, ddof);
+    if (st != CURED_SUCCESS || (st = cr_check_args(op, CURED_ALGO_AUTO, in, in_type, n, cr_checked_out(out, host_out), out_type, r)) != CURED_SUCCESS)
         return st;
     r->ddof = ddof;
     return host_out ? cr_stats_check_sync(r, n) : CURED_SUCCESS;

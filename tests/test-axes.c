@@ -310,6 +310,14 @@ START_TEST(test_bad_layouts)
     /* an empty view needs no input pointer */
     cured_layout e = {2, {5, 0}, {0, 1}};
     expect_bad(CURED_SUCCESS, "", CURED_OP_SUM, &e, 2u, NULL, NULL, OUT_OK);
+    /* a zero extent empties the view whatever the other extents multiply to, on either side of it */
+    const int64_t e40 = (int64_t)1 << 40;
+    cured_layout zero_last = {3, {e40, e40, 0}, {0, 0, 1}}, zero_first = {3, {0, e40, e40}, {1, 0, 0}};
+    expect_bad(CURED_SUCCESS, "", CURED_OP_SUM, &zero_last, 3u, NULL, NULL, OUT_OK);
+    expect_bad(CURED_SUCCESS, "", CURED_OP_SUM, &zero_first, 6u, NULL, NULL, OUT_OK);
+    expect_bad(CURED_SUCCESS, "", CURED_OP_SUM, &zero_last, 0u, NULL, NULL, OUT_OK);
+    /* but results that would number 2^80 overflow even when the reduced axis is empty */
+    expect_bad(CURED_ERROR_SIZE_OVERFLOW, "overflows", CURED_OP_SUM, &zero_last, 4u, NULL, NULL, OUT_OK);
 }
 END_TEST
 

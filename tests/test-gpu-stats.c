@@ -343,12 +343,23 @@ START_TEST(test_arguments)
                               NULL));
     CURED_EXPECT(CURED_ERROR_NOT_DEVICE_POINTER, cured_reduce_stats(H, CURED_OP_MEAN, host, CURED_TYPE_FLOAT32, 2, 0,
                                                                     host + 8, CURED_TYPE_FLOAT32, NULL));
+    /* another operator is INVALID_VALUE even where its types would not do (no SUM int32 -> float64) */
+    CURED_EXPECT(CURED_ERROR_INVALID_VALUE, cured_reduce_stats(H, CURED_OP_SUM, DP(d), CURED_TYPE_INT32, 4, 0, host,
+                                                               CURED_TYPE_FLOAT64, NULL));
     for (size_t k = 0; k < sizeof host; k++)
         ck_assert_int_eq(host[k], POISON_BYTE);
     unsigned char dev[64];
     download(dev, d, 64);
     for (size_t k = 32; k < 64; k++)
         ck_assert_int_eq(dev[k], POISON_BYTE);
+    /* a synchronous call's host buffer needs no alignment: the same bits at host + 1 */
+    int64_t aligned = 0;
+    unsigned char odd[16];
+    CURED_OK(cured_reduce(H, CURED_OP_SUM, CURED_ALGO_AUTO, DP(d), CURED_TYPE_INT32, 16, &aligned, CURED_TYPE_INT64,
+                          NULL));
+    CURED_OK(cured_reduce(H, CURED_OP_SUM, CURED_ALGO_AUTO, DP(d), CURED_TYPE_INT32, 16, odd + 1, CURED_TYPE_INT64,
+                          NULL));
+    ck_assert_msg(memcmp(odd + 1, &aligned, 8) == 0, "the unaligned host result differs");
     CURED_OK(cured_prepare(H, CURED_OP_MEAN_VAR, CURED_ALGO_AUTO, CURED_TYPE_BFLOAT16, CURED_TYPE_FLOAT64));
     CURED_EXPECT(CURED_ERROR_TYPE_MISMATCH,
                  cured_prepare(H, CURED_OP_LOGSUMEXP, CURED_ALGO_AUTO, CURED_TYPE_INT32, CURED_TYPE_FLOAT32));

@@ -52,7 +52,16 @@ START_TEST(test_stats_args)
         ck_assert_int_eq(args(CURED_OP_STD, 10, bad[k], 0, &r), CURED_ERROR_INVALID_VALUE);
         assert_message_contains("ddof", "ddof");
     }
-    /* The common checks come first: enums, types, pointers, alignment. */
+    /* Another operator is INVALID_VALUE before its types or its empty input are looked at
+     * (SUM has no int32 -> float64; ARGMAX of nothing is EMPTY_INPUT elsewhere). */
+    ck_assert_int_eq(cr_stats_check_args("c", CURED_OP_SUM, IN_OK, CURED_TYPE_INT32, 4, 0, OUT_OK,
+                                         CURED_TYPE_FLOAT64, 1, &r),
+                     CURED_ERROR_INVALID_VALUE);
+    ck_assert_int_eq(cr_stats_check_args("c", CURED_OP_ARGMAX, NULL, CURED_TYPE_FLOAT32, 0, 0, OUT_OK,
+                                         CURED_TYPE_FLOAT32, 0, &r),
+                     CURED_ERROR_INVALID_VALUE);
+    /* Then the common checks: enums, types, pointers, alignment (of a device output only:
+     * a synchronous call's host buffer is filled by memcpy). */
     clear_error();
     ck_assert_int_eq(cr_stats_check_args("c", (cured_op)CURED_OP_COUNT, IN_OK, CURED_TYPE_FLOAT32, 1, 0, OUT_OK,
                                          CURED_TYPE_FLOAT32, 0, &r),
@@ -69,6 +78,9 @@ START_TEST(test_stats_args)
     ck_assert_int_eq(cr_stats_check_args("c", CURED_OP_MEAN_VAR, IN_OK, CURED_TYPE_FLOAT32, 1, 0,
                                          (const void *)(uintptr_t)0x2004, CURED_TYPE_FLOAT64, 0, &r),
                      CURED_ERROR_MISALIGNED);
+    ck_assert_int_eq(cr_stats_check_args("c", CURED_OP_MEAN_VAR, IN_OK, CURED_TYPE_FLOAT32, 4, 0,
+                                         (const void *)(uintptr_t)0x2004, CURED_TYPE_FLOAT64, 1, &r),
+                     CURED_SUCCESS);
     /* A bad ddof is reported before the n <= ddof rule. */
     ck_assert_int_eq(args(CURED_OP_VAR, 0, -1, 1, &r), CURED_ERROR_INVALID_VALUE);
     /* cured_reduce_stats with a NULL handle. */
