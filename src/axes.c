@@ -77,7 +77,8 @@ static int coalesce(struct dim *d, int n)
         if (m > 0 && d[m - 1].reduced == d[i].reduced &&
             (uint64_t)d[m - 1].in == (uint64_t)d[i].in * (uint64_t)d[i].extent &&
             (d[i].reduced || (uint64_t)d[m - 1].out == (uint64_t)d[i].out * (uint64_t)d[i].extent)) {
-            d[m - 1].extent *= d[i].extent;
+            /* unsigned: an empty view's reduced extents may multiply past 2^63 (unused then) */
+            d[m - 1].extent = (int64_t)((uint64_t)d[m - 1].extent * (uint64_t)d[i].extent);
             d[m - 1].in = d[i].in;
             d[m - 1].out = d[i].out;
             continue;
@@ -310,7 +311,7 @@ cured_status cr_axes_layout(cured_handle h, const void *in, const cured_layout *
         for (int k = lay->rank - 1; k >= 0; k--)
             if (!d[k].reduced) {
                 d[k].out = s;
-                s *= d[k].extent > 0 ? d[k].extent : 1;
+                s = (int64_t)((uint64_t)s * (uint64_t)(d[k].extent > 0 ? d[k].extent : 1)); /* the last is unused */
             }
     }
     if (nout == 0)

@@ -242,7 +242,7 @@ const char *cr_user_axes_source(const struct cr_user *u); /* with segmented.cu's
 /* A synchronous call's rule for the operators with no value for n <= ddof:
  * CURED_ERROR_TOO_FEW_ELEMENTS (recorded) for them, else CURED_SUCCESS. */
 cured_status cr_stats_check_sync(const struct cr_request *r, size_t n);
-/* ddof's rule (finite, >= 0) and that op is a statistic, for call's message (op valid). */
+/* ddof's rule (finite, >= 0) and that op is a statistic, for call's message (an unknown op: INVALID_ENUM). */
 cured_status cr_stats_check_ddof(const char *call, cured_op op, double ddof);
 /* The output pointer the argument checks see: a synchronous call's host
  * buffer is filled by memcpy and needs no alignment (NULL stays NULL). */

@@ -316,6 +316,9 @@ START_TEST(test_bad_layouts)
     expect_bad(CURED_SUCCESS, "", CURED_OP_SUM, &zero_last, 3u, NULL, NULL, OUT_OK);
     expect_bad(CURED_SUCCESS, "", CURED_OP_SUM, &zero_first, 6u, NULL, NULL, OUT_OK);
     expect_bad(CURED_SUCCESS, "", CURED_OP_SUM, &zero_last, 0u, NULL, NULL, OUT_OK);
+    /* two results of an empty reduction over axes whose extents multiply past 2^64 (merged axes too) */
+    cured_layout wide = {4, {2, e40, e40, 0}, {1, e40, 1, 1}}; /* axes 1 and 2 merge */
+    expect_bad(CURED_SUCCESS, "", CURED_OP_SUM, &wide, 0xEu, NULL, NULL, OUT_OK);
     /* but results that would number 2^80 overflow even when the reduced axis is empty */
     expect_bad(CURED_ERROR_SIZE_OVERFLOW, "overflows", CURED_OP_SUM, &zero_last, 4u, NULL, NULL, OUT_OK);
 }

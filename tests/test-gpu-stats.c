@@ -355,6 +355,7 @@ START_TEST(test_arguments)
     /* a synchronous call's host buffer needs no alignment: the same bits at host + 1 */
     int64_t aligned = 0;
     unsigned char odd[16];
+    memset(odd, POISON_BYTE, sizeof odd);
     CURED_OK(cured_reduce(H, CURED_OP_SUM, CURED_ALGO_AUTO, DP(d), CURED_TYPE_INT32, 16, &aligned, CURED_TYPE_INT64,
                           NULL));
     CURED_OK(cured_reduce(H, CURED_OP_SUM, CURED_ALGO_AUTO, DP(d), CURED_TYPE_INT32, 16, odd + 1, CURED_TYPE_INT64,
