@@ -322,8 +322,6 @@ END_TEST
 /* More than 2^32 elements (two rows of 2^31 + 16 int8 ones) and more than 2^31 segments. */
 START_TEST(test_huge)
 {
-    if (ops_reduced())
-        return;
     size_t free_b = 0, total = 0;
     CU_OK(D->MemGetInfo(&free_b, &total));
     const size_t row = ((size_t)1 << 31) + 16, nseg = ((size_t)1 << 31) + 5;
@@ -371,11 +369,13 @@ static Suite *axes_suite(void)
     tcase_add_test(tc, test_determinism_capture_streams);
     tcase_add_test(tc, test_bad_pointers);
     suite_add_tcase(s, tc);
-    TCase *huge = tcase_create("huge"); /* CK_RUN_CASE=huge: this alone */
-    tcase_add_checked_fixture(huge, ops_setup, ops_teardown);
-    tcase_set_timeout(huge, 600);
-    tcase_add_test(huge, test_huge);
-    suite_add_tcase(s, huge);
+    if (!ops_reduced()) { /* CURED_TEST_NO_HUGE: not registered, so not counted as a pass */
+        TCase *huge = tcase_create("huge"); /* CK_RUN_CASE=huge: this alone */
+        tcase_add_checked_fixture(huge, ops_setup, ops_teardown);
+        tcase_set_timeout(huge, 600);
+        tcase_add_test(huge, test_huge);
+        suite_add_tcase(s, huge);
+    }
     return s;
 }
 
