@@ -185,8 +185,8 @@ START_TEST(test_segments_listed)
 END_TEST
 
 /* Float sums of segments over 16 KiB, bitwise the same in every call:
- * with 300 of them (several blocks each) and with 900 (a block each, the
- * list ignored), beside a host sum in double. */
+ * with 300 of them (listed: chunks shared out over the long kernel's wave)
+ * and with 900 (a block each, the list ignored), beside a host sum in double. */
 START_TEST(test_segments_long_repeat)
 {
     const size_t nseg = 900;

@@ -3,7 +3,7 @@
  * (CSR: begin = off, end = off + 1), each beside CUB's segmented reduction:
  * 1M segments of power-law lengths (mean 64); 256 segments of 1 MiB (the
  * long list: several blocks each); 2048 segments of 16-64 KiB (more than
- * the list holds: a warp each).
+ * the list holds: a block each).
  */
 #ifdef HAVE_CONFIG_H
 #include <config.h>
