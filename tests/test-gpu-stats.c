@@ -353,14 +353,14 @@ START_TEST(test_arguments)
     for (size_t k = 32; k < 64; k++)
         ck_assert_int_eq(dev[k], POISON_BYTE);
     /* a synchronous call's host buffer needs no alignment: the same bits at host + 1 */
-    int64_t aligned = 0;
+    float aligned = 0;
     unsigned char odd[16];
     memset(odd, POISON_BYTE, sizeof odd);
-    CURED_OK(cured_reduce(H, CURED_OP_SUM, CURED_ALGO_AUTO, DP(d), CURED_TYPE_INT32, 16, &aligned, CURED_TYPE_INT64,
-                          NULL));
-    CURED_OK(cured_reduce(H, CURED_OP_SUM, CURED_ALGO_AUTO, DP(d), CURED_TYPE_INT32, 16, odd + 1, CURED_TYPE_INT64,
-                          NULL));
-    ck_assert_msg(memcmp(odd + 1, &aligned, 8) == 0, "the unaligned host result differs");
+    CURED_OK(cured_reduce_stats(H, CURED_OP_MEAN, DP(d), CURED_TYPE_FLOAT32, 16, 0, &aligned, CURED_TYPE_FLOAT32,
+                                NULL));
+    CURED_OK(cured_reduce_stats(H, CURED_OP_MEAN, DP(d), CURED_TYPE_FLOAT32, 16, 0, odd + 1, CURED_TYPE_FLOAT32,
+                                NULL));
+    ck_assert_msg(memcmp(odd + 1, &aligned, 4) == 0, "the unaligned host result differs");
     CURED_OK(cured_prepare(H, CURED_OP_MEAN_VAR, CURED_ALGO_AUTO, CURED_TYPE_BFLOAT16, CURED_TYPE_FLOAT64));
     CURED_EXPECT(CURED_ERROR_TYPE_MISMATCH,
                  cured_prepare(H, CURED_OP_LOGSUMEXP, CURED_ALGO_AUTO, CURED_TYPE_INT32, CURED_TYPE_FLOAT32));
