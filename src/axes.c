@@ -26,7 +26,8 @@ static uint64_t mul(uint64_t a, uint64_t b, int *overflow)
     return a * b;
 }
 
-/* The last offset a view reaches, in elements (extents all > 0), or overflow. */
+/* The last offset a view reaches, in elements (extents all > 0), or overflow;
+ * UINT64_MAX counts as overflow, since the caller's count of elements, last + 1, wraps. */
 static uint64_t last_offset(const struct dim *d, int n, int out, int *overflow)
 {
     uint64_t last = 0;
@@ -34,7 +35,7 @@ static uint64_t last_offset(const struct dim *d, int n, int out, int *overflow)
         if (out && d[k].reduced)
             continue;
         uint64_t step = mul((uint64_t)(d[k].extent - 1), (uint64_t)(out ? d[k].out : d[k].in), overflow);
-        if (last > UINT64_MAX - step)
+        if (step >= UINT64_MAX - last)
             *overflow = 1;
         last += step;
     }

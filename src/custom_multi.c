@@ -19,7 +19,7 @@
 /* Every expression is checked here, by the grammar of src/expr.c. names:
  * the variables it may use, separated by spaces ("a0.." stands for the state's
  * nfields fields a0 a1 ...). */
-static cured_status check(const char *what, const char *e, const char *names, int nfields)
+static cured_status check(const char *what, const char *e, const char *names, int nfields, int budget)
 {
     const char *vars[16];
     char buf[16][4];
@@ -44,7 +44,7 @@ static cured_status check(const char *what, const char *e, const char *names, in
         n++;
         p += len;
     }
-    return cr_expr_check(what, e, vars, n, CR_MAX_EXPR_COST);
+    return cr_expr_check(what, e, vars, n, budget);
 }
 
 /* ---- the generated source, with the line count that #line needs ---------------- */
@@ -189,14 +189,16 @@ cured_status cr_custom_build_multi(cured_type in_type, int ninputs, const cured_
         const char *e[3] = {f->map, f->combine, f->identity};
         for (int part = 0; part < 3; part++) {
             snprintf(what, sizeof what, "fields[%d].%s", k, role[part]);
-            if ((st = check(what, e[part], names[part], nfields)) != CURED_SUCCESS)
+            /* a combine is inlined at every step of the reduction: the smaller budget */
+            const int budget = part == 1 ? CR_MAX_COMBINE_COST : CR_MAX_EXPR_COST;
+            if ((st = check(what, e[part], names[part], nfields, budget)) != CURED_SUCCESS)
                 return st;
         }
     }
     size = (size + align - 1) / align * align;
     for (int k = 0; k < nresults; k++) {
         snprintf(what, sizeof what, "finalize[%d]", k);
-        if ((st = check(what, finalize[k], "a0.. n", nfields)) != CURED_SUCCESS)
+        if ((st = check(what, finalize[k], "a0.. n", nfields, CR_MAX_EXPR_COST)) != CURED_SUCCESS)
             return st;
     }
     struct cr_request r;

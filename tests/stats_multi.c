@@ -91,6 +91,9 @@ START_TEST(test_multi_checks)
     expect_bad_expr(0, 0, "x; x", CURED_ERROR_INVALID_EXPRESSION, "fields[0].map");
     expect_bad_expr(1, 0, NULL, CURED_ERROR_NULL_POINTER, "fields[1].map");
     expect_bad_expr(1, 1, "a1 + b1 }", CURED_ERROR_INVALID_EXPRESSION, "fields[1].combine");
+    /* a combine within the 32 of a map but over the 16 of a combine (cured.h: as cured_custom_create) */
+    expect_bad_expr(0, 1, "a0 + b0 + 0 * (exp(a0) + exp(b0) + exp(a0) + exp(b0) + exp(a0))",
+                    CURED_ERROR_INVALID_EXPRESSION, "fields[0].combine");
     expect_bad_expr(0, 2, "", CURED_ERROR_INVALID_EXPRESSION, "fields[0].identity");
     expect_bad_expr(1, 2, "0 // no", CURED_ERROR_INVALID_EXPRESSION, "fields[1].identity");
     expect_bad_expr(-1, 0, "a0 / n #", CURED_ERROR_INVALID_EXPRESSION, "finalize[0]");

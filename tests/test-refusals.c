@@ -169,6 +169,13 @@ START_TEST(test_axes_and_segments)
            cured_reduce_axes_async(H, CURED_OP_SUM, X, I32, &m, 2, OUT, I64, &o_padded, NULL));
     REFUSE(CURED_ERROR_SIZE_OVERFLOW, "overflows",
            cured_reduce_axes_async(H, CURED_OP_SUM, X, I32, &huge, 0, OUT, I64, NULL, NULL));
+    /* A last offset of exactly 2^64 - 1 elements (2 (2^63 - 1) + 1), whose count wraps to 0: of the
+     * output layout, and of a view of 1-byte elements. */
+    const cured_layout m32 = {2, {3, 2}, {2, 1}}, wrap = {2, {3, 2}, {INT64_MAX, 1}};
+    REFUSE(CURED_ERROR_SIZE_OVERFLOW, "overflows",
+           cured_reduce_axes_async(H, CURED_OP_SUM, X, I32, &m32, 0, OUT, I64, &wrap, NULL));
+    REFUSE(CURED_ERROR_SIZE_OVERFLOW, "overflows",
+           cured_reduce_axes_async(H, CURED_OP_SUM, X, CURED_TYPE_INT8, &wrap, 2, OUT, I64, NULL, NULL));
     REFUSE(CURED_ERROR_MISALIGNED, "8 bytes",
            cured_reduce_axes_async(H, CURED_OP_ARGMAX, X, I32, &m, 2, OUT + 4, I32, NULL, NULL));
     REFUSE(CURED_ERROR_NOT_DEVICE_POINTER, "input",
