@@ -1503,8 +1503,12 @@ typedef struct cured_custom_st *cured_custom;
  *   acosh atanh erf erfc [4]; lgamma [8]; fmod remainder tgamma [16].
  *   The floating functions take floating arguments: cast an integer `x`
  *   first (`sqrt((double)x)`).
+ * Tokens may be separated by spaces (not tabs or newlines: those are
+ * refused as characters outside printable ASCII and the space).
  * Bounds, which keep NVRTC's work (and so the call's time) small: at most
- * 1024 characters and 64 levels of nesting per expression; a compile-time
+ * 1024 characters and 64 levels of nesting per expression, the expression
+ * itself being the first (so at most 63 parentheses, casts, calls, ?: or
+ * unary operators nested in one another); a compile-time
  * budget of 32 per expression (16 for combine_expr, which is inlined at
  * every step of the reduction), where each call costs as listed and each
  * '/' or '%' costs 2. The slowest op found within these bounds compiles in

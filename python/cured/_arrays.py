@@ -157,7 +157,7 @@ def from_cai(obj, cai, strided=False):
         el_strides = _element_strides(shape, cai.get("strides"), itemsize)
     elif not _contiguous(shape, cai.get("strides"), itemsize):
         raise ValueError("cured: the array is not contiguous (strides %r); reduce a contiguous copy "
-                         "(e.g. cupy.ascontiguousarray(x) or x.contiguous()), or give axis=" % (cai.get("strides"),))
+                         "(e.g. cupy.ascontiguousarray(x) or x.contiguous())" % (cai.get("strides"),))
     else:
         el_strides = None
     n = _count(shape)

@@ -47,7 +47,7 @@ class Custom:
                 op = self._ops[key] = out
         return op
 
-    def __call__(self, x, y=None, out=None, stream=None, _convert=None):
+    def __call__(self, x, y=None, out=None, stream=None, _convert=None, _name="custom"):
         from . import _decode, _out_array
         arr = _arrays.device_array(x, stream)
         other = None
@@ -64,7 +64,14 @@ class Custom:
             yp = other.ptr if other is not None else None
             stream_p = ctypes.c_void_p(arr.stream)
             if out is not None:
-                dst = _out_array("custom", out, acc, arr)
+                want = acc
+                if _convert is bool and acc == "uint8":  # cured.all, cured.any: a bool out= takes 0 or 1
+                    probe = _arrays.device_array(out)
+                    try:
+                        want = "bool" if probe.dtype == "bool" else acc
+                    finally:
+                        probe.release()
+                dst = _out_array(_name, out, want, arr)
                 try:
                     _lib.check(L.cured_custom_reduce_async(h, op, arr.ptr, yp, arr.n, dst.ptr, stream_p),
                                "cured.custom(%r)" % self.map_expr)
@@ -93,14 +100,14 @@ _any = Custom("x != 0", "a | b", "0", acc="uint8")
 
 def all(a, axis=None, out=None, keepdims=False, stream=None):
     """Whether every element is nonzero (numpy.all; True when empty). Returns
-    a Python bool; with out=, a one-element uint8 device array holds 1 or 0."""
+    a Python bool; with out=, a one-element bool or uint8 device array holds 1 or 0."""
     from . import _no_axis
     _no_axis("all", axis, keepdims)
-    return _all(a, out=out, stream=stream, _convert=bool)
+    return _all(a, out=out, stream=stream, _convert=bool, _name="all")
 
 
 def any(a, axis=None, out=None, keepdims=False, stream=None):
     """Whether some element is nonzero (numpy.any; False when empty)."""
     from . import _no_axis
     _no_axis("any", axis, keepdims)
-    return _any(a, out=out, stream=stream, _convert=bool)
+    return _any(a, out=out, stream=stream, _convert=bool, _name="any")

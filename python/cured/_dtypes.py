@@ -50,6 +50,16 @@ def from_dlpack(code, bits, lanes):
     return name
 
 
+# NumPy's one-letter type codes (64-bit Linux: 'l' is int64) and other names of the types above.
+_CODES = {"b": "int8", "B": "uint8", "h": "int16", "H": "uint16", "i": "int32", "I": "uint32",
+          "l": "int64", "L": "uint64", "q": "int64", "Q": "uint64", "p": "int64", "P": "uint64",
+          "e": "float16", "f": "float32", "d": "float64"}
+_NAMES = {"half": "float16", "single": "float32", "float": "float64", "double": "float64",
+          "byte": "int8", "ubyte": "uint8", "short": "int16", "ushort": "uint16", "intc": "int32",
+          "uintc": "uint32", "int": "int64", "long": "int64", "longlong": "int64", "intp": "int64",
+          "uint": "uint64", "ulong": "uint64", "ulonglong": "uint64", "uintp": "uint64"}
+
+
 def dtype_name(dtype):
     """A dtype given by the caller: 'float32', numpy.float32, numpy.dtype('f4'),
     torch.float32, cupy's dtypes... -> cured's name ('float32'). None stays None."""
@@ -63,10 +73,14 @@ def dtype_name(dtype):
             s = dtype.__name__                    # numpy.float32, float, int
         if s is None:
             s = str(dtype)                        # torch.float32 -> 'torch.float32'
-    s = s.rsplit(".", 1)[-1].lower()
-    s = {"half": "float16", "float": "float64", "double": "float64", "long": "int64", "int": "int64",
-         "short": "int16", "e": "float16", "f": "float32", "d": "float64", "f2": "float16",
-         "f4": "float32", "f8": "float64", "i4": "int32", "i8": "int64"}.get(s, s)
+    s = s.rsplit(".", 1)[-1]
+    if len(s) >= 2 and s[0] in "<=|" or len(s) == 3 and s[0] == ">" and s[2] == "1":
+        s = s[1:]                                 # NumPy's byte order: '<f4', '|i1'
+    if s in _CODES:                               # NumPy's one-letter codes are case-sensitive
+        s = _CODES[s]
+    else:
+        s = s.lower()
+        s = _TYPESTR.get(s, _NAMES.get(s, s)) if s != "b1" else s
     if s not in TYPES:
         raise TypeError("cured: dtype %r is not one of %s" % (dtype, ", ".join(TYPES)))
     return s

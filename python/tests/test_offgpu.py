@@ -59,8 +59,17 @@ def test_dtype_names():
     assert _dtypes.dtype_name(int) == "int64"
     assert _dtypes.dtype_name("f4") == "float32"
     assert _dtypes.dtype_name(TorchLikeDtype()) == "bfloat16"
-    with pytest.raises(TypeError):
-        _dtypes.dtype_name("complex64")
+    # NumPy's type strings, one-letter codes and other names, as numpy.dtype() reads them
+    numpy_reads = {"u8": "uint64", "i2": "int16", "<f4": "float32", "|i1": "int8", ">u1": "uint8",
+                   "b": "int8", "B": "uint8", "h": "int16", "H": "uint16", "i": "int32", "I": "uint32",
+                   "l": "int64", "q": "int64", "Q": "uint64", "e": "float16", "d": "float64",
+                   "single": "float32", "double": "float64", "intc": "int32", "intp": "int64",
+                   "uint": "uint64", "longlong": "int64", "ulonglong": "uint64", "ubyte": "uint8"}
+    for code, name in numpy_reads.items():
+        assert _dtypes.dtype_name(code) == name, code
+    for bad in ("complex64", "b1", "?", ">f4", "bool", "g"):
+        with pytest.raises(TypeError):
+            _dtypes.dtype_name(bad)
 
 
 def test_numpy_result_types():
@@ -437,10 +446,17 @@ def test_calls_reach_the_library_on_a_fake_device():
             warnings.simplefilter("ignore")
             print(launches(lambda: cured.var(F(x, (3,), "<f4"), ddof=3)))
             print(launches(lambda: cured.var(F(x, (4, 3), "<f4"), axis=1, ddof=3, out=F(o, (4,), "<f4"))))
+        print(launches(lambda: cured.all(F(x, (64,), "<f4"), out=F(o, (1,), "|b1"))))  # numpy.all(out=bool)
+        print(launches(lambda: cured.any(F(x, (64,), "<f4"), out=F(o, (1,), "|u1"))))
+        try:
+            cured.all(F(x, (64,), "<f4"), out=F(o, (1,), "<f4"))
+        except TypeError as e:
+            print(str(e))
         """
     r = _child(code, CURED_CUDA_DRIVER_LIBRARY=fake, FAKECUDA_DEVICE="1", CURED_CACHE_DISABLE="1")
     assert r.returncode == 0, r.stderr
     got = r.stdout.split("\n")
     want = ["(1, 'float')", "(1, 'float')", "(1, 'F')", "(1, 'F')", "(1, 'F')", "(1, 'F')", "(1, 'int')",
-            "(1, 'F')", "(0, 'float')", "(1, 'F')"]
+            "(1, 'F')", "(0, 'float')", "(1, 'F')", "(1, 'F')", "(1, 'F')",
+            "cured.all: out= must be uint8, not float32"]
     assert got[:len(want)] == want, r.stdout
