@@ -34,13 +34,13 @@ __version__ = "0.1.0"
 __all__ = [
     "sum", "prod", "min", "max", "amin", "amax", "nanmin", "nanmax", "argmin", "argmax",
     "nanargmin", "nanargmax", "bitwise_and", "bitwise_or", "bitwise_xor", "all", "any", "dot",
-    "mean", "var", "std",
+    "mean", "var", "std", "logsumexp", "count_nonzero",
     "custom", "Custom", "CuredError", "LibraryNotFound", "AxisError", "library_version",
 ]
 
 # cured_op values (include/cured.h).
 SUM, PRODUCT, MIN, MAX, ARGMIN, ARGMAX, AND, OR, XOR = 0, 1, 2, 3, 5, 6, 7, 8, 9
-DOT, NANMIN, NANMAX, NANARGMIN, NANARGMAX = 13, 14, 15, 16, 17
+DOT, NANMIN, NANMAX, NANARGMIN, NANARGMAX, COUNT_NONZERO = 13, 14, 15, 16, 17, 18
 ARG_OPS = (ARGMIN, ARGMAX, NANARGMIN, NANARGMAX)
 ALGO_AUTO = 0
 
@@ -100,6 +100,8 @@ def _plan(fn, op, in_dtype, dtype):
         raise TypeError("cured.%s: bitwise reductions need integer or bool arrays, not %s" % (fn, in_dtype))
     if op in ARG_OPS:
         return op, src, src, "int64", None
+    if op == COUNT_NONZERO:
+        return op, src, "int64", "int64", None
     return op, src, src, in_dtype, (bool if in_dtype == "bool" else None)
 
 
@@ -276,6 +278,12 @@ def bitwise_xor(a, axis=None, out=None, keepdims=False, stream=None):
     return _reduce("bitwise_xor", XOR, a, axis, None, out, keepdims, stream)
 
 
+def count_nonzero(a, axis=None, *, keepdims=False, out=None, stream=None):
+    """Number of nonzero elements (numpy.count_nonzero): int64; NaN counts,
+    -0.0 does not."""
+    return _reduce("count_nonzero", COUNT_NONZERO, a, axis, None, out, keepdims, stream)
+
+
 def dot(a, b, out=None, stream=None):
     """Dot product of two 1-D arrays of one type (numpy.dot): the result has
     their type (integers wrap, as in NumPy)."""
@@ -283,4 +291,4 @@ def dot(a, b, out=None, stream=None):
 
 
 from ._custom import Custom, custom, all, any  # noqa: E402  (they use _run's helpers)
-from ._stats import mean, var, std  # noqa: E402
+from ._stats import mean, var, std, logsumexp  # noqa: E402

@@ -1,4 +1,4 @@
-"""mean, var and std with NumPy's names, result types and warnings, through
+"""mean, var, std and logsumexp with NumPy's (SciPy's) names, result types and warnings, through
 cured_reduce_stats (whole arrays) and cured_reduce_axes_stats_async (axes,
 views)."""
 import ctypes
@@ -9,7 +9,7 @@ import warnings
 from . import _arrays, _axes, _dtypes, _lib
 
 # cured_op values (include/cured.h).
-MEAN, VAR, STD = 19, 20, 21
+MEAN, VAR, STD, LOGSUMEXP = 19, 20, 21, 23
 EMPTY_MEAN = "Mean of empty slice"
 FEW_DOF = "Degrees of freedom <= 0 for slice"
 
@@ -61,13 +61,15 @@ def round_to(value, name):
 
 def _few(op, n, ddof):
     """The warning NumPy gives for n elements, or None."""
+    if op == LOGSUMEXP:
+        return None  # -inf when empty, as SciPy
     if op == MEAN:
         return EMPTY_MEAN if n == 0 else None
     return FEW_DOF if n <= ddof else None
 
 
 def run(fn, op, a, axis, dtype, out, ddof, keepdims, stream):
-    ddof = check_ddof(fn, ddof) if op != MEAN else 0.0
+    ddof = check_ddof(fn, ddof) if op not in (MEAN, LOGSUMEXP) else 0.0
 
     def plan(in_dtype, d):
         src, cured_res, want = result_types(fn, in_dtype, d)
@@ -125,3 +127,10 @@ def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, stream=None)
 def std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, stream=None):
     """Standard deviation (numpy.std), the square root of var()."""
     return run("std", STD, a, axis, dtype, out, ddof, keepdims, stream)
+
+
+def logsumexp(a, axis=None, *, keepdims=False, dtype=None, out=None, stream=None):
+    """log(sum(exp(a))) without overflow (scipy.special.logsumexp without b= and
+    return_sign=): float64 for integers and bool, the input's type for floating
+    types; -inf when empty; NaN if any element is NaN or +inf meets -inf."""
+    return run("logsumexp", LOGSUMEXP, a, axis, dtype, out, 0, keepdims, stream)

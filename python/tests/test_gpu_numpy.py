@@ -141,3 +141,34 @@ def test_out_checked_before_the_reduction(xp):
         cured.argmin(dev, axis=1, out=xp.array(np.zeros((3, 5), dtype="int64")))
     with pytest.raises(ValueError, match="1-D"):
         cured.dot(dev, dev)                           # numpy.dot of 3-D arrays is no vector product
+
+
+def _logsumexp(a, axis=None, keepdims=False):
+    """scipy.special.logsumexp's value in float64, from NumPy."""
+    m = np.max(a, axis=axis, keepdims=True)
+    r = m + np.log(np.sum(np.exp(a - m), axis=axis, keepdims=True))
+    return r if keepdims else (np.squeeze(r, axis=axis) if axis is not None else r.reshape(()))
+
+
+@pytest.mark.parametrize("dtype", ["int32", "uint8", "float32", "float64"])
+def test_logsumexp_and_count_nonzero(xp, dtype):
+    host = host_3d(dtype)
+    dev = xp.array(host)
+    rtype = dtype if dtype.startswith("float") else "float64"
+    h64 = host.astype("float64")
+    close(cured.logsumexp(dev), _logsumexp(h64), rtype)
+    assert cured.count_nonzero(dev) == np.count_nonzero(host)
+    for axis in (0, -1, (0, 2)):
+        for keepdims in (False, True):
+            got = cured.logsumexp(dev, axis=axis, keepdims=keepdims)
+            assert str(got.dtype).rsplit(".", 1)[-1] == rtype
+            close(xp.get(got), _logsumexp(h64, axis=axis, keepdims=keepdims), rtype)
+            got = cured.count_nonzero(dev, axis=axis, keepdims=keepdims)
+            assert str(got.dtype).rsplit(".", 1)[-1] == "int64"
+            assert (xp.get(got) == np.count_nonzero(host, axis=axis, keepdims=keepdims)).all()
+    if dtype == "float32":
+        special = host.copy()
+        special[0, 0, 0], special[1, 1, 1] = np.nan, -0.0      # NaN counts, -0 does not
+        assert cured.count_nonzero(xp.array(special)) == np.count_nonzero(special)
+        assert np.isnan(cured.logsumexp(xp.array(special)))
+        assert cured.logsumexp(xp.array(np.zeros(0, dtype="float32"))) == -np.inf   # as SciPy

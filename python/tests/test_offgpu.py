@@ -448,6 +448,10 @@ def test_calls_reach_the_library_on_a_fake_device():
             print(launches(lambda: cured.var(F(x, (4, 3), "<f4"), axis=1, ddof=3, out=F(o, (4,), "<f4"))))
         print(launches(lambda: cured.all(F(x, (64,), "<f4"), out=F(o, (1,), "|b1"))))  # numpy.all(out=bool)
         print(launches(lambda: cured.any(F(x, (64,), "<f4"), out=F(o, (1,), "|u1"))))
+        print(launches(lambda: cured.logsumexp(F(x, (64,), "<f4"))))
+        print(launches(lambda: cured.logsumexp(F(x, (8, 8), "<i4"), axis=1, out=F(o, (8,), "<f8"))))
+        print(launches(lambda: cured.count_nonzero(F(x, (64,), "<f2"))))
+        print(launches(lambda: cured.count_nonzero(F(x, (8, 8), "|b1"), axis=0, out=F(o, (8,), "<i8"))))
         try:
             cured.all(F(x, (64,), "<f4"), out=F(o, (1,), "<f4"))
         except TypeError as e:
@@ -458,5 +462,6 @@ def test_calls_reach_the_library_on_a_fake_device():
     got = r.stdout.split("\n")
     want = ["(1, 'float')", "(1, 'float')", "(1, 'F')", "(1, 'F')", "(1, 'F')", "(1, 'F')", "(1, 'int')",
             "(1, 'F')", "(0, 'float')", "(1, 'F')", "(1, 'F')", "(1, 'F')",
+            "(1, 'float')", "(1, 'F')", "(1, 'int')", "(1, 'F')",
             "cured.all: out= must be uint8, not float32"]
     assert got[:len(want)] == want, r.stdout
