@@ -77,10 +77,10 @@ class Frontend:
         else:
             self.mod = None
 
-    def require(self, fn, what):
+    def require(self, fn, what, hint="pass out="):
         if self.mod is None:
             raise TypeError("cured.%s: %s needs a CuPy or PyTorch array (this is a %s array); "
-                            "pass out=" % (fn, what, type(self.obj).__name__))
+                            "%s" % (fn, what, type(self.obj).__name__, hint))
 
     def stream(self):
         """A context in which the library's current device and stream are the
@@ -184,18 +184,23 @@ def run(fn, plan, ARG_OPS, NAN_ARG_OPS, NAN_VALUE_OPS, a, axis, dtype, out, keep
         # PyTorch's uint64 casts little).
         narrow = not is_arg and _dtypes.size(cured_res) != _dtypes.size(np_res)
         made = cured_res.replace("uint", "int") if narrow else np_res
-        if narrow and out is not None:
+        if narrow and out is not None and not _dtypes.is_float(np_res):
             raise TypeError("cured.%s: dtype=%s with out= is not supported for this input (cured computes "
                             "it in %s and wraps after); omit out=" % (fn, np_res, cured_res))
-        if is_arg and out is not None:  # checked before any work, filled after
-            _check_out(fn, out, shape, "int64", arr, keepdims, kept, axes).release()
+        # A float16/bfloat16 out= of a statistic (computed in float32): made in
+        # cured's type, rounded into out= after.
+        via = narrow and out is not None
+        if via:
+            front.require(fn, "out= of %s (cured computes it in %s)" % (np_res, cured_res), "omit out=")
+        if (is_arg or via) and out is not None:  # checked before any work, filled after
+            _check_out(fn, out, shape, "int64" if is_arg else np_res, arr, keepdims, kept, axes).release()
         with front.stream():
-            res = front.empty(shape, made) if out is None else None
+            res = front.empty(shape, made) if out is None or via else None
             dst, out_lay = None, None
             if is_arg:
                 pairs = front.empty((nout, 2), "int64")
                 dptr = front.ptr(pairs) if nout else 0
-            elif out is not None:
+            elif out is not None and not via:
                 dst = _check_out(fn, out, shape, np_res, arr, keepdims, kept, axes)
                 dptr = dst.ptr
                 out_lay = _layout([arr.shape[k] for k in kept], dst.kept_strides)
@@ -227,10 +232,13 @@ def run(fn, plan, ARG_OPS, NAN_ARG_OPS, NAN_VALUE_OPS, a, axis, dtype, out, keep
                 if out is not None:
                     front.copy_into(out, res)
                     res = out
-            elif out is not None:
+            elif out is not None and not via:
                 res = out
             elif narrow:
                 res = front.cast(res, np_res)
+                if via:
+                    front.copy_into(out, res)
+                    res = out
             warning = few(reduced) if few is not None else None  # NumPy warns with no outputs too
             if warning:
                 warnings.warn(warning, RuntimeWarning, stacklevel=4)

@@ -172,3 +172,26 @@ def test_logsumexp_and_count_nonzero(xp, dtype):
         assert cured.count_nonzero(xp.array(special)) == np.count_nonzero(special)
         assert np.isnan(cured.logsumexp(xp.array(special)))
         assert cured.logsumexp(xp.array(np.zeros(0, dtype="float32"))) == -np.inf   # as SciPy
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+def test_stats_half_out(xp, dtype):
+    """out= of a float16/bfloat16 statistic (cured computes it in float32 and
+    rounds into out=), whole and along an axis, as numpy.mean(out=)."""
+    if xp.name == "cupy" and dtype == "bfloat16":
+        pytest.skip("CuPy has no bfloat16")
+
+    def half(host):
+        a = xp.array(host.astype("float32"))
+        return a.astype(dtype) if xp.name == "cupy" else a.to(xp.dtype(dtype))
+
+    host = host_3d("float32") * 0.37
+    dev = half(host)
+    h = np.asarray(xp.get(dev), dtype="float64")           # the values the half array holds
+    tol = 2e-3 if dtype == "float16" else 1e-2
+    out1 = half(np.zeros(1))
+    assert cured.mean(dev, out=out1) is out1
+    assert np.allclose(np.asarray(xp.get(out1), dtype="float64"), np.mean(h), rtol=tol)
+    out = half(np.zeros((5, 3)))
+    assert cured.var(dev, axis=1, out=out, ddof=1) is out
+    assert np.allclose(np.asarray(xp.get(out), dtype="float64"), np.var(h, axis=1, ddof=1), rtol=tol)
