@@ -112,6 +112,8 @@ def stream_handle(stream):
 
 
 def _device_of(obj, ptr):
+    """The array's device: its library's attribute, else the driver's answer for ptr
+    (ptr None: an empty array, whose pointer says nothing: device 0)."""
     dev = getattr(obj, "device", None)
     for attr in ("id", "index"):           # cupy.cuda.Device.id, torch.device.index
         v = getattr(dev, attr, None)
@@ -125,7 +127,7 @@ def _device_of(obj, ptr):
                 return v
         except Exception:
             pass
-    return _driver_device(ptr)
+    return _driver_device(ptr) if ptr is not None else 0
 
 
 def _driver_device(ptr):
@@ -166,7 +168,7 @@ def from_cai(obj, cai, strided=False):
     stream = cai.get("stream") if cai.get("version", 2) >= 3 else None
     if stream is None:
         stream = current_stream(obj)
-    return DeviceArray(ptr, n, dtype, _device_of(obj, ptr) if n else 0, int(stream), bool(readonly), obj,
+    return DeviceArray(ptr, n, dtype, _device_of(obj, ptr if n else None), int(stream), bool(readonly), obj,
                        shape=shape, strides=el_strides)
 
 

@@ -289,6 +289,16 @@ def test_axis_argument_checks_before_cuda():
             f(Fake(), keepdims=True)
 
 
+def test_empty_array_keeps_its_device():
+    """An empty array's pointer says nothing: its device is its library's (CuPy's .device.id)."""
+    class Dev:
+        id = 3
+    empty = Fake(shape=(0, 3), typestr="<f4", ptr=0)
+    empty.device = Dev()
+    assert cured._arrays.device_array(empty).device == 3
+    assert cured._arrays.device_array(Fake(shape=(0, 3), typestr="<f4", ptr=0)).device == 0
+
+
 def test_argument_checks_before_cuda():
     # a float16 statistic into a float16 out=: made in float32 by the array's library, which a bare
     # interface object does not have (CuPy and PyTorch arrays: test_gpu_numpy.test_stats_half_out)
