@@ -136,19 +136,17 @@ class Frontend:
         return col.contiguous().reshape(shape)
 
     def copy_into(self, out, src):
-        """src (an array of this library) into out= (of any library that takes DLPack)."""
+        """src (an array of this library) into out=, by this library on its
+        current stream (the reduction's, inside stream()): a CuPy or PyTorch
+        out= of the other library through a DLPack view of it."""
         kind = _arrays._library(out)
-        if kind != self.kind:
-            if kind == "torch":
-                import torch
-                src = torch.from_dlpack(src)
-            elif kind == "cupy":
-                import cupy
-                src = cupy.from_dlpack(src)
-        if kind == "torch":
-            out.copy_(src)
+        view = out
+        if kind != self.kind and kind in ("cupy", "torch"):
+            view = self.mod.from_dlpack(out)
+        if self.kind == "torch" and kind in ("cupy", "torch"):
+            view.copy_(src)
         else:
-            out[...] = src
+            view[...] = src
 
 
 def run(fn, plan, ARG_OPS, NAN_ARG_OPS, NAN_VALUE_OPS, a, axis, dtype, out, keepdims, stream,

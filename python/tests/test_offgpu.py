@@ -303,7 +303,7 @@ def test_argument_checks_before_cuda():
     # a float16 statistic into a float16 out=: made in float32 by the array's library, which a bare
     # interface object does not have (CuPy and PyTorch arrays: test_gpu_numpy.test_stats_half_out)
     for kw in ({}, {"axis": 0}):
-        with pytest.raises(TypeError, match="out= of float16 .*omit out="):
+        with pytest.raises(TypeError, match="needs a CuPy or PyTorch array"):
             cured.mean(Fake(shape=(4, 4), typestr="<f2"), out=Fake(shape=(1,) if not kw else (4,), typestr="<f2"),
                        **kw)
     with pytest.raises(ValueError, match="not contiguous"):
