@@ -33,7 +33,8 @@ static void load(void)
     }
     CR_NCCL_FUNCTIONS(CR_NCCL_RESOLVE)
 #undef CR_NCCL_RESOLVE
-    if (table.GetVersion(&table.version) != CR_NCCL_SUCCESS || table.version < 20000) {
+    /* NCCL 2.0-2.8 report major * 1000 + minor * 100 + patch (2804), 2.9 on major * 10000 + ... */
+    if (table.GetVersion(&table.version) != CR_NCCL_SUCCESS || table.version < 2000) {
         snprintf(failure, sizeof failure, "NCCL library %s reports version %d; cured needs NCCL 2", path,
                  table.version);
         return;

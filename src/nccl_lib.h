@@ -35,7 +35,7 @@ struct cr_nccl {
 #define CR_NCCL_FIELD(name, ret, params) ret (*name) params;
     CR_NCCL_FUNCTIONS(CR_NCCL_FIELD)
 #undef CR_NCCL_FIELD
-    int version; /* ncclGetVersion: major * 10000 + minor * 100 + patch */
+    int version; /* ncclGetVersion: major * 10000 + minor * 100 + patch (before 2.9: major * 1000 + ...) */
 };
 
 /* Load NCCL once (CURED_NCCL_LIBRARY, else libnccl.so.2); on failure records

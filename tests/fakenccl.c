@@ -68,7 +68,7 @@ EXPORT int ncclCommInitRank(void **c, int n, struct fake_nccl_id id, int r);
 EXPORT int ncclCommInitAll(void **c, int n, const int *devs);
 EXPORT int ncclCommDestroy(void *c);
 
-int ncclGetVersion(int *v) { *v = 22800; return 0; }
+int ncclGetVersion(int *v) { *v = env_int("FAKENCCL_VERSION", 22800); return 0; }
 const char *ncclGetErrorString(int r) { return r == 4 ? "invalid argument (fake)" : "fake error"; }
 int ncclCommCount(void *c, int *n) { *n = env_int("FAKENCCL_NRANKS", 1); return c ? fails("CommCount") : 4; }
 int ncclCommUserRank(void *c, int *r) { *r = env_int("FAKENCCL_RANK", 0); return c ? 0 : 4; }

@@ -84,9 +84,30 @@ START_TEST(test_privileged_ignores_path)
         ck_assert_msg(strstr(cured_last_error(), "evil") == NULL, "the variable was read: %s", cured_last_error());
     } else {
         expect(st, CURED_SUCCESS, "the system's NCCL");
-        ck_assert_int_ge(n->version, 20000);
+        ck_assert_int_ge(n->version, 2000);
     }
     cr_env_force_secure(-1);
+}
+END_TEST
+
+/* NCCL 2.0-2.8 number their versions major * 1000 + minor * 100 + patch
+ * (2.8.4: 2804) and are NCCL 2; a number below 2000 is not. One process
+ * each: the library is loaded once. */
+START_TEST(test_nccl_version)
+{
+    ck_assert_int_eq(setenv("FAKENCCL_VERSION", _i ? "1999" : "2804", 1), 0);
+    cured_handle h = fake_handle(0);
+    if (_i == 0) {
+        cured_comm cc = fake_comm(h, "1", "0", 16);
+        expect(cured_comm_destroy(cc), CURED_SUCCESS, "destroy");
+    } else {
+        ck_assert_int_eq(setenv("CURED_NCCL_LIBRARY", fake_nccl, 1), 0);
+        cured_comm cc = (cured_comm)(uintptr_t)1;
+        expect(cured_comm_create(h, FAKE_COMM, 0, &cc), CURED_ERROR_NO_NCCL, "version 1999");
+        ck_assert_ptr_null(cc);
+        assert_message_contains("version 1999", "1999");
+    }
+    ck_assert_int_eq(cured_destroy(h), CURED_SUCCESS);
 }
 END_TEST
 
@@ -329,6 +350,7 @@ int main(void)
     tcase_add_test(tc, test_abi_values);
     tcase_add_test(tc, test_no_nccl);
     tcase_add_test(tc, test_privileged_ignores_path);
+    tcase_add_loop_test(tc, test_nccl_version, 0, 2);
     tcase_add_test(tc, test_create);
     tcase_add_test(tc, test_arguments);
     tcase_add_test(tc, test_call_path);
