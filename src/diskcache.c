@@ -315,7 +315,7 @@ void cr_diskcache_store(const char *key, const struct cr_image *img, int nkernel
         return;
     }
     cr_log(CURED_LOG_DEBUG, "disk cache store: %s/%s (%zu bytes)", root_path, name, img->size);
-    cr_diskcache_tidy(dir, tmp);
+    cr_diskcache_tidy(dir, tmp, name);
 }
 
 int cr_diskcache_read_small(const char *name, char *buf, size_t cap)

@@ -44,7 +44,7 @@ int cr_diskcache_open_entry(int dir, const char *name, struct stat *st, const ch
 /* An entry's key text (malloc'd), for listing; 0 on success. */
 int cr_diskcache_read_key(int dir, const char *name, char **key, struct stat *st);
 /* Sweep stale temp files, then evict least recently used entries above the limit. */
-void cr_diskcache_tidy(int dir, int tmp);
+void cr_diskcache_tidy(int dir, int tmp, const char *keep);
 /* name in at as a private directory of ours (created 0700 if create), or -1 with why set. */
 int cr_cachedir_private(int at, const char *name, int create, char *why, size_t cap);
 /* Resolve and open the cache root (explicit_dir: cured_set_cache_dir's, or

@@ -22,14 +22,18 @@
 
 struct victim {
     char name[80];
-    time_t used;
+    struct timespec used; /* the last-use stamp (mtime), to the nanosecond: a second holds many uses */
     off_t size;
 };
 
 static int by_age(const void *a, const void *b)
 {
     const struct victim *x = a, *y = b;
-    return (x->used > y->used) - (x->used < y->used);
+    if (x->used.tv_sec != y->used.tv_sec)
+        return (x->used.tv_sec > y->used.tv_sec) - (x->used.tv_sec < y->used.tv_sec);
+    if (x->used.tv_nsec != y->used.tv_nsec)
+        return (x->used.tv_nsec > y->used.tv_nsec) - (x->used.tv_nsec < y->used.tv_nsec);
+    return strcmp(x->name, y->name); /* the same stamp: a fixed order */
 }
 
 /* CURED_CACHE_MAX_BYTES: digits with an optional K, M or G (binary); anything else is the default. */
@@ -51,8 +55,10 @@ static unsigned long long max_bytes(void)
     return v << shift;
 }
 
-/* Sweep stale temp files, then evict least recently used entries above the limit. */
-void cr_diskcache_tidy(int dir, int tmp)
+/* Sweep stale temp files, then evict least recently used entries above the
+ * limit; keep (the entry just stored, or NULL) is the most recent of all,
+ * whatever the file system's clock granularity says. */
+void cr_diskcache_tidy(int dir, int tmp, const char *keep)
 {
     time_t now = time(NULL);
     int dup_fd = openat(tmp, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC); /* own offset, unlike dup */
@@ -90,7 +96,9 @@ void cr_diskcache_tidy(int dir, int tmp)
             v = nv;
         }
         snprintf(v[n].name, sizeof v[n].name, "%s", e->d_name);
-        v[n].used = st.st_mtime;
+        v[n].used = st.st_mtim;
+        if (keep != NULL && strcmp(e->d_name, keep) == 0)
+            v[n].used.tv_sec = (time_t)(~(unsigned long long)0 >> 1);
         v[n].size = st.st_size;
         total += (unsigned long long)st.st_size;
         n++;
@@ -195,7 +203,7 @@ CR_API cured_status cured_cache_clear(size_t *removed)
     int dir, tmp;
     if (cr_diskcache_fds(&dir, &tmp)) {
         for_each_entry(dir, remove_one, &n);
-        cr_diskcache_tidy(dir, tmp);
+        cr_diskcache_tidy(dir, tmp, NULL);
     }
     if (removed)
         *removed = n;

@@ -370,6 +370,51 @@ START_TEST(test_eviction)
 }
 END_TEST
 
+/* Uses within one second keep their order: stores of A and B, a hit on
+ * A and a store of C, all within a millisecond or so, over a limit that
+ * holds two entries: B goes (the least recently used), A and C stay. The
+ * cache's own calls in this process, so that no compile spreads them over
+ * seconds. */
+START_TEST(test_eviction_within_a_second)
+{
+    static char data[1000];
+    memset(data, 'x', sizeof data);
+    struct cr_image img, got;
+    memset(&img, 0, sizeof img);
+    img.data = data;
+    img.size = sizeof data;
+    snprintf(img.lowered[0], sizeof img.lowered[0], "k");
+    cr_diskcache_store("key A", &img, 1);
+    char names[3][65], path[2048];
+    ck_assert_int_eq(list_entries(v1, names, 3), 1);
+    snprintf(path, sizeof path, "%s/%s", v1, names[0]);
+    struct stat st;
+    ck_assert_int_eq(stat(path, &st), 0);
+    char text[32];
+    snprintf(text, sizeof text, "%lld", (long long)(2 * st.st_size + st.st_size / 2));
+    ck_assert_int_eq(setenv("CURED_CACHE_MAX_BYTES", text, 1), 0);
+    /* 10 ms apart: past a coarse file system clock's tick (a few ms), well within a second */
+    const struct timespec tick = {0, 10 * 1000 * 1000};
+    nanosleep(&tick, NULL);
+    cr_diskcache_store("key B", &img, 1);
+    nanosleep(&tick, NULL);
+    memset(&got, 0, sizeof got);
+    ck_assert_int_eq(cr_diskcache_load("key A", 1, 0, &got), 1);
+    free(got.data);
+    nanosleep(&tick, NULL);
+    cr_diskcache_store("key C", &img, 1);
+    ck_assert_int_eq(list_entries(v1, names, 3), 2);
+    const char *keys[3] = {"key A", "key B", "key C"};
+    const int want[3] = {1, 0, 1};
+    for (int k = 0; k < 3; k++) {
+        memset(&got, 0, sizeof got);
+        const int hit = cr_diskcache_load(keys[k], 1, 0, &got);
+        free(hit ? got.data : NULL);
+        ck_assert_msg(hit == want[k], "%s: %s", keys[k], want[k] ? "evicted, though used after B" : "kept");
+    }
+}
+END_TEST
+
 /* Eviction after every store, not only after a process's first one. */
 START_TEST(test_eviction_each_store)
 {
@@ -480,6 +525,7 @@ static Suite *diskcache_suite(void)
     tcase_add_test(tc, test_tmp_sweep);
     tcase_add_test(tc, test_eviction);
     tcase_add_test(tc, test_eviction_each_store);
+    tcase_add_test(tc, test_eviction_within_a_second);
     tcase_add_test(tc, test_foreach_clear);
     tcase_add_test(tc, test_concurrent_warm);
     suite_add_tcase(s, tc);
