@@ -1375,6 +1375,10 @@ CURED_EXPORT const char *cured_cache_dir(void);
  * only way a privileged process gets a disk cache. The directory must pass
  * the checks of cured_cache_dir().
  * \param dir  an absolute path; "" for no disk cache; NULL for the default rules.
+ * The cache is opened by the first call that compiles, loads or prepares a
+ * kernel, and also by cured_get_arch() (which reads NVRTC's recorded facts
+ * there), cured_cache_dir(), cured_cache_foreach() and cured_cache_clear(); not by
+ * cured_create().
  * \return CURED_SUCCESS, CURED_ERROR_INVALID_VALUE (a relative or overlong path),
  *         CURED_ERROR_NOT_SUPPORTED (the cache was already opened: nothing changed),
  *         CURED_ERROR_OUT_OF_MEMORY.
