@@ -388,7 +388,8 @@ CURED_EXPORT cured_status cured_get_arch(cured_handle h, int *sm, int *is_ptx);
  * capture, a call that allocates and waits for the new workspaces to be
  * zeroed; such a first call during capture returns
  * CURED_ERROR_NOT_SUPPORTED). Calls through one handle on different streams may run
- * concurrently. A graph captured from a call uses the workspace of the stream
+ * concurrently; the per-thread default stream (CU_STREAM_PER_THREAD,
+ * cudaStreamPerThread) counts as a stream of each thread. A graph captured from a call uses the workspace of the stream
  * it was captured on: do not run it concurrently with other calls on that
  * stream or other launches of the same graph.
  *

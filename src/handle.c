@@ -72,11 +72,15 @@ static cured_status add_chunk(cured_handle h)
     return CURED_SUCCESS;
 }
 
+/* The per-stream workspace of s. The per-thread default stream is a
+ * different stream in each thread: its workspaces are the threads'. */
 cured_status cr_slot_for(cured_handle h, CUstream s, CUdeviceptr *base)
 {
+    const int per_thread = s == CU_STREAM_PER_THREAD;
+    const pthread_t me = pthread_self();
     pthread_mutex_lock(&h->lock);
     for (size_t i = 0; i < h->nslots; i++)
-        if (h->slots[i].stream == s) {
+        if (h->slots[i].stream == s && (!per_thread || pthread_equal(h->slots[i].owner, me))) {
             *base = h->slots[i].base;
             pthread_mutex_unlock(&h->lock);
             return CURED_SUCCESS;
@@ -99,6 +103,7 @@ cured_status cr_slot_for(cured_handle h, CUstream s, CUdeviceptr *base)
     }
     if (st == CURED_SUCCESS) {
         h->slots[h->nslots].stream = s;
+        h->slots[h->nslots].owner = me;
         *base = h->slots[h->nslots++].base;
     }
     pthread_mutex_unlock(&h->lock);

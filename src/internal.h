@@ -159,6 +159,7 @@ void cr_kcache_reject(const struct cr_unit *p, int arch, int ptx, const struct c
 
 struct cr_slot {
     CUstream stream;
+    pthread_t owner; /* CU_STREAM_PER_THREAD: the thread whose own stream it is */
     CUdeviceptr base;
 };
 

@@ -134,6 +134,49 @@ START_TEST(test_stream_workspaces)
 }
 END_TEST
 
+/* The per-thread default stream is each thread's own: a second thread's
+ * call on it takes a workspace of its own (here the 17th, which allocates),
+ * and the first thread's calls keep theirs. */
+struct per_thread_call {
+    cured_handle h;
+    int32_t *x;
+    int64_t *out;
+    cured_status st;
+};
+static void *call_per_thread(void *arg)
+{
+    struct per_thread_call *c = arg;
+    c->st = cured_reduce_async(c->h, CURED_OP_SUM, CURED_ALGO_AUTO, c->x, CURED_TYPE_INT32, 8, c->out,
+                               CURED_TYPE_INT64, CU_STREAM_PER_THREAD);
+    return NULL;
+}
+
+START_TEST(test_per_thread_stream)
+{
+    cured_handle h = fake_handle(0);
+    int32_t *x = fake_alloc(4096, 1, 0);
+    int64_t *out = fake_alloc(256, 1, 0);
+    struct per_thread_call c = {h, x, out, CURED_SUCCESS};
+    for (int i = 1; i < 16; i++) /* 15 streams and this thread's own: the 16 workspaces made at creation */
+        expect(cured_reduce_async(h, CURED_OP_SUM, CURED_ALGO_AUTO, x, CURED_TYPE_INT32, 8, out, CURED_TYPE_INT64,
+                                  STREAM(i)),
+               CURED_ERROR_NO_NVRTC, "streams 1 to 15");
+    call_per_thread(&c);
+    expect(c.st, CURED_ERROR_NO_NVRTC, "this thread's per-thread stream");
+    const struct fake_counts c0 = counts();
+    pthread_t t;
+    ck_assert_int_eq(pthread_create(&t, NULL, call_per_thread, &c), 0);
+    ck_assert_int_eq(pthread_join(t, NULL), 0);
+    expect(c.st, CURED_ERROR_NO_NVRTC, "another thread's per-thread stream");
+    ck_assert_msg(counts().allocs == c0.allocs + 1, "another thread's per-thread stream shared a workspace (%d "
+                  "allocations)", counts().allocs - c0.allocs);
+    call_per_thread(&c);
+    expect(c.st, CURED_ERROR_NO_NVRTC, "this thread's per-thread stream again");
+    ck_assert_int_eq(counts().allocs, c0.allocs + 1);
+    expect(cured_destroy(h), CURED_SUCCESS, "destroy");
+}
+END_TEST
+
 static int nvrtc_here(void)
 {
     if (cured_nvrtc_version(NULL, NULL) == CURED_SUCCESS)
@@ -369,6 +412,7 @@ int main(void)
     tcase_add_test(tc, test_create_rules);
     tcase_add_test(tc, test_create_out_of_memory);
     tcase_add_test(tc, test_stream_workspaces);
+    tcase_add_test(tc, test_per_thread_stream);
     tcase_add_test(tc, test_async_capture_safe);
     tcase_add_test(tc, test_threads);
     tcase_add_test(tc, test_prepare_loads);
