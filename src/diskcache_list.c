@@ -22,6 +22,7 @@
 
 struct victim {
     char name[80];
+    int kept;             /* the entry just stored: the most recent of all */
     struct timespec used; /* the last-use stamp (mtime), to the nanosecond: a second holds many uses */
     off_t size;
 };
@@ -29,6 +30,8 @@ struct victim {
 static int by_age(const void *a, const void *b)
 {
     const struct victim *x = a, *y = b;
+    if (x->kept != y->kept)
+        return x->kept - y->kept;
     if (x->used.tv_sec != y->used.tv_sec)
         return (x->used.tv_sec > y->used.tv_sec) - (x->used.tv_sec < y->used.tv_sec);
     if (x->used.tv_nsec != y->used.tv_nsec)
@@ -96,9 +99,8 @@ void cr_diskcache_tidy(int dir, int tmp, const char *keep)
             v = nv;
         }
         snprintf(v[n].name, sizeof v[n].name, "%s", e->d_name);
+        v[n].kept = keep != NULL && strcmp(e->d_name, keep) == 0;
         v[n].used = st.st_mtim;
-        if (keep != NULL && strcmp(e->d_name, keep) == 0)
-            v[n].used.tv_sec = (time_t)(~(unsigned long long)0 >> 1);
         v[n].size = st.st_size;
         total += (unsigned long long)st.st_size;
         n++;
