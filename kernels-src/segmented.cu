@@ -162,9 +162,7 @@ reduce_rows_split(const T *in, u64 nout, u64 len, Kept kept, void *out, unsigned
         Op op;
         bind_ddof(op, ddof);
         bind_input(op, row);
-        A v = ThreadLoop<Op>::template run<T, A, UNROLL>(row, len, (size_t)part * BLOCK + threadIdx.x,
-                                                          (size_t)per * BLOCK, op);
-        v = block_reduce_shuffle<BLOCK>(v, op);
+        A v = BlockLoop<Op>::template run<BLOCK, T, A, UNROLL>(row, len, (size_t)part * BLOCK, (size_t)per * BLOCK, op);
         finish_last_block<BLOCK>(v, (char *)out + out_off * result_size, len, partials + o * per,
                                  tickets + (per > 1 ? o : 0), part, per, op);
         __syncthreads(); // `last` in shared memory is reused by the next row
