@@ -2,7 +2,7 @@
 // from shifted sums merged with Chan's formulas, LOGSUMEXP (logsumexp.cuh)
 // from a reference and a sum of exponentials relative to it. Each has its own
 // per-thread loop (ThreadLoop) and a struct state that the block and grid
-// ends (stats.cu's BlockLoop, grid.cuh) merge in a fixed order, so results
+// ends (stats.cuh's BlockLoop, grid.cuh) merge in a fixed order, so results
 // are bitwise reproducible. Functors take <element T, precision P, result R>.
 #ifndef CURED_STATS_CUH
 #define CURED_STATS_CUH
@@ -124,7 +124,7 @@ template <class T> __device__ __forceinline__ double stats_shift(const T *in, si
 }
 
 // Shifted sums of threads that share one shift add plainly (a block of the
-// whole-array kernel, stats.cu's BlockLoop; a row's lanes, segmented.cu's
+// whole-array kernel, stats.cuh's BlockLoop; a row's lanes, segmented.cu's
 // GroupLoop): s1, s2, count.
 struct MomentSums { double s1, s2; u64 c; };
 struct AddMoments {

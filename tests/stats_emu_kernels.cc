@@ -1,7 +1,7 @@
 // test-stats-emu: kernels-src/stats.cuh's own loops and merges run on the
 // CPU. The per-thread loop (thread_visit's order: head element, unrolled
 // 16-byte vectors rank, rank + size, ..., tail element), the warp shuffle
-// tree as lane 0 sees it, the block's warp partials (stats.cu's BlockLoop:
+// tree as lane 0 sees it, the block's warp partials (stats.cuh's BlockLoop:
 // the moments' shifted sums about the block's first element, LOGSUMEXP's
 // sums scaled to the block's maximum) and the last
 // block's combine are reproduced in their order, for a device of EMU_RESIDENT
@@ -140,7 +140,7 @@ template <class S, class Op> static S block(S *v, const Op &op)
     return warp(l, op);
 }
 
-// Block b's state as stats.cu's BlockLoop forms it: its threads' states
+// Block b's state as stats.cuh's BlockLoop forms it: its threads' states
 // through the block's tree, or (the moments without COMP) every thread's
 // shifted sums about the block's first element, added by the same tree.
 template <class T, class Op> struct EmuThreads {
