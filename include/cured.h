@@ -196,8 +196,9 @@ typedef enum cured_type {
  * rounding moves the result by (the mean: at most the average rounding
  * error of the elements). A constant input
  * has variance exactly 0 and its mean exactly. MEAN is the sum over n and
- * overflows where the sum does; squared deviations beyond float64's range
- * give inf (both as NumPy). cured_reduce() uses ddof = 0 (the population
+ * overflows where the sum does (as NumPy; the variance is then NaN, where
+ * NumPy gives inf); squared deviations beyond float64's range give inf (as
+ * NumPy). cured_reduce() uses ddof = 0 (the population
  * variance, NumPy's default); cured_reduce_stats() takes any ddof. n == 0
  * gives NaN for MEAN, and n <= ddof gives NaN for VAR, STD and MEAN_VAR's
  * variance (NumPy gives inf there when the values differ); the synchronous

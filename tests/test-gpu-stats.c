@@ -284,6 +284,39 @@ START_TEST(test_small)
 }
 END_TEST
 
+/* Finite float64 elements whose sum overflows (cured.h): MEAN is +inf (or -inf), as NumPy's,
+ * and the variance NaN (NumPy: inf), through both calls and for every layout of the threads. */
+START_TEST(test_sum_overflow)
+{
+    struct rng g;
+    rng_init(&g, "stats-overflow", 0);
+    const size_t sizes[] = {5, 1003, gs_big()};
+    for (size_t k = 0; k < 3; k++)
+        for (int sign = 0; sign < 2; sign++) {
+            const size_t n = sizes[k];
+            double *h = gs_malloc(n * sizeof *h);
+            for (size_t i = 0; i < n; i++)
+                h[i] = (sign ? -1.5e308 : 1.5e308) * (1.0 - 1e-3 * (rng_u32(&g) / 4294967296.0));
+            CUdeviceptr d = gs_upload(CURED_TYPE_FLOAT64, h, n, k % 2);
+            double mean = 0.0, var = 0.0, mv[2] = {0.0, 0.0};
+            CURED_OK(cured_reduce_stats(H, CURED_OP_MEAN, DP(d), CURED_TYPE_FLOAT64, n, 0, &mean, CURED_TYPE_FLOAT64,
+                                        NULL));
+            CURED_OK(cured_reduce_stats(H, CURED_OP_VAR, DP(d), CURED_TYPE_FLOAT64, n, 1, &var, CURED_TYPE_FLOAT64,
+                                        NULL));
+            CUdeviceptr slot = dev_alloc(16);
+            CURED_OK(cured_reduce_stats_async(H, CURED_OP_MEAN_VAR, DP(d), CURED_TYPE_FLOAT64, n, 0, DP(slot),
+                                              CURED_TYPE_FLOAT64, NULL));
+            CU_OK(D->CtxSynchronize());
+            download(mv, slot, sizeof mv);
+            const double want = sign ? -INFINITY : INFINITY;
+            ck_assert_msg(mean == want && mv[0] == want, "n = %zu: mean %g / %g, want %g", n, mean, mv[0], want);
+            ck_assert_msg(isnan(var) && isnan(mv[1]), "n = %zu: variance %g / %g, want NaN", n, var, mv[1]);
+            dev_free(slot);
+            gs_free(h);
+        }
+}
+END_TEST
+
 /* Bitwise repeatability of MEAN_VAR and LOGSUMEXP over 2^26 float32 values, sync and async. */
 START_TEST(test_determinism)
 {
@@ -384,6 +417,7 @@ static Suite *stats_suite(void)
     tcase_add_test(acc, test_pytorch_180156);
     tcase_add_loop_test(acc, test_logsumexp, 0, 4);
     tcase_add_test(acc, test_small);
+    tcase_add_test(acc, test_sum_overflow);
     tcase_add_test(acc, test_determinism);
     tcase_add_test(acc, test_arguments);
     suite_add_tcase(s, acc);
