@@ -196,7 +196,7 @@ def _fill(fn, out, value, dtype, src):
     out[...] = value  # Numba and others
 
 
-def sum(a, axis=None, dtype=None, out=None, keepdims=False, stream=None):
+def sum(a, axis=None, dtype=None, out=None, keepdims=False, *, stream=None):
     """Sum of the elements (numpy.sum). Integers widen to int64/uint64 unless
     dtype= names another integer type (the result then wraps modulo 2^bits,
     as NumPy's); floating types keep their type (float16/bfloat16 accumulate
@@ -205,18 +205,18 @@ def sum(a, axis=None, dtype=None, out=None, keepdims=False, stream=None):
     return _reduce("sum", SUM, a, axis, dtype, out, keepdims, stream)
 
 
-def prod(a, axis=None, dtype=None, out=None, keepdims=False, stream=None):
+def prod(a, axis=None, dtype=None, out=None, keepdims=False, *, stream=None):
     """Product of the elements (numpy.prod), result types as sum()."""
     return _reduce("prod", PRODUCT, a, axis, dtype, out, keepdims, stream)
 
 
-def min(a, axis=None, out=None, keepdims=False, stream=None):
+def min(a, axis=None, out=None, keepdims=False, *, stream=None):
     """Smallest element (numpy.min); NaN if any element is NaN; ValueError when empty."""
     return _reduce("min", MIN, a, axis, None, out, keepdims, stream,
                    empty_error="zero-size array to reduction operation minimum which has no identity")
 
 
-def max(a, axis=None, out=None, keepdims=False, stream=None):
+def max(a, axis=None, out=None, keepdims=False, *, stream=None):
     """Largest element (numpy.max); NaN if any element is NaN; ValueError when empty."""
     return _reduce("max", MAX, a, axis, None, out, keepdims, stream,
                    empty_error="zero-size array to reduction operation maximum which has no identity")
@@ -225,55 +225,55 @@ def max(a, axis=None, out=None, keepdims=False, stream=None):
 amin, amax = min, max
 
 
-def nanmin(a, axis=None, out=None, keepdims=False, stream=None):
+def nanmin(a, axis=None, out=None, keepdims=False, *, stream=None):
     """Smallest element ignoring NaNs (numpy.nanmin): NaN with a RuntimeWarning
     when every element is NaN; ValueError when empty."""
     return _reduce("nanmin", NANMIN, a, axis, None, out, keepdims, stream,
                    empty_error="zero-size array to reduction operation fmin which has no identity")
 
 
-def nanmax(a, axis=None, out=None, keepdims=False, stream=None):
+def nanmax(a, axis=None, out=None, keepdims=False, *, stream=None):
     """Largest element ignoring NaNs (numpy.nanmax)."""
     return _reduce("nanmax", NANMAX, a, axis, None, out, keepdims, stream,
                    empty_error="zero-size array to reduction operation fmax which has no identity")
 
 
-def argmin(a, axis=None, out=None, keepdims=False, stream=None):
+def argmin(a, axis=None, out=None, keepdims=False, *, stream=None):
     """Index of the first smallest element (numpy.argmin; the first NaN if any)."""
     return _reduce("argmin", ARGMIN, a, axis, None, out, keepdims, stream,
                    empty_error="attempt to get argmin of an empty sequence")
 
 
-def argmax(a, axis=None, out=None, keepdims=False, stream=None):
+def argmax(a, axis=None, out=None, keepdims=False, *, stream=None):
     """Index of the first largest element (numpy.argmax; the first NaN if any)."""
     return _reduce("argmax", ARGMAX, a, axis, None, out, keepdims, stream,
                    empty_error="attempt to get argmax of an empty sequence")
 
 
-def nanargmin(a, axis=None, out=None, keepdims=False, stream=None):
+def nanargmin(a, axis=None, out=None, keepdims=False, *, stream=None):
     """Index of the first smallest element ignoring NaNs (numpy.nanargmin);
     ValueError when every element is NaN or the array is empty."""
     return _reduce("nanargmin", NANARGMIN, a, axis, None, out, keepdims, stream,
                    empty_error="attempt to get argmin of an empty sequence")
 
 
-def nanargmax(a, axis=None, out=None, keepdims=False, stream=None):
+def nanargmax(a, axis=None, out=None, keepdims=False, *, stream=None):
     """Index of the first largest element ignoring NaNs (numpy.nanargmax)."""
     return _reduce("nanargmax", NANARGMAX, a, axis, None, out, keepdims, stream,
                    empty_error="attempt to get argmax of an empty sequence")
 
 
-def bitwise_and(a, axis=None, out=None, keepdims=False, stream=None):
+def bitwise_and(a, axis=None, out=None, keepdims=False, *, stream=None):
     """numpy.bitwise_and.reduce (over every axis by default; all bits set when empty)."""
     return _reduce("bitwise_and", AND, a, axis, None, out, keepdims, stream)
 
 
-def bitwise_or(a, axis=None, out=None, keepdims=False, stream=None):
+def bitwise_or(a, axis=None, out=None, keepdims=False, *, stream=None):
     """numpy.bitwise_or.reduce (over every axis by default; 0 when empty)."""
     return _reduce("bitwise_or", OR, a, axis, None, out, keepdims, stream)
 
 
-def bitwise_xor(a, axis=None, out=None, keepdims=False, stream=None):
+def bitwise_xor(a, axis=None, out=None, keepdims=False, *, stream=None):
     """numpy.bitwise_xor.reduce (over every axis by default; 0 when empty)."""
     return _reduce("bitwise_xor", XOR, a, axis, None, out, keepdims, stream)
 
@@ -284,7 +284,7 @@ def count_nonzero(a, axis=None, *, keepdims=False, out=None, stream=None):
     return _reduce("count_nonzero", COUNT_NONZERO, a, axis, None, out, keepdims, stream)
 
 
-def dot(a, b, out=None, stream=None):
+def dot(a, b, out=None, *, stream=None):
     """Dot product of two 1-D arrays of one type (numpy.dot): the result has
     their type (integers wrap, as in NumPy)."""
     return _run("dot", DOT, a, None, out, stream, y=b)

@@ -98,7 +98,7 @@ _all = Custom("x != 0", "a & b", "1", acc="uint8")
 _any = Custom("x != 0", "a | b", "0", acc="uint8")
 
 
-def all(a, axis=None, out=None, keepdims=False, stream=None):
+def all(a, axis=None, out=None, keepdims=False, *, stream=None):
     """Whether every element is nonzero (numpy.all; True when empty). Returns
     a Python bool; with out=, a one-element bool or uint8 device array holds 1 or 0."""
     from . import _no_axis
@@ -106,7 +106,7 @@ def all(a, axis=None, out=None, keepdims=False, stream=None):
     return _all(a, out=out, stream=stream, _convert=bool, _name="all")
 
 
-def any(a, axis=None, out=None, keepdims=False, stream=None):
+def any(a, axis=None, out=None, keepdims=False, *, stream=None):
     """Whether some element is nonzero (numpy.any; False when empty)."""
     from . import _no_axis
     _no_axis("any", axis, keepdims)

@@ -111,20 +111,20 @@ def run(fn, op, a, axis, dtype, out, ddof, keepdims, stream):
         arr.release()
 
 
-def mean(a, axis=None, dtype=None, out=None, keepdims=False, stream=None):
+def mean(a, axis=None, dtype=None, out=None, keepdims=False, *, stream=None):
     """Arithmetic mean (numpy.mean): float64 for integers and bool, the input's
     type for floating types; NaN with a RuntimeWarning when empty."""
     return run("mean", MEAN, a, axis, dtype, out, 0, keepdims, stream)
 
 
-def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, stream=None):
+def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, stream=None):
     """Variance (numpy.var): the sum of squared deviations over n - ddof, in one
     pass; NaN with a RuntimeWarning where n <= ddof (NumPy gives inf there
     when the values differ). ddof must be finite and >= 0."""
     return run("var", VAR, a, axis, dtype, out, ddof, keepdims, stream)
 
 
-def std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, stream=None):
+def std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, stream=None):
     """Standard deviation (numpy.std), the square root of var()."""
     return run("std", STD, a, axis, dtype, out, ddof, keepdims, stream)
 
@@ -132,5 +132,5 @@ def std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, stream=None)
 def logsumexp(a, axis=None, *, keepdims=False, dtype=None, out=None, stream=None):
     """log(sum(exp(a))) without overflow (scipy.special.logsumexp without b= and
     return_sign=): float64 for integers and bool, the input's type for floating
-    types; -inf when empty; NaN if any element is NaN or +inf meets -inf."""
+    types; -inf when empty; NaN if any element is NaN, else +inf if any is +inf."""
     return run("logsumexp", LOGSUMEXP, a, axis, dtype, out, 0, keepdims, stream)

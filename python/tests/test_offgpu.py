@@ -481,3 +481,18 @@ def test_calls_reach_the_library_on_a_fake_device():
             "(1, 'float')", "(1, 'F')", "(1, 'int')", "(1, 'F')",
             "cured.all: out= must be uint8, not float32"]
     assert got[:len(want)] == want, r.stdout
+
+
+def test_stream_is_keyword_only():
+    """stream= never takes a positional slot: NumPy's sum(a, axis, dtype, out,
+    keepdims, initial) would otherwise pass initial as a stream handle."""
+    import inspect
+    for name in cured.__all__:
+        fn = getattr(cured, name)
+        if not inspect.isfunction(fn):
+            continue
+        params = inspect.signature(fn).parameters
+        if "stream" in params:
+            assert params["stream"].kind == inspect.Parameter.KEYWORD_ONLY, name
+    with pytest.raises(TypeError):
+        cured.sum(Fake(shape=(3,), typestr="<f4"), None, None, None, False, 5)
