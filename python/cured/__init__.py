@@ -60,7 +60,9 @@ def _no_axis(fn, axis, keepdims):
 
 def _reduce(fn, op, a, axis, dtype, out, keepdims, stream, empty_error=None):
     """The whole-array call for a contiguous array reduced whole, else the axis path."""
-    if axis is None and not keepdims and _arrays.is_contiguous(a):
+    # (NANMIN/NANMAX into out=: the axis path, which looks at the result for the
+    # all-NaN warning; the whole-array call's status is not seen asynchronously.)
+    if axis is None and not keepdims and _arrays.is_contiguous(a) and not (out is not None and op in (NANMIN, NANMAX)):
         return _run(fn, op, a, dtype, out, stream, empty_error=empty_error)
     return _axes.run(fn, lambda t, d: _plan(fn, op, t, d), ARG_OPS, (NANARGMIN, NANARGMAX), (NANMIN, NANMAX),
                      a, axis, dtype, out, keepdims, stream, empty_error, single=op in ARG_OPS)

@@ -135,6 +135,14 @@ class Frontend:
             return self.mod.ascontiguousarray(col).reshape(shape)
         return col.contiguous().reshape(shape)
 
+    def own(self, a):
+        """a as an array of this library (a DLPack view of a CuPy or PyTorch
+        array of the other one), or None for other libraries' arrays."""
+        kind = _arrays._library(a)
+        if kind == self.kind:
+            return a
+        return self.mod.from_dlpack(a) if kind in ("cupy", "torch") else None
+
     def copy_into(self, out, src):
         """src (an array of this library) into out=, by this library on its
         current stream (the reduction's, inside stream()): a CuPy or PyTorch
@@ -240,7 +248,8 @@ def run(fn, plan, ARG_OPS, NAN_ARG_OPS, NAN_VALUE_OPS, a, axis, dtype, out, keep
             warning = few(reduced) if few is not None else None  # NumPy warns with no outputs too
             if warning:
                 warnings.warn(warning, RuntimeWarning, stacklevel=4)
-            if op in NAN_VALUE_OPS and nout and front.mod is not None and front.any(front.isnan(res)):
+            mine = front.own(res) if op in NAN_VALUE_OPS and nout and front.mod is not None else None
+            if mine is not None and front.any(front.isnan(mine)):  # (out= of another library: a view)
                 warnings.warn("All-NaN slice encountered", RuntimeWarning, stacklevel=4)
             if axis is None and not keepdims and out is None:
                 value = res.item()  # on the reduction's stream

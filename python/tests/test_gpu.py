@@ -352,6 +352,27 @@ def test_axes_nan_rules(xp):
         cured.nanargmax(dev, axis=1)
 
 
+def test_all_nan_into_out(xp):
+    """The all-NaN warning with out=: a whole contiguous array (whose
+    asynchronous call cannot report it), and along an axis into an out= of
+    the other library (the check reads it through a DLPack view)."""
+    host = np.full(64, np.nan, dtype="float32")
+    out = xp.empty("float32")
+    with pytest.warns(RuntimeWarning, match="All-NaN"):
+        cured.nanmax(xp.array(host), out=out)
+    assert math.isnan(float(xp.get(out)))
+    other = TorchLib() if xp.name == "cupy" else CupyLib()
+    grid = np.ones((3, 5), dtype="float32")
+    grid[1, :] = np.nan
+    dst = other.array(np.zeros(3, dtype="float32"))
+    with pytest.warns(RuntimeWarning, match="All-NaN"):
+        got = cured.nanmin(xp.array(grid), axis=1, out=dst)
+    assert got is dst
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        check_array(dst, np.nanmin(grid, axis=1), other)
+
+
 def test_axes_bfloat16_and_stream(gpu):
     torch = pytest.importorskip("torch")
     host = host_3d("float32")
