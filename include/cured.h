@@ -178,7 +178,8 @@ typedef enum cured_type {
  * Statistics. MEAN, VAR (the variance: the sum of squared deviations from
  * the mean divided by n - ddof), STD (its square root) and MEAN_VAR read the
  * data once: the threads sum x - k and (x - k)^2 in float64 for a shift k
- * taken from the data (for float32 results, one shift per block or row, so
+ * taken from the data (for float32 results, and for float64 results of
+ * 8-, 16- and 32-bit integers and float16, one shift per block or row, so
  * that a block's threads add their sums; otherwise one per thread), and
  * the resulting (count, sum, sum of squared deviations) states are merged
  * pairwise (Chan et al.) in a fixed order, the sum in double-double.
@@ -190,7 +191,14 @@ typedef enum cured_type {
  * bfloat16 inputs with large means; a FLOAT64 result is within twice the
  * two-pass's error plus five float64 ulps (its per-thread sums are then
  * compensated, which costs about eight times the float64 work per element:
- * float64 results of float32 data read below the ceiling). 64-bit integer
+ * float64 results of float32 data read below the ceiling). For the
+ * integers and float16 of one shift per block, whose sums are not
+ * compensated, add 2^-52 times sum((x - k)^2) - sum((x - mean)^2), k the
+ * shift of each element's block or row (its first element): the sums
+ * round relative to the squares about the shift, which matters only where
+ * a block starts with a value far from the mean (the variance of 1003
+ * int32 values of 0..1000 after one 2^31 - 1 can be off by some hundred
+ * float64 ulps). 64-bit integer
  * elements are rounded to float64 as they are read (as NumPy's mean and
  * var do); beyond 2^53 in magnitude the bounds then also allow what that
  * rounding moves the result by (the mean: at most the average rounding
