@@ -236,7 +236,7 @@ int cr_request_enumerate(size_t i, unsigned need, unsigned refuse, struct cr_req
 /* A key that tells built-in requests apart (the handle's table of loaded kernels). */
 uint64_t cr_request_code(const struct cr_request *r);
 
-/* ceil(a / b), at least 1 and at most UINT32_MAX: a grid size. */
+/* ceil(a / b), at least 1 and at most 2^31 - 1 (CUDA's gridDim.x limit): a grid size. */
 unsigned cr_div_up(size_t a, size_t b);
 /* The accumulator's C++ type and the operator's functor for a request (family_auto.c). */
 void cr_acc_cxx(const struct cr_acc *a, char *buf, size_t cap);

@@ -51,9 +51,8 @@ static void plan(const struct cr_request *r, const struct cr_unit *u, const stru
     (void)dev;
     const struct cr_gather *g = a->gather;
     /* The unit's last kernel: a user op's unit (comm_custom.c) has its state kernel first. */
-    /* The kernel strides over the grid: at most 2^31 - 1 blocks, CUDA's limit. */
-    unsigned grid = cr_div_up(g->nout, (size_t)u->block);
-    struct cr_launch *l = cr_plan_launch(p, u->nkernels - 1, grid > 0x7fffffffu ? 0x7fffffffu : grid, (unsigned)u->block);
+    /* (The kernel strides over the grid, which cr_div_up keeps within CUDA's limit.) */
+    struct cr_launch *l = cr_plan_launch(p, u->nkernels - 1, cr_div_up(g->nout, (size_t)u->block), (unsigned)u->block);
     uint64_t ddof;
     memcpy(&ddof, &a->ddof, sizeof ddof);
     cr_plan_param(p, l, g->records);

@@ -69,7 +69,7 @@ uint64_t cr_request_code(const struct cr_request *r)
 unsigned cr_div_up(size_t a, size_t b)
 {
     size_t q = (a + b - 1) / b;
-    return q == 0 ? 1 : (unsigned)(q < UINT32_MAX ? q : UINT32_MAX);
+    return q == 0 ? 1 : (unsigned)(q < 0x7fffffffu ? q : 0x7fffffffu); /* CUDA's gridDim.x limit */
 }
 
 unsigned cr_resident(const struct cr_kernel *k, const struct cr_device_facts *dev)

@@ -147,11 +147,9 @@ class Frontend:
         """src (an array of this library) into out=, by this library on its
         current stream (the reduction's, inside stream()): a CuPy or PyTorch
         out= of the other library through a DLPack view of it."""
-        kind = _arrays._library(out)
-        view = out
-        if kind != self.kind and kind in ("cupy", "torch"):
-            view = self.mod.from_dlpack(out)
-        if self.kind == "torch" and kind in ("cupy", "torch"):
+        mine = self.own(out)
+        view = out if mine is None else mine
+        if self.kind == "torch" and mine is not None:
             view.copy_(src)
         else:
             view[...] = src
