@@ -15,23 +15,95 @@
     printf("%s:%d %s\n", __FILE__, __LINE__, cudaGetErrorString(e_)); exit(1); } } while (0)
 
 // reduce_stats with the unroll and the blocks-per-SM bound as parameters.
-// END 0: the library's end (grid.cuh's finish_last_block, PER 1), 1: the
+// END 0: the library's end (grid.cuh's finish_last_block, stats.cu's END_PER), 1: the
 // same with PER 4, 2: each block stores its partial only (no last block:
 // the cost of the end is the difference).
+// END 3: the library's end with a timeline (g_stamp: globaltimer of each
+// block's start and loop end, clock64 of the last block's phases). END 4:
+// the pairwise tree with the merges replaced by plain adds of the four
+// fields (the data movement of the end without its arithmetic; moments
+// only). END 5: the pairwise tree of the operator's merges (grid.cuh's
+// combine_in_order, the end before v21), timed.
+__device__ unsigned long long g_stamp[16 + 2 * 4096];
+__device__ __forceinline__ unsigned long long gtime()
+{
+    unsigned long long t;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+    return t;
+}
+template <class Op> struct CheapEnd {
+    typedef typename Op::State State;
+    Op op;
+    __device__ CheapEnd(Op o) : op(o) {}
+    __device__ static State identity() { return Op::identity(); }
+    __device__ State operator()(State a, State b) const
+    {
+        State r = {a.n + b.n, a.hi + b.hi, a.lo + b.lo, a.m2 + b.m2};
+        return r;
+    }
+    __device__ void write(void *out, State s, u64 n) const { op.write(out, s, n); }
+};
+template <int BLOCK, bool LIB, class A, class Op>
+__device__ void finish_timed(A block_value, void *out, size_t n, A *partials, unsigned int *ticket, Op op,
+                             unsigned long long t0)
+{
+    __shared__ bool last;
+    const unsigned block = blockIdx.x, nblocks = gridDim.x;
+    if (threadIdx.x == 0) {
+        g_stamp[16 + block] = t0;
+        g_stamp[16 + 4096 + block] = gtime();
+        partials[block] = block_value;
+        __threadfence();
+        last = atomicAdd(ticket, 1u) == nblocks - 1;
+    }
+    __syncthreads();
+    if (!last)
+        return;
+    const long long c0 = clock64();
+    __threadfence();
+    A v;
+    const long long c1 = clock64(); // (the loads and the tree together)
+    if (LIB)
+        v = CombinePartials<Op>::template run<BLOCK, StatsTuning<Op>::END_PER>(partials, nblocks, op);
+    else
+        v = combine_in_order<BLOCK, 1>(partials, nblocks, op);
+    const long long c2 = clock64();
+    if (threadIdx.x == 0) {
+        op.write(out, v, n);
+        *ticket = 0;
+        __threadfence();
+        const long long c3 = clock64();
+        g_stamp[0] = gtime();
+        g_stamp[1] = c1 - c0;
+        g_stamp[2] = c2 - c1;
+        g_stamp[3] = c3 - c2;
+        g_stamp[4] = block;
+    }
+}
+
 template <class T, class Op, int BLOCK, int UNROLL, int MINB, int END = 0>
 __global__ void __launch_bounds__(BLOCK, MINB)
 k_stats(const T *in, size_t n, void *out, typename Op::State *partials, unsigned int *ticket, double ddof)
 {
+    const unsigned long long t0 = END >= 3 ? gtime() : 0;
     Op op;
     bind_ddof(op, ddof);
     typename Op::State v = BlockLoop<Op>::template run<BLOCK, T, typename Op::State, UNROLL>(
         in, n, (size_t)blockIdx.x * blockDim.x, (size_t)gridDim.x * blockDim.x, op);
-    if (END == 0)
-        finish_last_block<BLOCK>(v, out, n, partials, ticket, blockIdx.x, gridDim.x, op);
-    else if (END == 1)
+    if constexpr (END == 0)
+        finish_last_block<BLOCK, typename Op::State, Op, StatsTuning<Op>::END_PER>(v, out, n, partials, ticket,
+                                                                                  blockIdx.x, gridDim.x, op);
+    else if constexpr (END == 1)
         finish_last_block<BLOCK, typename Op::State, Op, 4>(v, out, n, partials, ticket, blockIdx.x, gridDim.x, op);
-    else if (threadIdx.x == 0)
-        partials[blockIdx.x] = v;
+    else if constexpr (END == 2) {
+        if (threadIdx.x == 0)
+            partials[blockIdx.x] = v;
+    } else if constexpr (END == 3)
+        finish_timed<BLOCK, true>(v, out, n, partials, ticket, op, t0);
+    else if constexpr (END == 4)
+        finish_timed<BLOCK, false>(v, out, n, partials, ticket, CheapEnd<Op>(op), t0);
+    else
+        finish_timed<BLOCK, false>(v, out, n, partials, ticket, op, t0);
 }
 
 // Probe loops over float32: MODE 0 float sum, 1 float64 sum (conversion and
@@ -142,6 +214,33 @@ static void stats_variant(const char *name, void *out, void *partials, unsigned 
     snprintf(label, sizeof label, "%s B%d U%d MINB%d END%d (%d regs, %zu B spill)", name, BLOCK, UNROLL, MINB, END,
              fa.numRegs, (size_t)fa.localSizeBytes);
     report(label, us, grid);
+    if (END != 2) { // the result of bufs[0], to compare the ends
+        float r[2] = {0.0f, 0.0f};
+        k<<<grid, BLOCK>>>(bufs[0], N, out, (typename Op::State *)partials, ticket, 0.0);
+        CK(cudaMemcpy(r, out, 8, cudaMemcpyDeviceToHost));
+        printf("    result %.9g %.9g\n", r[0], r[1]);
+    }
+    if (END >= 3) { // one more launch, its timeline
+        k<<<grid, BLOCK>>>(bufs[0], N, out, (typename Op::State *)partials, ticket, 0.0);
+        CK(cudaDeviceSynchronize());
+        std::vector<unsigned long long> st(16 + 2 * 4096);
+        CK(cudaMemcpyFromSymbol(st.data(), g_stamp, st.size() * 8));
+        unsigned long long first = ~0ull, last_start = 0;
+        std::vector<unsigned long long> done;
+        for (int b = 0; b < grid; b++) {
+            first = std::min(first, st[16 + b]);
+            last_start = std::max(last_start, st[16 + b]);
+            done.push_back(st[16 + 4096 + b]);
+        }
+        std::sort(done.begin(), done.end());
+        int clk;
+        CK(cudaDeviceGetAttribute(&clk, cudaDevAttrClockRate, 0));
+        const double ghz = clk / 1e6;
+        printf("    timeline (ns from the first block's start): last start %llu, loops done min %llu median %llu max %llu,"
+               " end %llu; last block %llu: fence %.0f ns, loads+merges %.0f ns, write+fence %.0f ns (at %.2f GHz)\n",
+               last_start - first, done[0] - first, done[done.size() / 2] - first, done.back() - first, st[0] - first,
+               st[4], st[1] / ghz, st[2] / ghz, st[3] / ghz, ghz);
+    }
 }
 
 template <int MODE, int UNROLL, int MINB> static void probe_variant(double *out)
@@ -183,18 +282,33 @@ int main(int argc, char **argv)
            N * 4 / ceiling_us / 1e3);
 
     typedef MeanVar<float, double, float> MV;
-    stats_variant<MV, 4, 8>("MEAN_VAR (before v20)", out, partials, ticket);
     stats_variant<MV, 4, 4>("MEAN_VAR (library)", out, partials, ticket);
-    stats_variant<MV, 4, 8, 256, 2>("MEAN_VAR", out, partials, ticket);
     stats_variant<MV, 4, 4, 256, 2>("MEAN_VAR", out, partials, ticket);
-    stats_variant<MV, 4, 4, 256, 1>("MEAN_VAR", out, partials, ticket);
+    stats_variant<MV, 4, 4, 256, 3>("MEAN_VAR", out, partials, ticket);
+    stats_variant<MV, 4, 4, 256, 4>("MEAN_VAR", out, partials, ticket);
+    stats_variant<MV, 4, 4, 256, 5>("MEAN_VAR", out, partials, ticket);
+    stats_variant<MV, 4, 8>("MEAN_VAR", out, partials, ticket);
+    stats_variant<MV, 4, 8, 256, 3>("MEAN_VAR", out, partials, ticket);
     typedef Mean<float, double, float> ME;
-    stats_variant<ME, 4, 8>("MEAN (before v20)", out, partials, ticket);
     stats_variant<ME, 4, 4>("MEAN (library)", out, partials, ticket);
     typedef LogSumExp<float, float, float> LSE;
     stats_variant<LSE, 4, 0>("LOGSUMEXP (library)", out, partials, ticket);
     stats_variant<LSE, 4, 0, 256, 2>("LOGSUMEXP", out, partials, ticket);
+    stats_variant<LSE, 4, 0, 256, 3>("LOGSUMEXP", out, partials, ticket);
+    stats_variant<LSE, 4, 0, 256, 5>("LOGSUMEXP", out, partials, ticket);
 
+    { // the end's second trip to L2 (more than 4 x 256 partials): the same results as the usual grid
+        const int grids[2] = {4 * sms, 1500};
+        for (int g = 0; g < 2; g++) {
+            float r[2];
+            reduce_stats<float, MV, 256, 4><<<grids[g], 256>>>(bufs[1], N, out, (MeanVarState *)partials, ticket, 0.0);
+            CK(cudaMemcpy(r, out, 8, cudaMemcpyDeviceToHost));
+            printf("MEAN_VAR over %d blocks: %.9g %.9g\n", grids[g], r[0], r[1]);
+            reduce_stats<float, LSE, 256, 4><<<grids[g], 256>>>(bufs[1], N, out, (LseState *)partials, ticket, 0.0);
+            CK(cudaMemcpy(r, out, 4, cudaMemcpyDeviceToHost));
+            printf("LOGSUMEXP over %d blocks: %.9g\n", grids[g], r[0]);
+        }
+    }
     double *dout = (double *)out;
     probe_variant<3, 4, 8>(dout);
     printf("(the ceiling again: ");

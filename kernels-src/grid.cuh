@@ -7,12 +7,41 @@
 
 #include "block.cuh"
 
+// How the last block combines the nblocks partials, in block order (so
+// float results do not depend on timing); thread 0 holds the result. Its
+// threads may load PER partials each before combining any, so that
+// PER * BLOCK partials take one trip to L2 (the ARG ends use 4 or 8).
+// Operators whose merges are long dependent chains specialise it to merge
+// all the partials at once (stats.cuh).
+template <int BLOCK, int PER, class A, class Op>
+__device__ __forceinline__ A combine_in_order(const A *partials, unsigned nblocks, Op op)
+{
+    A v = Op::identity();
+    for (unsigned int i = threadIdx.x; i < nblocks; i += PER * BLOCK) {
+        A p[PER];
+#pragma unroll
+        for (int k = 0; k < PER; k++) // from L2: other SMs wrote them
+            if (i + k * BLOCK < nblocks)
+                p[k] = load_cg(partials + i + k * BLOCK);
+#pragma unroll
+        for (int k = 0; k < PER; k++)
+            if (i + k * BLOCK < nblocks)
+                v = op(v, p[k]);
+    }
+    return block_reduce_shuffle<BLOCK>(v, op);
+}
+template <class Op> struct CombinePartials {
+    template <int BLOCK, int PER, class A>
+    __device__ static __forceinline__ A run(const A *partials, unsigned nblocks, Op op)
+    {
+        return combine_in_order<BLOCK, PER>(partials, nblocks, op);
+    }
+};
+
 // Single-pass finish with a ticket: each block stores its partial, fences,
 // and takes a ticket; the block that takes the last ticket combines all the
-// partials in block order (so float results do not depend on timing), writes
-// the result and resets the ticket for the next launch on this workspace.
-// Its threads may load PER partials each before combining any, so that
-// PER * BLOCK partials take one trip to L2 (the ARG ends use 4 or 8).
+// partials (CombinePartials), writes the result and resets the ticket for
+// the next launch on this workspace.
 template <int BLOCK, class A, class Op, int PER = 1>
 __device__ void finish_last_block(A block_value, void *out, size_t n, A *partials, unsigned int *ticket,
                                   unsigned block, unsigned nblocks, Op op)
@@ -32,19 +61,7 @@ __device__ void finish_last_block(A block_value, void *out, size_t n, A *partial
     if (!last)
         return;
     __threadfence(); // see every block's partial
-    A v = Op::identity();
-    for (unsigned int i = threadIdx.x; i < nblocks; i += PER * BLOCK) {
-        A p[PER];
-#pragma unroll
-        for (int k = 0; k < PER; k++) // from L2: other SMs wrote them
-            if (i + k * BLOCK < nblocks)
-                p[k] = load_cg(partials + i + k * BLOCK);
-#pragma unroll
-        for (int k = 0; k < PER; k++)
-            if (i + k * BLOCK < nblocks)
-                v = op(v, p[k]);
-    }
-    v = block_reduce_shuffle<BLOCK>(v, op);
+    const A v = CombinePartials<Op>::template run<BLOCK, PER>(partials, nblocks, op);
     if (threadIdx.x == 0) {
         op.write(out, v, n);
         *ticket = 0;

@@ -23,6 +23,7 @@ template <class Op, class A, bool RAW> struct Record : Op {
 
 template <class Op, class A, bool RAW> struct ThreadLoop<Record<Op, A, RAW> > : ThreadLoop<Op> {};
 template <class Op, class A, bool RAW> struct VecStep<Record<Op, A, RAW> > : VecStep<Op> {};
+template <class Op, class A, bool RAW> struct CombinePartials<Record<Op, A, RAW> > : CombinePartials<Op> {};
 template <class Op, class A, bool RAW, class T>
 __device__ __forceinline__ void bind_input(Record<Op, A, RAW> &op, const T *in)
 {

@@ -31,18 +31,35 @@ __device__ __forceinline__ double stats_div(double x, double y)
 // hi with lo = 0.
 struct MeanVarState { double n, hi, lo, m2; };
 
-// hi + lo renormalised (TwoSum): hi the rounded sum, lo its exact error.
+// t + e = a + b exactly (TwoSum).
+__device__ __forceinline__ double two_sum(double a, double b, double &e)
+{
+    const double t = a + b, bb = t - a;
+    e = (a - (t - bb)) + (b - bb);
+    return t;
+}
+
+// hi + lo renormalised: hi the rounded sum, lo its exact error.
 __device__ __forceinline__ void mv_renorm(double &hi, double &lo)
 {
-    const double s = hi + lo, bb = s - hi, e = (hi - (s - bb)) + (lo - bb);
+    double e;
+    const double s = two_sum(hi, lo, e);
     lo = stats_finite(s) ? e : 0.0;
     hi = s;
 }
 
+// n_a S_b - n_b S_a for the sums S = hi + lo, in double-double (exact
+// products by fma), so that a difference of two means keeps its precision
+// when |mean| >> std.
+__device__ __forceinline__ double mv_cross(MeanVarState a, MeanVarState b)
+{
+    const double pb = b.hi * a.n, eb = fma(b.hi, a.n, -pb);
+    const double pa = a.hi * b.n, ea = fma(a.hi, b.n, -pa);
+    return (pb - pa) + ((eb - ea) + (b.lo * a.n - a.lo * b.n));
+}
+
 // Chan, Golub and LeVeque's pairwise update, m2 += d^2 n_a n_b / n with d
-// the difference of the two means, here from num = n_a S_b - n_b S_a in
-// double-double (exact products by fma), so that d keeps its precision
-// when |mean| >> std. The identity (n = 0) passes the other side through;
+// the difference of the two means, here from num = mv_cross(a, b). The identity (n = 0) passes the other side through;
 // an infinite or NaN sum gives the plain sum of the sums (inf, or NaN for
 // inf - inf) and a NaN m2, as NumPy's mean and var.
 __device__ __forceinline__ MeanVarState mv_merge(MeanVarState a, MeanVarState b)
@@ -59,9 +76,7 @@ __device__ __forceinline__ MeanVarState mv_merge(MeanVarState a, MeanVarState b)
         mv_renorm(r.hi, r.lo);
         r.lo += a.lo + b.lo;
         mv_renorm(r.hi, r.lo);
-        const double pb = b.hi * a.n, eb = fma(b.hi, a.n, -pb);
-        const double pa = a.hi * b.n, ea = fma(a.hi, b.n, -pa);
-        const double num = (pb - pa) + ((eb - ea) + (b.lo * a.n - a.lo * b.n));
+        const double num = mv_cross(a, b);
         r.m2 = a.m2 + b.m2 + stats_div(num, a.n * b.n) * stats_div(num, r.n);
     } else {
         r.hi = a.hi + b.hi;
@@ -157,13 +172,6 @@ template <class T, bool M2, bool COMP> struct ShiftedSums {
     static const bool HEAD_LAST = false;
     double k, s1, s2, c1, c2;
     unsigned c;
-    // t + e = a + b exactly (TwoSum).
-    __device__ static __forceinline__ double two_sum(double a, double b, double &e)
-    {
-        const double t = a + b, bb = t - a;
-        e = (a - (t - bb)) + (b - bb);
-        return t;
-    }
     __device__ __forceinline__ void add(double x)
     {
         if (!COMP) {
@@ -419,6 +427,117 @@ template <class T, class P, class R> struct BlockLoop<LogSumExp<T, P, R> > {
             ThreadLoop<LogSumExp<T, P, R> >::template run<T, LseState, UNROLL>(in, n, rank0 + threadIdx.x, size, op);
         const double top = block_max<BLOCK>(t.m);
         const LseState r = {top, block_reduce_shuffle<BLOCK>(lse_scaled(t, top), AddScaled())};
+        return r;
+    }
+};
+
+// The last block's end (grid.cuh's CombinePartials) for the moments and
+// LOGSUMEXP: all the partials meet at once, as the threads of a block do
+// above, instead of in a tree of pairwise merges (a Chan merge is a chain of
+// ~30 dependent float64 operations and two divisions: 3.4 of the 5.7 us
+// that the end of 528 partials took, bench/NOTES.md v21). Each thread loads
+// PER partials a trip; the second pass takes them again from its registers
+// when one trip held them all, else from L2. The whole-array kernel passes
+// PER = 4 (stats.cu); the groups of a few blocks of segmented.cu pass 1 and
+// keep the pairwise tree, whose merges with the identity cost little and
+// whose registers (48 for float32 MEAN_VAR rows, against 64) leave their
+// loops a fifth block an SM.
+template <int BLOCK, int PER, class A, class Op>
+__device__ __forceinline__ void load_partials(A (&p)[PER], const A *partials, unsigned i0, unsigned nblocks)
+{
+#pragma unroll
+    for (int j = 0; j < PER; j++) { // from L2: other SMs wrote them
+        const unsigned i = i0 + threadIdx.x + j * BLOCK;
+        p[j] = i < nblocks ? load_cg(partials + i) : Op::identity();
+    }
+}
+
+// The moments: the counts and sums by a tree of double-double adds, then
+// each partial's m2_i + n_i (mean_i - mean)^2, from mv_cross's exact
+// products, summed by a second tree. These are the terms the pairwise
+// merges add, each rounded once; a non-finite sum gives a NaN m2 (mv_merge).
+struct AddMeanSums {
+    __device__ static MeanVarState identity()
+    {
+        MeanVarState s = {0.0, 0.0, 0.0, 0.0};
+        return s;
+    }
+    __device__ MeanVarState operator()(MeanVarState a, MeanVarState b) const
+    {
+        MeanVarState r;
+        double e;
+        r.n = a.n + b.n;
+        r.hi = two_sum(a.hi, b.hi, e);
+        r.lo = stats_finite(r.hi) ? (a.lo + b.lo) + e : 0.0; // inf + inf: inf, not NaN (mv_merge)
+        r.m2 = 0.0;
+        return r;
+    }
+};
+template <class T, class R, int KIND> struct CombinePartials<MeanVarOf<T, R, KIND> > {
+    typedef MeanVarOf<T, R, KIND> Op;
+    template <int BLOCK, int PER, class A>
+    __device__ static A run(const A *partials, unsigned nblocks, Op op)
+    {
+        if constexpr (PER == 1)
+            return combine_in_order<BLOCK, 1>(partials, nblocks, op);
+        __shared__ MeanVarState total;
+        MeanVarState p[PER], t = AddMeanSums::identity();
+        for (unsigned i0 = 0; i0 < nblocks; i0 += PER * BLOCK) {
+            load_partials<BLOCK, PER, A, Op>(p, partials, i0, nblocks);
+#pragma unroll
+            for (int j = 0; j < PER; j++)
+                t = AddMeanSums()(t, p[j]);
+        }
+        t = block_reduce_shuffle<BLOCK>(t, AddMeanSums());
+        if (threadIdx.x == 0) {
+            mv_renorm(t.hi, t.lo);
+            total = t;
+        }
+        __syncthreads();
+        t = total;
+        double m2 = 0.0;
+        for (unsigned i0 = 0; i0 < nblocks; i0 += PER * BLOCK) {
+            if (nblocks > PER * BLOCK)
+                load_partials<BLOCK, PER, A, Op>(p, partials, i0, nblocks);
+#pragma unroll
+            for (int j = 0; j < PER; j++)
+                if (p[j].n != 0.0) {
+                    const double num = mv_cross(t, p[j]);
+                    m2 += p[j].m2 + stats_div(num, p[j].n * t.n) * stats_div(num, t.n);
+                }
+        }
+        t.m2 = block_reduce_shuffle<BLOCK>(m2, AddScaled());
+        if (!stats_finite(t.hi))
+            t.m2 = stats_nan();
+        return t;
+    }
+};
+// LOGSUMEXP: the largest reference, then each sum scaled to it once and
+// the sums added (BlockLoop's, over the partials).
+template <class T, class P, class R> struct CombinePartials<LogSumExp<T, P, R> > {
+    typedef LogSumExp<T, P, R> Op;
+    template <int BLOCK, int PER, class A>
+    __device__ static A run(const A *partials, unsigned nblocks, Op op)
+    {
+        if constexpr (PER == 1)
+            return combine_in_order<BLOCK, 1>(partials, nblocks, op);
+        LseState p[PER];
+        double top = Op::identity().m, s = 0.0;
+        for (unsigned i0 = 0; i0 < nblocks; i0 += PER * BLOCK) {
+            load_partials<BLOCK, PER, A, Op>(p, partials, i0, nblocks);
+#pragma unroll
+            for (int j = 0; j < PER; j++)
+                top = fmax(top, p[j].m);
+        }
+        top = block_max<BLOCK>(top);
+        for (unsigned i0 = 0; i0 < nblocks; i0 += PER * BLOCK) {
+            if (nblocks > PER * BLOCK)
+                load_partials<BLOCK, PER, A, Op>(p, partials, i0, nblocks);
+#pragma unroll
+            for (int j = 0; j < PER; j++)
+                s += lse_scaled(p[j], top);
+        }
+        const LseState r = {top, block_reduce_shuffle<BLOCK>(s, AddScaled())};
         return r;
     }
 };
