@@ -435,20 +435,40 @@ template <class T, class P, class R> struct BlockLoop<LogSumExp<T, P, R> > {
 // LOGSUMEXP: all the partials meet at once, as the threads of a block do
 // above, instead of in a tree of pairwise merges (a Chan merge is a chain of
 // ~30 dependent float64 operations and two divisions: 3.4 of the 5.7 us
-// that the end of 528 partials took, bench/NOTES.md v21). Each thread loads
-// PER partials a trip; the second pass takes them again from its registers
-// when one trip held them all, else from L2. The whole-array kernel passes
+// that the end of 528 partials took, bench/NOTES.md v21). The whole-array kernel passes
 // PER = 4 (stats.cu); the groups of a few blocks of segmented.cu pass 1 and
 // keep the pairwise tree, whose merges with the identity cost little and
 // whose registers (48 for float32 MEAN_VAR rows, against 64) leave their
 // loops a fifth block an SM.
-template <int BLOCK, int PER, class A, class Op>
-__device__ __forceinline__ void load_partials(A (&p)[PER], const A *partials, unsigned i0, unsigned nblocks)
+// Two trips over the nblocks partials, PER a thread at a time (absent
+// ones are the identity): first(p) for each, then between() (every thread
+// calls it: the block's trees), then second(p) for each, from the registers
+// when one trip held them all, else from L2 again.
+template <int BLOCK, int PER, class Op, class A, class First, class Between, class Second>
+__device__ __forceinline__ void partials_twice(const A *partials, unsigned nblocks, First first, Between between,
+                                               Second second)
 {
+    A p[PER];
+    auto load = [&](unsigned i0) {
 #pragma unroll
-    for (int j = 0; j < PER; j++) { // from L2: other SMs wrote them
-        const unsigned i = i0 + threadIdx.x + j * BLOCK;
-        p[j] = i < nblocks ? load_cg(partials + i) : Op::identity();
+        for (int j = 0; j < PER; j++) { // from L2: other SMs wrote them
+            const unsigned i = i0 + threadIdx.x + j * BLOCK;
+            p[j] = i < nblocks ? load_cg(partials + i) : Op::identity();
+        }
+    };
+    for (unsigned i0 = 0; i0 < nblocks; i0 += PER * BLOCK) {
+        load(i0);
+#pragma unroll
+        for (int j = 0; j < PER; j++)
+            first(p[j]);
+    }
+    between();
+    for (unsigned i0 = 0; i0 < nblocks; i0 += PER * BLOCK) {
+        if (nblocks > PER * BLOCK)
+            load(i0);
+#pragma unroll
+        for (int j = 0; j < PER; j++)
+            second(p[j]);
     }
 }
 
@@ -478,38 +498,34 @@ template <class T, class R, int KIND> struct CombinePartials<MeanVarOf<T, R, KIN
     template <int BLOCK, int PER, class A>
     __device__ static A run(const A *partials, unsigned nblocks, Op op)
     {
-        if constexpr (PER == 1)
+        if constexpr (PER == 1) {
             return combine_in_order<BLOCK, 1>(partials, nblocks, op);
-        __shared__ MeanVarState total;
-        MeanVarState p[PER], t = AddMeanSums::identity();
-        for (unsigned i0 = 0; i0 < nblocks; i0 += PER * BLOCK) {
-            load_partials<BLOCK, PER, A, Op>(p, partials, i0, nblocks);
-#pragma unroll
-            for (int j = 0; j < PER; j++)
-                t = AddMeanSums()(t, p[j]);
+        } else {
+            __shared__ MeanVarState total;
+            MeanVarState t = AddMeanSums::identity();
+            double m2 = 0.0;
+            partials_twice<BLOCK, PER, Op>(
+                partials, nblocks, [&](const MeanVarState &p) { t = AddMeanSums()(t, p); },
+                [&]() {
+                    t = block_reduce_shuffle<BLOCK>(t, AddMeanSums());
+                    if (threadIdx.x == 0) {
+                        mv_renorm(t.hi, t.lo);
+                        total = t;
+                    }
+                    __syncthreads();
+                    t = total;
+                },
+                [&](const MeanVarState &p) {
+                    if (p.n != 0.0) {
+                        const double num = mv_cross(t, p);
+                        m2 += p.m2 + stats_div(num, p.n * t.n) * stats_div(num, t.n);
+                    }
+                });
+            t.m2 = block_reduce_shuffle<BLOCK>(m2, AddScaled());
+            if (!stats_finite(t.hi))
+                t.m2 = stats_nan();
+            return t;
         }
-        t = block_reduce_shuffle<BLOCK>(t, AddMeanSums());
-        if (threadIdx.x == 0) {
-            mv_renorm(t.hi, t.lo);
-            total = t;
-        }
-        __syncthreads();
-        t = total;
-        double m2 = 0.0;
-        for (unsigned i0 = 0; i0 < nblocks; i0 += PER * BLOCK) {
-            if (nblocks > PER * BLOCK)
-                load_partials<BLOCK, PER, A, Op>(p, partials, i0, nblocks);
-#pragma unroll
-            for (int j = 0; j < PER; j++)
-                if (p[j].n != 0.0) {
-                    const double num = mv_cross(t, p[j]);
-                    m2 += p[j].m2 + stats_div(num, p[j].n * t.n) * stats_div(num, t.n);
-                }
-        }
-        t.m2 = block_reduce_shuffle<BLOCK>(m2, AddScaled());
-        if (!stats_finite(t.hi))
-            t.m2 = stats_nan();
-        return t;
     }
 };
 // LOGSUMEXP: the largest reference, then each sum scaled to it once and
@@ -519,26 +535,16 @@ template <class T, class P, class R> struct CombinePartials<LogSumExp<T, P, R> >
     template <int BLOCK, int PER, class A>
     __device__ static A run(const A *partials, unsigned nblocks, Op op)
     {
-        if constexpr (PER == 1)
+        if constexpr (PER == 1) {
             return combine_in_order<BLOCK, 1>(partials, nblocks, op);
-        LseState p[PER];
-        double top = Op::identity().m, s = 0.0;
-        for (unsigned i0 = 0; i0 < nblocks; i0 += PER * BLOCK) {
-            load_partials<BLOCK, PER, A, Op>(p, partials, i0, nblocks);
-#pragma unroll
-            for (int j = 0; j < PER; j++)
-                top = fmax(top, p[j].m);
+        } else {
+            double top = Op::identity().m, s = 0.0;
+            partials_twice<BLOCK, PER, Op>(
+                partials, nblocks, [&](const LseState &p) { top = fmax(top, p.m); },
+                [&]() { top = block_max<BLOCK>(top); }, [&](const LseState &p) { s += lse_scaled(p, top); });
+            const LseState r = {top, block_reduce_shuffle<BLOCK>(s, AddScaled())};
+            return r;
         }
-        top = block_max<BLOCK>(top);
-        for (unsigned i0 = 0; i0 < nblocks; i0 += PER * BLOCK) {
-            if (nblocks > PER * BLOCK)
-                load_partials<BLOCK, PER, A, Op>(p, partials, i0, nblocks);
-#pragma unroll
-            for (int j = 0; j < PER; j++)
-                s += lse_scaled(p[j], top);
-        }
-        const LseState r = {top, block_reduce_shuffle<BLOCK>(s, AddScaled())};
-        return r;
     }
 };
 #endif
