@@ -122,6 +122,10 @@ def _run(fn, op, a, dtype=None, out=None, stream=None, y=None, empty_error=None)
         op, src, cured_res, np_res, convert = _plan(fn, op, arr.dtype, dtype)
         if arr.n == 0 and empty_error is not None:
             raise ValueError("cured.%s: %s" % (fn, empty_error))
+        if arr.n == 0 and out is not None and np_res == "bool" and cured_res != "bool":
+            # AND of no element is 0xFF, not a bool: the axis path casts it
+            return _axes.run(fn, lambda t, d: _plan(fn, op, t, d), ARG_OPS, (), (), a, None, dtype, out,
+                             False, stream)
         # out= is checked before any CUDA call (ARG operators: filled after).
         if out is not None and op in ARG_OPS:
             _out_array(fn, out, "int64", arr).release()

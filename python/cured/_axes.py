@@ -34,18 +34,22 @@ def normalize(fn, axis, ndim, single=False):
     """axis= as NumPy reads it -> a sorted tuple of axes (None: all of them)."""
     if axis is None:
         return tuple(range(ndim))
-    if isinstance(axis, (tuple, list)):
+    if isinstance(axis, tuple):  # NumPy takes no list
         if single:
             raise TypeError("cured.%s: axis must be an int or None, not %r" % (fn, axis))
-        axes = tuple(axis)
+        axes = axis
     else:
         axes = (axis,)
     seen = []
     for ax in axes:
         try:
+            if isinstance(ax, bool):  # NumPy refuses axis=True
+                raise TypeError
             ax = operator.index(ax)
         except TypeError:
             raise TypeError("cured.%s: axis must be an int or a tuple of ints, not %r" % (fn, axis)) from None
+        if single and ndim == 0 and ax in (0, -1):
+            return ()  # numpy.argmax reads a 0-d array as 1-d
         if not -ndim <= ax < ndim:
             raise AxisError("cured.%s: axis %d is out of bounds for array of dimension %d" % (fn, ax, ndim))
         ax %= ndim
@@ -186,9 +190,11 @@ def run(fn, plan, ARG_OPS, NAN_ARG_OPS, NAN_VALUE_OPS, a, axis, dtype, out, keep
         # int8): the result is made in cured's type and cast (wrapping) after;
         # unsigned results as the signed type of their width (the same bits:
         # PyTorch's uint64 casts little).
-        narrow = not is_arg and _dtypes.size(cured_res) != _dtypes.size(np_res)
+        # A bool result of no element (AND: 0xFF, not a bool) is cast too.
+        narrow = not is_arg and (_dtypes.size(cured_res) != _dtypes.size(np_res) or
+                                 np_res == "bool" and cured_res != "bool" and reduced == 0)
         made = cured_res.replace("uint", "int") if narrow else np_res
-        if narrow and out is not None and not _dtypes.is_float(np_res):
+        if narrow and out is not None and not _dtypes.is_float(np_res) and np_res != "bool":
             raise TypeError("cured.%s: dtype=%s with out= is not supported for this input (cured computes "
                             "it in %s and wraps after); omit out=" % (fn, np_res, cured_res))
         # A float16/bfloat16 out= of a statistic (computed in float32): made in

@@ -57,6 +57,11 @@ def test_zero_d_and_signed_zeros(xp):
     check_array(cured.sum(x, keepdims=True), np.sum(np.array(7, "int32"), keepdims=True), xp)
     with pytest.raises(cured.AxisError):
         cured.sum(x, axis=0)
+    for fn in ("argmin", "argmax"):   # NumPy reads a 0-d array as 1-d here
+        for ax in (0, -1):
+            assert int(getattr(cured, fn)(x, axis=ax)) == 0, (fn, ax)
+        with pytest.raises(cured.AxisError):
+            getattr(cured, fn)(x, axis=1)
     for dtype in FLOAT_TYPES:
         for vals in ([-0.0, 0.0, -0.0], [0.0, -0.0], [1.0, np.inf, np.nan, -np.inf, np.nan],
                      [-np.inf, np.nan, np.inf], [np.inf, np.inf, -np.inf, -np.inf]):
@@ -195,3 +200,18 @@ def test_stats_half_out(xp, dtype):
     out = half(np.zeros((5, 3)))
     assert cured.var(dev, axis=1, out=out, ddof=1) is out
     assert np.allclose(np.asarray(xp.get(out), dtype="float64"), np.var(h, axis=1, ddof=1), rtol=tol)
+
+
+def test_bool_and_of_no_element(xp):
+    """AND of no element is True (numpy.bitwise_and.reduce), along an axis and
+    into a bool out=, though cured's AND of nothing is all ones."""
+    host = np.zeros((3, 0), dtype=bool)
+    want = np.bitwise_and.reduce(host, axis=1)
+    got = cured.bitwise_and(xp.array(host), axis=1)
+    assert str(got.dtype).rsplit(".", 1)[-1] == "bool"
+    out = xp.array(np.zeros(3, dtype=bool))
+    cured.bitwise_and(xp.array(host), axis=1, out=out)
+    whole = xp.array(np.zeros(1, dtype=bool))
+    cured.bitwise_and(xp.array(np.zeros(0, dtype=bool)), out=whole)
+    for r, w in ((got, want), (out, want), (whole, np.ones(1, dtype=bool))):
+        assert np.array_equal(np.asarray(xp.get(r)).view(np.uint8), w.view(np.uint8))   # bytes of 1, not 0xFF

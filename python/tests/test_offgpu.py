@@ -244,6 +244,37 @@ def test_axis_normalization():
         _arrays._element_strides((4,), (6,), 4)
 
 
+def test_axis_types_as_numpy_reads_them():
+    """NumPy takes an int or a tuple for axis=, not a list nor a bool; argmin and
+    argmax read a 0-d array as 1-d (axis 0 or -1: index 0)."""
+    from cured import _axes
+    x = Fake(shape=(3, 4))
+    for bad in ([0], [0, 1], True, (0, False)):
+        with pytest.raises(TypeError, match="tuple of ints"):
+            cured.sum(x, axis=bad)
+    with pytest.raises(TypeError):
+        cured.argmax(x, axis=[0])
+    assert _axes.normalize("argmax", 0, 0, single=True) == ()
+    assert _axes.normalize("argmin", -1, 0, single=True) == ()
+    with pytest.raises(cured.AxisError):
+        _axes.normalize("argmax", 1, 0, single=True)
+    with pytest.raises(cured.AxisError):
+        _axes.normalize("mean", 0, 0)                 # numpy.mean too refuses axis 0 of a 0-d array
+    with pytest.raises(TypeError, match="CuPy or PyTorch"):   # past the axis check: the result array
+        cured.argmax(Fake(shape=()), axis=0)
+
+
+def test_bool_and_of_no_element_is_cast():
+    """cured's AND of no element is all ones (0xFF), not a bool: into a bool
+    out= it goes through the array's library, which casts (numpy: True)."""
+    for a, out in ((Fake(shape=(3, 0), typestr="|b1"), Fake(shape=(3,), typestr="|b1")),
+                   (Fake(n=0, typestr="|b1"), Fake(shape=(1,), typestr="|b1"))):
+        kw = {"axis": 1} if len(a.__cuda_array_interface__["shape"]) == 2 else {}
+        with pytest.raises(TypeError, match="out= of bool"):
+            cured.bitwise_and(a, out=out, **kw)
+    assert cured._plan("bitwise_or", cured.OR, "bool", None)[2:4] == ("uint8", "bool")
+
+
 def test_axis_argument_checks_before_cuda():
     x = Fake(shape=(3, 4))
     with pytest.raises(cured.AxisError):
