@@ -30,6 +30,11 @@ def _layout(shape, strides):
     return lay
 
 
+# NumPy's reductions read a 0-d array as 1-d (axis 0 or -1 reduces nothing),
+# but for its statistics.
+NO_AXIS_OF_0D = ("mean", "var", "std", "logsumexp")
+
+
 def normalize(fn, axis, ndim, single=False):
     """axis= as NumPy reads it -> a sorted tuple of axes (None: all of them)."""
     if axis is None:
@@ -48,8 +53,8 @@ def normalize(fn, axis, ndim, single=False):
             ax = operator.index(ax)
         except TypeError:
             raise TypeError("cured.%s: axis must be an int or a tuple of ints, not %r" % (fn, axis)) from None
-        if single and ndim == 0 and ax in (0, -1):
-            return ()  # numpy.argmax reads a 0-d array as 1-d
+        if ndim == 0 and ax in (0, -1) and fn not in NO_AXIS_OF_0D:
+            return ()
         if not -ndim <= ax < ndim:
             raise AxisError("cured.%s: axis %d is out of bounds for array of dimension %d" % (fn, ax, ndim))
         ax %= ndim

@@ -229,7 +229,7 @@ def test_axis_normalization():
     with pytest.raises(IndexError):           # AxisError is both, as NumPy's
         _axes.normalize("sum", -4, 3)
     with pytest.raises(cured.AxisError):
-        _axes.normalize("sum", 0, 0)          # a 0-d array has no axis 0
+        _axes.normalize("sum", 1, 0)          # a 0-d array has no axis 1 (0 and -1: read as 1-d)
     with pytest.raises(ValueError, match="duplicate"):
         _axes.normalize("sum", (1, -2), 3)
     with pytest.raises(TypeError):
@@ -246,7 +246,8 @@ def test_axis_normalization():
 
 def test_axis_types_as_numpy_reads_them():
     """NumPy takes an int or a tuple for axis=, not a list nor a bool; argmin and
-    argmax read a 0-d array as 1-d (axis 0 or -1: index 0)."""
+    argmax, as NumPy's other reductions, read a 0-d array as 1-d (axis 0 or
+    -1 reduces nothing; argmax: index 0), but mean, var and std do not."""
     from cured import _axes
     x = Fake(shape=(3, 4))
     for bad in ([0], [0, 1], True, (0, False)):
@@ -256,6 +257,7 @@ def test_axis_types_as_numpy_reads_them():
         cured.argmax(x, axis=[0])
     assert _axes.normalize("argmax", 0, 0, single=True) == ()
     assert _axes.normalize("argmin", -1, 0, single=True) == ()
+    assert _axes.normalize("sum", 0, 0) == () and _axes.normalize("bitwise_or", (-1,), 0) == ()
     with pytest.raises(cured.AxisError):
         _axes.normalize("argmax", 1, 0, single=True)
     with pytest.raises(cured.AxisError):
