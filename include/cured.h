@@ -183,8 +183,8 @@ typedef enum cured_type {
  * that a block's threads add their sums; otherwise one per thread), and
  * the resulting (count, sum, sum of squared deviations) states are merged
  * in a fixed order by Chan et al.'s pairwise update (the last block of the
- * whole-array kernel adds the same terms for all the partials at once), the
- * sum in double-double.
+ * whole-array kernel adds the same terms for all the partials at once, but
+ * for the compensated float64 results below), the sum in double-double.
  * Accuracy, against the exact value and a float64 two-pass computation
  * (mean, then the sum of squared deviations) over the same data: a FLOAT32
  * result is within twice the two-pass's error plus one float32 ulp (in

@@ -10,9 +10,10 @@
 // longer than that of 528 (bench/NOTES.md, v8, v20). Others keep no minimum
 // (0). END_PER, the partials each thread of the last block holds
 // (stats.cuh's CombinePartials): 4, all of up to 1024 blocks in one trip,
-// for the moments with float32 results and LOGSUMEXP; 1 (the pairwise
-// tree) for the COMP moments, whose loop is bound by float64 work and
-// would lose a third of its blocks an SM to the 72 registers of the end.
+// for LOGSUMEXP and the moments without COMP (float32 results, and the
+// float64 results of the exact types); 1 (the pairwise tree) for the COMP
+// moments, whose loop is bound by float64 work and would lose half its
+// blocks an SM to the 72 registers of the end.
 template <class Op> struct StatsTuning { enum { MIN_BLOCKS = 0, END_PER = 1 }; };
 template <class Op, class A, bool RAW> struct StatsTuning<Record<Op, A, RAW> > : StatsTuning<Op> {};
 template <class T, class R, int KIND> struct StatsTuning<MeanVarOf<T, R, KIND> > {

@@ -30,8 +30,8 @@ def _layout(shape, strides):
     return lay
 
 
-# NumPy's reductions read a 0-d array as 1-d (axis 0 or -1 reduces nothing),
-# but for its statistics.
+# NumPy's reductions read a 0-d array as 1-d for an int axis 0 or -1 (it
+# reduces nothing; a tuple is checked as it is), but for its statistics.
 NO_AXIS_OF_0D = ("mean", "var", "std", "logsumexp")
 
 
@@ -39,7 +39,8 @@ def normalize(fn, axis, ndim, single=False):
     """axis= as NumPy reads it -> a sorted tuple of axes (None: all of them)."""
     if axis is None:
         return tuple(range(ndim))
-    if isinstance(axis, tuple):  # NumPy takes no list
+    scalar = not isinstance(axis, tuple)  # NumPy takes no list
+    if not scalar:
         if single:
             raise TypeError("cured.%s: axis must be an int or None, not %r" % (fn, axis))
         axes = axis
@@ -53,7 +54,7 @@ def normalize(fn, axis, ndim, single=False):
             ax = operator.index(ax)
         except TypeError:
             raise TypeError("cured.%s: axis must be an int or a tuple of ints, not %r" % (fn, axis)) from None
-        if ndim == 0 and ax in (0, -1) and fn not in NO_AXIS_OF_0D:
+        if scalar and ndim == 0 and ax in (0, -1) and fn not in NO_AXIS_OF_0D:
             return ()
         if not -ndim <= ax < ndim:
             raise AxisError("cured.%s: axis %d is out of bounds for array of dimension %d" % (fn, ax, ndim))

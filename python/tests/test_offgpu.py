@@ -257,7 +257,10 @@ def test_axis_types_as_numpy_reads_them():
         cured.argmax(x, axis=[0])
     assert _axes.normalize("argmax", 0, 0, single=True) == ()
     assert _axes.normalize("argmin", -1, 0, single=True) == ()
-    assert _axes.normalize("sum", 0, 0) == () and _axes.normalize("bitwise_or", (-1,), 0) == ()
+    assert _axes.normalize("sum", 0, 0) == () and _axes.normalize("bitwise_or", -1, 0) == ()
+    for tup in ((0,), (-1,), (0, 0), (0, 1)):        # a tuple is checked as it is (numpy: AxisError)
+        with pytest.raises(cured.AxisError):
+            _axes.normalize("sum", tup, 0)
     with pytest.raises(cured.AxisError):
         _axes.normalize("argmax", 1, 0, single=True)
     with pytest.raises(cured.AxisError):
