@@ -90,7 +90,7 @@ template <class Op> struct GroupLoop {
         return group_reduce<G>(v, op);
     }
 };
-// The moments without COMP (as stats.cuh's BlockLoop): the group's lanes
+// The moments without COMP (as stats_blocks.cuh's BlockLoop): the group's lanes
 // shift by its first element, their shifted sums add plainly, and the first
 // lane forms the state (the loss at most a factor n of float64's precision).
 template <class T, class R, int KIND> struct GroupLoop<MeanVarOf<T, R, KIND> > {

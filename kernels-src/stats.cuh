@@ -2,8 +2,9 @@
 // from shifted sums merged with Chan's formulas, LOGSUMEXP (logsumexp.cuh)
 // from a reference and a sum of exponentials relative to it. Each has its own
 // per-thread loop (ThreadLoop) and a struct state that the block and grid
-// ends (stats.cuh's BlockLoop, grid.cuh) merge in a fixed order, so results
-// are bitwise reproducible. Functors take <element T, precision P, result R>.
+// ends (stats_blocks.cuh's BlockLoop and CombinePartials) merge in a fixed
+// order, so results are bitwise reproducible. Functors take <element T,
+// precision P, result R>.
 #ifndef CURED_STATS_CUH
 #define CURED_STATS_CUH
 
@@ -139,7 +140,7 @@ template <class T> __device__ __forceinline__ double stats_shift(const T *in, si
 }
 
 // Shifted sums of threads that share one shift add plainly (a block of the
-// whole-array kernel, stats.cuh's BlockLoop; a row's lanes, segmented.cu's
+// whole-array kernel, stats_blocks.cuh's BlockLoop; a row's lanes, segmented.cu's
 // GroupLoop): s1, s2, count.
 struct MomentSums { double s1, s2; u64 c; };
 struct AddMoments {
@@ -316,6 +317,52 @@ template <class T, class R, int KIND> struct ThreadLoop<MeanVarOf<T, R, KIND> > 
     }
 };
 
+// The end of many partials at once (the whole-array kernel's last block,
+// CombinePartials below; tests/stats_emu_kernels.cc): their counts and
+// double-double sums added by AddMeanSums, then each partial's mv_term, its
+// m2 plus n_p (mean_p - mean)^2 about the total's mean: the terms the
+// pairwise merges add, each rounded once.
+struct AddMeanSums {
+    __device__ static MeanVarState identity()
+    {
+        MeanVarState s = {0.0, 0.0, 0.0, 0.0};
+        return s;
+    }
+    __device__ MeanVarState operator()(MeanVarState a, MeanVarState b) const
+    {
+        MeanVarState r;
+        double e;
+        r.n = a.n + b.n;
+        r.hi = two_sum(a.hi, b.hi, e);
+        r.lo = stats_finite(r.hi) ? (a.lo + b.lo) + e : 0.0; // inf + inf: inf, not NaN (mv_merge)
+        r.m2 = 0.0;
+        return r;
+    }
+};
+// p (p.n > 0) against the total t (renormalised): mv_merge's num, exact products.
+__device__ __forceinline__ double mv_term(MeanVarState t, MeanVarState p)
+{
+    const double num = mv_cross(t, p);
+    return p.m2 + stats_div(num, p.n * t.n) * stats_div(num, t.n);
+}
+
+// How the statistics kernel (stats.cu) runs an operator. MIN_BLOCKS, the
+// blocks per SM to keep resident: 4 (64 registers) for the shifted-sum
+// moments: their loop would fit 32 registers (8 blocks), but the last
+// block's end then spills, and the end of 1056 partials takes longer than
+// that of 528 (bench/NOTES.md, v8, v20). Others keep no minimum (0).
+// END_PER, the partials each thread of the last block holds
+// (CombinePartials below): 4, all of up to 1024 blocks in one trip, for
+// LOGSUMEXP and the moments without COMP (float32 results, and the float64
+// results of the exact types); 1 (the pairwise tree) for the COMP moments,
+// whose loop is bound by float64 work and would lose half its blocks an SM
+// to the 72 registers of the end.
+template <class Op> struct StatsTuning { enum { MIN_BLOCKS = 0, END_PER = 1 }; };
+template <class T, class R, int KIND> struct StatsTuning<MeanVarOf<T, R, KIND> > {
+    enum { MIN_BLOCKS = MeanVarOf<T, R, KIND>::COMP ? 0 : 4, END_PER = MeanVarOf<T, R, KIND>::COMP ? 1 : 4 };
+};
+template <class T, class P, class R> struct StatsTuning<LogSumExp<T, P, R> > { enum { MIN_BLOCKS = 0, END_PER = 4 }; };
+
 // The kernel's ddof parameter: only the moments use it.
 template <class Op> __device__ __forceinline__ void bind_ddof(Op &, double) {}
 template <class T, class R, int KIND> __device__ __forceinline__ void bind_ddof(MeanVarOf<T, R, KIND> &op, double d)
@@ -323,6 +370,7 @@ template <class T, class R, int KIND> __device__ __forceinline__ void bind_ddof(
     op.ddof = d;
 }
 #ifdef CURED_STATE_CUH // (not in tests/stats_emu_kernels.cc, which has no state records or columns)
+template <class Op, class A, bool RAW> struct StatsTuning<Record<Op, A, RAW> > : StatsTuning<Op> {};
 template <class Op, class A, bool RAW> __device__ __forceinline__ void bind_ddof(Record<Op, A, RAW> &op, double d)
 {
     bind_ddof(static_cast<Op &>(op), d);
@@ -356,197 +404,6 @@ struct ColumnAcc1<Record<MeanVarOf<T, R, KIND>, MeanVarState, RAW>, T, MeanVarSt
     : ColumnAcc1<MeanVarOf<T, R, KIND>, T, MeanVarState> {};
 #endif
 
-#ifdef CURED_GRID_CUH // (not in tests/stats_emu_kernels.cc, which has no blocks)
-// A block's state over its share of one input (the whole-array kernel,
-// stats.cu; rows split over blocks, segmented.cu), held by thread 0: its
-// threads' states merged by the block's shuffle tree.
-template <int BLOCK, class T, class A, int UNROLL, class Op>
-__device__ __forceinline__ A block_states(const T *in, size_t n, size_t rank0, size_t size, Op op)
-{
-    A v = ThreadLoop<Op>::template run<T, A, UNROLL>(in, n, rank0 + threadIdx.x, size, op);
-    return block_reduce_shuffle<BLOCK>(v, op);
-}
-template <class Op> struct BlockLoop {
-    template <int BLOCK, class T, class A, int UNROLL>
-    __device__ static __forceinline__ A run(const T *in, size_t n, size_t rank0, size_t size, Op op)
-    {
-        return block_states<BLOCK, T, A, UNROLL>(in, n, rank0, size, op);
-    }
-};
-template <class Op, class A, bool RAW> struct BlockLoop<Record<Op, A, RAW> > : BlockLoop<Op> {};
-
-// The moments (float32 results, or exact element types): every thread of a
-// block shifts by the block's first element (thread 0's first, one of the
-// block's own), so their shifted sums add plainly, and the block forms one
-// state from their float64 totals (mv_shifted: the loss is at most a factor
-// of the block's element count). Chan's merges run between blocks only.
-// COMP results keep the per-thread states.
-template <class T, class R, int KIND> struct BlockLoop<MeanVarOf<T, R, KIND> > {
-    typedef MeanVarOf<T, R, KIND> Op;
-    template <int BLOCK, class TT, class A, int UNROLL>
-    __device__ static __forceinline__ A run(const T *in, size_t n, size_t rank0, size_t size, Op op)
-    {
-        if constexpr (Op::COMP) {
-            return block_states<BLOCK, T, A, UNROLL>(in, n, rank0, size, op);
-        } else {
-            const bool M2 = KIND != MV_MEAN;
-            const double k = stats_shift(in, n, stats_first_index(in, n, rank0));
-            ShiftedSums<T, M2, false> vis = {k, 0.0, 0.0, 0.0, 0.0, 0u};
-            Source1<T> src = {in};
-            thread_visit<T, UNROLL, LoadLdg>(src, n, rank0 + threadIdx.x, size, vis);
-            MomentSums s = {vis.s1, vis.s2, (u64)vis.c};
-            s = block_reduce_shuffle<BLOCK>(s, AddMoments());
-            return s.c ? mv_shifted<M2>((double)s.c, k, s.s1, s.s2) : Op::identity();
-        }
-    }
-};
-
-// LOGSUMEXP: the block's maximum first (every thread gets it), then each
-// thread's sum scaled to it once and the sums added (lse_scaled).
-template <int BLOCK> __device__ __forceinline__ double block_max(double v)
-{
-    __shared__ double warp_max[BLOCK / 32];
-#pragma unroll
-    for (int off = 16; off > 0; off >>= 1)
-        v = fmax(v, __shfl_xor_sync(0xffffffffu, v, off));
-    if ((threadIdx.x & 31) == 0)
-        warp_max[threadIdx.x >> 5] = v;
-    __syncthreads();
-    v = warp_max[0];
-#pragma unroll
-    for (int w = 1; w < BLOCK / 32; w++)
-        v = fmax(v, warp_max[w]);
-    __syncthreads();
-    return v;
-}
-template <class T, class P, class R> struct BlockLoop<LogSumExp<T, P, R> > {
-    template <int BLOCK, class TT, class A, int UNROLL>
-    __device__ static __forceinline__ A run(const T *in, size_t n, size_t rank0, size_t size, LogSumExp<T, P, R> op)
-    {
-        const LseState t =
-            ThreadLoop<LogSumExp<T, P, R> >::template run<T, LseState, UNROLL>(in, n, rank0 + threadIdx.x, size, op);
-        const double top = block_max<BLOCK>(t.m);
-        const LseState r = {top, block_reduce_shuffle<BLOCK>(lse_scaled(t, top), AddScaled())};
-        return r;
-    }
-};
-
-// The last block's end (grid.cuh's CombinePartials) for the moments and
-// LOGSUMEXP: all the partials meet at once, as the threads of a block do
-// above, instead of in a tree of pairwise merges (a Chan merge is a chain of
-// ~30 dependent float64 operations and two divisions: 3.4 of the 5.7 us
-// that the end of 528 partials took, bench/NOTES.md v21). The whole-array kernel passes
-// PER = 4 (stats.cu); the groups of a few blocks of segmented.cu pass 1 and
-// keep the pairwise tree, whose merges with the identity cost little and
-// whose registers (48 for float32 MEAN_VAR rows, against 64) leave their
-// loops a fifth block an SM.
-// Two trips over the nblocks partials, PER a thread at a time (absent
-// ones are the identity): first(p) for each, then between() (every thread
-// calls it: the block's trees), then second(p) for each, from the registers
-// when one trip held them all, else from L2 again.
-template <int BLOCK, int PER, class Op, class A, class First, class Between, class Second>
-__device__ __forceinline__ void partials_twice(const A *partials, unsigned nblocks, First first, Between between,
-                                               Second second)
-{
-    A p[PER];
-    auto load = [&](unsigned i0) {
-#pragma unroll
-        for (int j = 0; j < PER; j++) { // from L2: other SMs wrote them
-            const unsigned i = i0 + threadIdx.x + j * BLOCK;
-            p[j] = i < nblocks ? load_cg(partials + i) : Op::identity();
-        }
-    };
-    for (unsigned i0 = 0; i0 < nblocks; i0 += PER * BLOCK) {
-        load(i0);
-#pragma unroll
-        for (int j = 0; j < PER; j++)
-            first(p[j]);
-    }
-    between();
-    for (unsigned i0 = 0; i0 < nblocks; i0 += PER * BLOCK) {
-        if (nblocks > PER * BLOCK)
-            load(i0);
-#pragma unroll
-        for (int j = 0; j < PER; j++)
-            second(p[j]);
-    }
-}
-
-// The moments: the counts and sums by a tree of double-double adds, then
-// each partial's m2_i + n_i (mean_i - mean)^2, from mv_cross's exact
-// products, summed by a second tree. These are the terms the pairwise
-// merges add, each rounded once; a non-finite sum gives a NaN m2 (mv_merge).
-struct AddMeanSums {
-    __device__ static MeanVarState identity()
-    {
-        MeanVarState s = {0.0, 0.0, 0.0, 0.0};
-        return s;
-    }
-    __device__ MeanVarState operator()(MeanVarState a, MeanVarState b) const
-    {
-        MeanVarState r;
-        double e;
-        r.n = a.n + b.n;
-        r.hi = two_sum(a.hi, b.hi, e);
-        r.lo = stats_finite(r.hi) ? (a.lo + b.lo) + e : 0.0; // inf + inf: inf, not NaN (mv_merge)
-        r.m2 = 0.0;
-        return r;
-    }
-};
-template <class T, class R, int KIND> struct CombinePartials<MeanVarOf<T, R, KIND> > {
-    typedef MeanVarOf<T, R, KIND> Op;
-    template <int BLOCK, int PER, class A>
-    __device__ static A run(const A *partials, unsigned nblocks, Op op)
-    {
-        if constexpr (PER == 1) {
-            return combine_in_order<BLOCK, 1>(partials, nblocks, op);
-        } else {
-            __shared__ MeanVarState total;
-            MeanVarState t = AddMeanSums::identity();
-            double m2 = 0.0;
-            partials_twice<BLOCK, PER, Op>(
-                partials, nblocks, [&](const MeanVarState &p) { t = AddMeanSums()(t, p); },
-                [&]() {
-                    t = block_reduce_shuffle<BLOCK>(t, AddMeanSums());
-                    if (threadIdx.x == 0) {
-                        mv_renorm(t.hi, t.lo);
-                        total = t;
-                    }
-                    __syncthreads();
-                    t = total;
-                },
-                [&](const MeanVarState &p) {
-                    if (p.n != 0.0) {
-                        const double num = mv_cross(t, p);
-                        m2 += p.m2 + stats_div(num, p.n * t.n) * stats_div(num, t.n);
-                    }
-                });
-            t.m2 = block_reduce_shuffle<BLOCK>(m2, AddScaled());
-            if (!stats_finite(t.hi))
-                t.m2 = stats_nan();
-            return t;
-        }
-    }
-};
-// LOGSUMEXP: the largest reference, then each sum scaled to it once and
-// the sums added (BlockLoop's, over the partials).
-template <class T, class P, class R> struct CombinePartials<LogSumExp<T, P, R> > {
-    typedef LogSumExp<T, P, R> Op;
-    template <int BLOCK, int PER, class A>
-    __device__ static A run(const A *partials, unsigned nblocks, Op op)
-    {
-        if constexpr (PER == 1) {
-            return combine_in_order<BLOCK, 1>(partials, nblocks, op);
-        } else {
-            double top = Op::identity().m, s = 0.0;
-            partials_twice<BLOCK, PER, Op>(
-                partials, nblocks, [&](const LseState &p) { top = fmax(top, p.m); },
-                [&]() { top = block_max<BLOCK>(top); }, [&](const LseState &p) { s += lse_scaled(p, top); });
-            const LseState r = {top, block_reduce_shuffle<BLOCK>(s, AddScaled())};
-            return r;
-        }
-    }
-};
-#endif
+#include "stats_blocks.cuh" // (with grid.cuh only)
 
 #endif

@@ -1,11 +1,12 @@
 // test-stats-emu: kernels-src/stats.cuh's own loops and merges run on the
 // CPU. The per-thread loop (thread_visit's order: head element, unrolled
 // 16-byte vectors rank, rank + size, ..., tail element), the warp shuffle
-// tree as lane 0 sees it, the block's warp partials (stats.cuh's BlockLoop:
+// tree as lane 0 sees it, the block's warp partials (stats_blocks.cuh's BlockLoop:
 // the moments' shifted sums about the block's first element, LOGSUMEXP's
-// sums scaled to the block's maximum) and the last
-// block's combine are reproduced in their order, for a device of EMU_RESIDENT
-// resident blocks (few, so that every thread loops over many vectors).
+// sums scaled to the block's maximum) and the last block's combine
+// (pairwise, or all the partials at once) are reproduced in their order,
+// for a device of EMU_RESIDENT resident blocks (few, so that every thread
+// loops over many vectors).
 // Differences from the GPU: the host's expf and exp (correctly rounded, not
 // CUDA's) and no fused multiply-adds but the explicit fma() calls.
 #include <cmath>
@@ -140,7 +141,7 @@ template <class S, class Op> static S block(S *v, const Op &op)
     return warp(l, op);
 }
 
-// Block b's state as stats.cuh's BlockLoop forms it: its threads' states
+// Block b's state as stats_blocks.cuh's BlockLoop forms it: its threads' states
 // through the block's tree, or (the moments without COMP) every thread's
 // shifted sums about the block's first element, added by the same tree.
 template <class T, class Op> struct EmuThreads {
@@ -191,6 +192,74 @@ template <class T, class P, class R> struct EmuBlock<T, LogSumExp<T, P, R> > {
     }
 };
 
+// The last block's combine of the partials (grid.cuh's CombinePartials):
+// thread t merges partials t, t + 256, ..., then the block's tree; or, where
+// stats.cuh's StatsTuning gives END_PER > 1, all of them at once as the
+// CombinePartials specialisations do (thread t holds partials t + j * 256,
+// j < END_PER).
+template <class Op, bool AT_ONCE = (StatsTuning<Op>::END_PER > 1)> struct EmuEnd {
+    typedef typename Op::State S;
+    static S run(const S *partials, size_t grid, const Op &op)
+    {
+        S v[BLOCK];
+        for (int t = 0; t < BLOCK; t++) {
+            v[t] = Op::identity();
+            for (size_t i = t; i < grid; i += BLOCK)
+                v[t] = op(v[t], partials[i]);
+        }
+        return block(v, op);
+    }
+};
+template <class Op> static typename Op::State emu_partial(const typename Op::State *partials, size_t grid, int t, int j)
+{
+    const size_t i = (size_t)t + (size_t)j * BLOCK;
+    return i < grid ? partials[i] : Op::identity();
+}
+template <class T, class R, int KIND> struct EmuEnd<MeanVarOf<T, R, KIND>, true> {
+    typedef MeanVarOf<T, R, KIND> Op;
+    static MeanVarState run(const MeanVarState *partials, size_t grid, const Op &)
+    {
+        const int PER = StatsTuning<Op>::END_PER;
+        MeanVarState v[BLOCK];
+        double m2[BLOCK];
+        for (int t = 0; t < BLOCK; t++) {
+            v[t] = AddMeanSums::identity();
+            for (int j = 0; j < PER; j++)
+                v[t] = AddMeanSums()(v[t], emu_partial<Op>(partials, grid, t, j));
+        }
+        MeanVarState total = block(v, AddMeanSums());
+        mv_renorm(total.hi, total.lo);
+        for (int t = 0; t < BLOCK; t++) {
+            m2[t] = 0.0;
+            for (int j = 0; j < PER; j++) {
+                const MeanVarState p = emu_partial<Op>(partials, grid, t, j);
+                if (p.n != 0.0)
+                    m2[t] += mv_term(total, p);
+            }
+        }
+        total.m2 = stats_finite(total.hi) ? block(m2, AddScaled()) : stats_nan();
+        return total;
+    }
+};
+template <class T, class P, class R> struct EmuEnd<LogSumExp<T, P, R>, true> {
+    typedef LogSumExp<T, P, R> Op;
+    static LseState run(const LseState *partials, size_t grid, const Op &)
+    {
+        const int PER = StatsTuning<Op>::END_PER;
+        double top = Op::identity().m, s[BLOCK];
+        for (int t = 0; t < BLOCK; t++)
+            for (int j = 0; j < PER; j++)
+                top = fmax(top, emu_partial<Op>(partials, grid, t, j).m);
+        for (int t = 0; t < BLOCK; t++) {
+            s[t] = 0.0;
+            for (int j = 0; j < PER; j++)
+                s[t] += lse_scaled(emu_partial<Op>(partials, grid, t, j), top);
+        }
+        const LseState r = {top, block(s, AddScaled())};
+        return r;
+    }
+};
+
 template <class T, class Op> static void run(const void *x, size_t n, Op op, void *out)
 {
     typedef typename Op::State S;
@@ -198,17 +267,11 @@ template <class T, class Op> static void run(const void *x, size_t n, Op op, voi
     const size_t per = (size_t)BLOCK * (16 / sizeof(T)) * 4;
     size_t grid = (n + per - 1) / per;
     grid = grid == 0 ? 1 : grid > EMU_RESIDENT ? EMU_RESIDENT : grid;
-    S partials[EMU_RESIDENT], v[BLOCK];
+    S partials[EMU_RESIDENT];
     for (size_t b = 0; b < grid; b++)
         partials[b] = EmuBlock<T, Op>::run(in, n, b, grid, op);
-    if (grid > 1) { // finish_last_block: thread t combines partials t, t + 256, ...
-        for (int t = 0; t < BLOCK; t++) {
-            v[t] = Op::identity();
-            for (size_t i = t; i < grid; i += BLOCK)
-                v[t] = op(v[t], partials[i]);
-        }
-        partials[0] = block(v, op);
-    }
+    if (grid > 1) // finish_last_block
+        partials[0] = EmuEnd<Op>::run(partials, grid, op);
     op.write(out, partials[0], n);
 }
 
