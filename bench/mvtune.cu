@@ -15,7 +15,7 @@
     printf("%s:%d %s\n", __FILE__, __LINE__, cudaGetErrorString(e_)); exit(1); } } while (0)
 
 // reduce_stats with the unroll and the blocks-per-SM bound as parameters.
-// END 0: the library's end (grid.cuh's finish_last_block, stats.cu's END_PER), 1: the
+// END 0: the library's end (grid.cuh's finish_last_block, stats.cuh's StatsTuning::END_PER), 1: the
 // same with PER 4, 2: each block stores its partial only (no last block:
 // the cost of the end is the difference).
 // END 3: the library's end with a timeline (g_stamp: globaltimer of each
