@@ -11,8 +11,9 @@
 // float results do not depend on timing); thread 0 holds the result. Its
 // threads may load PER partials each before combining any, so that
 // PER * BLOCK partials take one trip to L2 (the ARG ends use 4 or 8).
-// Operators whose merges are long dependent chains specialise it to merge
-// all the partials at once (stats.cuh).
+// Where a kernel lets a thread hold several (PER > 1), operators whose
+// merges are long dependent chains specialise CombinePartials to merge all
+// the partials at once (stats_blocks.cuh); PER = 1 is always the tree.
 template <int BLOCK, int PER, class A, class Op>
 __device__ __forceinline__ A combine_in_order(const A *partials, unsigned nblocks, Op op)
 {
@@ -61,7 +62,11 @@ __device__ void finish_last_block(A block_value, void *out, size_t n, A *partial
     if (!last)
         return;
     __threadfence(); // see every block's partial
-    const A v = CombinePartials<Op>::template run<BLOCK, PER>(partials, nblocks, op);
+    A v;
+    if constexpr (PER == 1)
+        v = combine_in_order<BLOCK, 1>(partials, nblocks, op);
+    else
+        v = CombinePartials<Op>::template run<BLOCK, PER>(partials, nblocks, op);
     if (threadIdx.x == 0) {
         op.write(out, v, n);
         *ticket = 0;

@@ -60,9 +60,10 @@ __device__ __forceinline__ double mv_cross(MeanVarState a, MeanVarState b)
 }
 
 // Chan, Golub and LeVeque's pairwise update, m2 += d^2 n_a n_b / n with d
-// the difference of the two means, here from num = mv_cross(a, b). The identity (n = 0) passes the other side through;
-// an infinite or NaN sum gives the plain sum of the sums (inf, or NaN for
-// inf - inf) and a NaN m2, as NumPy's mean and var.
+// the difference of the two means, here from num = mv_cross(a, b). The
+// identity (n = 0) passes the other side through; an infinite or NaN sum
+// gives the plain sum of the sums (inf, or NaN for inf - inf) and a NaN m2,
+// as NumPy's mean and var.
 __device__ __forceinline__ MeanVarState mv_merge(MeanVarState a, MeanVarState b)
 {
     if (b.n == 0.0)

@@ -87,11 +87,11 @@ template <class T, class P, class R> struct BlockLoop<LogSumExp<T, P, R> > {
 // LOGSUMEXP: all the partials meet at once, as the threads of a block do
 // above, instead of in a tree of pairwise merges (a Chan merge is a chain of
 // ~30 dependent float64 operations and two divisions: 3.4 of the 5.7 us
-// that the end of 528 partials took, bench/NOTES.md v21). The whole-array
-// kernel passes PER = StatsTuning's END_PER; the groups of a few blocks of
-// segmented.cu pass 1 and keep the pairwise tree, whose merges with the
-// identity cost little and whose registers (48 for float32 MEAN_VAR rows,
-// against 64) leave their loops a fifth block an SM.
+// that the end of 528 partials took, bench/NOTES.md v21), where the kernel
+// passes PER > 1 (the whole-array kernel: StatsTuning's END_PER). The groups
+// of a few blocks of segmented.cu pass 1 and keep grid.cuh's pairwise tree,
+// whose merges with the identity cost little and whose registers (48 for
+// float32 MEAN_VAR rows, against 64) leave their loops a fifth block an SM.
 // Two trips over the nblocks partials, PER a thread at a time (absent
 // ones are the identity): first(p) for each, then between() (every thread
 // calls it: the block's trees), then second(p) for each, from the registers
@@ -129,34 +129,30 @@ __device__ __forceinline__ void partials_twice(const A *partials, unsigned nbloc
 template <class T, class R, int KIND> struct CombinePartials<MeanVarOf<T, R, KIND> > {
     typedef MeanVarOf<T, R, KIND> Op;
     template <int BLOCK, int PER, class A>
-    __device__ static A run(const A *partials, unsigned nblocks, Op op)
+    __device__ static A run(const A *partials, unsigned nblocks, Op)
     {
-        if constexpr (PER == 1) {
-            return combine_in_order<BLOCK, 1>(partials, nblocks, op);
-        } else {
-            __shared__ MeanVarState total;
-            MeanVarState t = AddMeanSums::identity();
-            double m2 = 0.0;
-            partials_twice<BLOCK, PER, Op>(
-                partials, nblocks, [&](const MeanVarState &p) { t = AddMeanSums()(t, p); },
-                [&]() {
-                    t = block_reduce_shuffle<BLOCK>(t, AddMeanSums());
-                    if (threadIdx.x == 0) {
-                        mv_renorm(t.hi, t.lo);
-                        total = t;
-                    }
-                    __syncthreads();
-                    t = total;
-                },
-                [&](const MeanVarState &p) {
-                    if (p.n != 0.0)
-                        m2 += mv_term(t, p);
-                });
-            t.m2 = block_reduce_shuffle<BLOCK>(m2, AddScaled());
-            if (!stats_finite(t.hi))
-                t.m2 = stats_nan();
-            return t;
-        }
+        __shared__ MeanVarState total;
+        MeanVarState t = AddMeanSums::identity();
+        double m2 = 0.0;
+        partials_twice<BLOCK, PER, Op>(
+            partials, nblocks, [&](const MeanVarState &p) { t = AddMeanSums()(t, p); },
+            [&]() {
+                t = block_reduce_shuffle<BLOCK>(t, AddMeanSums());
+                if (threadIdx.x == 0) {
+                    mv_renorm(t.hi, t.lo);
+                    total = t;
+                }
+                __syncthreads();
+                t = total;
+            },
+            [&](const MeanVarState &p) {
+                if (p.n != 0.0)
+                    m2 += mv_term(t, p);
+            });
+        t.m2 = block_reduce_shuffle<BLOCK>(m2, AddScaled());
+        if (!stats_finite(t.hi))
+            t.m2 = stats_nan();
+        return t;
     }
 };
 // LOGSUMEXP: the largest reference, then each sum scaled to it once and
@@ -164,18 +160,14 @@ template <class T, class R, int KIND> struct CombinePartials<MeanVarOf<T, R, KIN
 template <class T, class P, class R> struct CombinePartials<LogSumExp<T, P, R> > {
     typedef LogSumExp<T, P, R> Op;
     template <int BLOCK, int PER, class A>
-    __device__ static A run(const A *partials, unsigned nblocks, Op op)
+    __device__ static A run(const A *partials, unsigned nblocks, Op)
     {
-        if constexpr (PER == 1) {
-            return combine_in_order<BLOCK, 1>(partials, nblocks, op);
-        } else {
-            double top = Op::identity().m, s = 0.0;
-            partials_twice<BLOCK, PER, Op>(
-                partials, nblocks, [&](const LseState &p) { top = fmax(top, p.m); },
-                [&]() { top = block_max<BLOCK>(top); }, [&](const LseState &p) { s += lse_scaled(p, top); });
-            const LseState r = {top, block_reduce_shuffle<BLOCK>(s, AddScaled())};
-            return r;
-        }
+        double top = Op::identity().m, s = 0.0;
+        partials_twice<BLOCK, PER, Op>(
+            partials, nblocks, [&](const LseState &p) { top = fmax(top, p.m); },
+            [&]() { top = block_max<BLOCK>(top); }, [&](const LseState &p) { s += lse_scaled(p, top); });
+        const LseState r = {top, block_reduce_shuffle<BLOCK>(s, AddScaled())};
+        return r;
     }
 };
 
