@@ -15,9 +15,10 @@
     printf("%s:%d %s\n", __FILE__, __LINE__, cudaGetErrorString(e_)); exit(1); } } while (0)
 
 // reduce_stats with the unroll and the blocks-per-SM bound as parameters.
-// END 0: the library's end (grid.cuh's finish_last_block, stats.cuh's StatsTuning::END_PER), 1: the
-// same with PER 4, 2: each block stores its partial only (no last block:
-// the cost of the end is the difference).
+// END 0: the library's end (grid.cuh's finish_last_block with stats.cuh's
+// StatsTuning::END_PER); 2: each block stores its partial only (no last
+// block: the cost of the end is the difference). (v20's END 1, the pairwise
+// tree with 4 partials a thread, is END 5's tree since v21.)
 // END 3: the library's end with a timeline (g_stamp: globaltimer of each
 // block's start and loop end, clock64 of the last block's phases). END 4:
 // the pairwise tree with the merges replaced by plain adds of the four
@@ -93,8 +94,6 @@ k_stats(const T *in, size_t n, void *out, typename Op::State *partials, unsigned
     if constexpr (END == 0)
         finish_last_block<BLOCK, typename Op::State, Op, StatsTuning<Op>::END_PER>(v, out, n, partials, ticket,
                                                                                   blockIdx.x, gridDim.x, op);
-    else if constexpr (END == 1)
-        finish_last_block<BLOCK, typename Op::State, Op, 4>(v, out, n, partials, ticket, blockIdx.x, gridDim.x, op);
     else if constexpr (END == 2) {
         if (threadIdx.x == 0)
             partials[blockIdx.x] = v;
