@@ -17,8 +17,9 @@
 // reduce_stats with the unroll and the blocks-per-SM bound as parameters.
 // END 0: the library's end (grid.cuh's finish_last_block with stats.cuh's
 // StatsTuning::END_PER); 2: each block stores its partial only (no last
-// block: the cost of the end is the difference). (v20's END 1, the pairwise
-// tree with 4 partials a thread, is END 5's tree since v21.)
+// block: the cost of the end is the difference). v20's END 1 (the pairwise
+// tree loading 4 partials a thread) is gone: with 4 a thread the moments
+// and LOGSUMEXP now take the all-at-once end; END 5 is the pairwise tree.
 // END 3: the library's end with a timeline (g_stamp: globaltimer of each
 // block's start and loop end, clock64 of the last block's phases). END 4:
 // the pairwise tree with the merges replaced by plain adds of the four
