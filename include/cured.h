@@ -220,8 +220,9 @@ typedef enum cured_type {
  * in the input gives +inf, and all -inf (or n == 0) gives -inf, as
  * scipy.special.logsumexp. With a FLOAT64 result the exponentials are
  * float64 (slower: the GPU's float64 rate bounds it); with a FLOAT32 result
- * they are float32 (expf), and the absolute error is then below
- * 2^-21 + 2^-24 * (w + 2), w being the softmax-weighted mean of (max - x)
+ * they are float32 (expf), the logarithm of the sum 2^e f is e ln 2 plus a
+ * float32 log(f) (within 2^-24), and the absolute error is then below
+ * 2^-21 + 2^-24 * (w + 3), w being the softmax-weighted mean of (max - x)
  * (about 4 for normally distributed data): within about one float32 ulp
  * for results of magnitude 8 or more,
  * while a result close to 0 (the logsumexp of log-probabilities, say) has

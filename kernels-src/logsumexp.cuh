@@ -109,6 +109,23 @@ template <class T, class P> struct LseVisitor {
     }
 };
 
+// log(s) of a sum s >= 1 for a result of type R: float64's logarithm for a FLOAT64
+// result; for a narrower one e ln 2 + log(f), s = 2^e f with f in [1, 2), log(f) as
+// logf of f rounded to float plus that rounding's share (f - (float)f) / f. Within
+// 2^-24 of log(s) (logf's 1 ulp on [0, ln 2)), in float work instead of the ~40
+// float64 instructions of log, once a result (few-row columns: once per few elements).
+// 0, inf and NaN (no element, overflow) take log.
+template <class R> __device__ __forceinline__ double lse_log(double s)
+{
+    if (sizeof(R) == 8 || !(s >= 1.0 && s < limits<double>::highest()))
+        return log(s);
+    const long long b = __double_as_longlong(s);
+    const double f = __longlong_as_double((b & 0xfffffffffffffll) | 0x3ff0000000000000ll);
+    const float ff = (float)f;
+    const double lf = (double)logf(ff) + (double)__fdividef((float)(f - (double)ff), ff);
+    return fma((double)((int)(b >> 52) - 1023), 0x1.62e42fefa39efp-1, lf);
+}
+
 template <class T, class P, class R> struct LogSumExp {
     typedef LseState State;
     __device__ static State identity()
@@ -124,7 +141,7 @@ template <class T, class P, class R> struct LogSumExp {
     }
     // log(1) = +0 without the float64 logarithm: a one-element result, or one whose other terms
     // vanish below the maximum's.
-    __device__ void write(void *out, State s, u64) const { *(R *)out = (R)(s.m + (s.s == 1.0 ? 0.0 : log(s.s))); }
+    __device__ void write(void *out, State s, u64) const { *(R *)out = (R)(s.m + (s.s == 1.0 ? 0.0 : lse_log<R>(s.s))); }
 };
 
 // One vector into a state (packed.cuh's rows of one vector): the visitor's
@@ -156,13 +173,18 @@ template <class T, class P, class R> struct ThreadLoop<LogSumExp<T, P, R> > {
 // segmented.cu's groups of G lanes (rows, short segments, strided layouts):
 // the group's maximum by xor shuffles, then the scaled sums down to the
 // group's first lane, which holds the result (as the generic group_reduce).
+// A state already at the maximum keeps its sum (lse_scaled's factor exp(0) = 1, without
+// the float64 exponential): one lane (G = 1), or lanes that share their reference
+// (segmented.cu's GroupLoop).
 template <int G> __device__ __forceinline__ LseState lse_group_reduce(LseState v)
 {
+    if (G == 1)
+        return v;
     double top = v.m;
 #pragma unroll
     for (int off = G / 2; off > 0; off >>= 1)
         top = fmax(top, __shfl_xor_sync(0xffffffffu, top, off));
-    double s = lse_scaled(v, top);
+    double s = v.m == top ? v.s : lse_scaled(v, top);
 #pragma unroll
     for (int off = G / 2; off > 0; off >>= 1)
         s += __shfl_down_sync(0xffffffffu, s, off);

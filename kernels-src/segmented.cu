@@ -82,7 +82,7 @@ template <int G, class A, class Op> __device__ __forceinline__ A group_reduce(A 
 // A group of G lanes' result, in its first lane: each live lane's share of
 // in[0..n) (lane, lane + G, ...), combined by group_reduce; every lane takes
 // part in the shuffles.
-template <class Op> struct GroupLoop {
+template <class Op> struct GroupLoopEach {
     template <int G, class T, class A, int UNROLL>
     __device__ static __forceinline__ A run(const T *in, size_t n, bool live, int lane, Op op)
     {
@@ -90,6 +90,7 @@ template <class Op> struct GroupLoop {
         return group_reduce<G>(v, op);
     }
 };
+template <class Op> struct GroupLoop : GroupLoopEach<Op> {};
 // The moments without COMP (as stats_blocks.cuh's BlockLoop): the group's lanes
 // shift by its first element, their shifted sums add plainly, and the first
 // lane forms the state (the loss at most a factor n of float64's precision).
@@ -117,6 +118,36 @@ template <class T, class R, int KIND> struct GroupLoop<MeanVarOf<T, R, KIND> > {
 };
 template <class T, class R, int KIND, bool RAW>
 struct GroupLoop<Record<MeanVarOf<T, R, KIND>, MeanVarState, RAW> > : GroupLoop<MeanVarOf<T, R, KIND> > {};
+// A row's G lanes start from one reference, the largest of their first elements (a
+// NaN left out), so that their states mostly meet at the group's maximum, without a
+// float64 exponential a lane (logsumexp.cuh's lse_group_reduce); a lane raises it
+// as before (LseVisitor).
+template <class T, class P, class R> struct GroupLoop<LogSumExp<T, P, R> > {
+    template <int G, class TT, class A, int UNROLL>
+    __device__ static __forceinline__ A run(const T *in, size_t n, bool live, int lane, LogSumExp<T, P, R> op)
+    {
+        if (G < 8) // (the first load and shuffles then cost more than the exponentials saved: NOTES v22)
+            return GroupLoopEach<LogSumExp<T, P, R> >::template run<G, T, A, UNROLL>(in, n, live, lane, op);
+        P m = limits<P>::lowest();
+        if (live) {
+            const size_t i = stats_first_index(in, n, (size_t)lane);
+            if (i < n)
+                m = widen<P>(in[i]);
+        }
+#pragma unroll
+        for (int off = G / 2; off > 0; off >>= 1)
+            m = lse_max(m, __shfl_xor_sync(0xffffffffu, m, off));
+        LseVisitor<T, P> vis = {m == m ? m : limits<P>::lowest(), 0.0};
+        if (live) {
+            Source1<T> src = {in};
+            thread_visit<T, UNROLL, LoadLdg>(src, n, (size_t)lane, G, vis);
+        }
+        const LseState v = {(double)vis.m, vis.s};
+        return lse_group_reduce<G>(v);
+    }
+};
+template <class T, class P, class R, bool RAW>
+struct GroupLoop<Record<LogSumExp<T, P, R>, LseState, RAW> > : GroupLoop<LogSumExp<T, P, R> > {};
 
 // Rows of `len` elements, output o's row at in + kept(o). G threads per row
 // (G <= 32), BLOCK / G rows per block, rows grid-stride. 16-byte loads where
@@ -185,8 +216,10 @@ struct Cols {
     unsigned fold, spare;    // fold: dense rows narrower than a vector, read as 16-byte rows
 };
 #include "cols_combine.cuh"
+// reduce_cols' blocks an SM to keep resident (0: no bound; stats.cuh's for the moments).
+template <class Op> struct ColsTuning { enum { MIN_BLOCKS = 0 }; };
 template <class T, class A, class Op, int BLOCK, int TX, int VEC, int RS>
-__global__ void __launch_bounds__(BLOCK)
+__global__ void __launch_bounds__(BLOCK, ColsTuning<Op>::MIN_BLOCKS)
 reduce_cols(const T *in, Cols g, void *out, unsigned result_size, A *partials, unsigned int *tickets, double ddof)
 {
     const int TY = BLOCK / TX;

@@ -60,6 +60,13 @@ static inline double __longlong_as_double(long long v)
     std::memcpy(&d, &v, 8);
     return d;
 }
+static inline long long __double_as_longlong(double d)
+{
+    long long v;
+    std::memcpy(&v, &d, 8);
+    return v;
+}
+static inline float __fdividef(float a, float b) { return a / b; }
 using std::exp;
 using std::fabs;
 using std::fma;

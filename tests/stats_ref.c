@@ -136,7 +136,7 @@ void stats_ref_result(cured_op op, cured_type out, const struct stats_ref *s, do
          * are an absolute error of a few 2^-53 in log(S): several ulps of a result near 0
          * (max + log(S) cancels), where the float64 two-pass may happen to round once. */
         const long double logs = fabsl(s->lse - s->max);
-        const long double extra = out == CURED_TYPE_FLOAT32 ? ldexpl(1, -21) + ldexpl(1, -24) * (s->w + 2) /* cured.h */
+        const long double extra = out == CURED_TYPE_FLOAT32 ? ldexpl(1, -21) + ldexpl(1, -24) * (s->w + 3) /* cured.h */
                                                             : 4 * ldexpl(1, (logs > 1 ? ilogbl(logs) : 0) - 53);
         if (s->nan)
             expect_nan(&r->v[0]);

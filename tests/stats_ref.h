@@ -5,7 +5,7 @@
  * bounds the library promises (include/cured.h, "Statistics"): a result
  * within twice the float64 two-pass error plus one unit in the last place
  * of the exact value in a FLOAT32 result, five in a FLOAT64 one (LOGSUMEXP
- * with a FLOAT32 result: plus 2^-21 + 2^-24 w, w the softmax-weighted mean
+ * with a FLOAT32 result: plus 2^-21 + 2^-24 (w + 3), w the softmax-weighted mean
  * of max - x).
  */
 #ifndef CURED_TESTS_STATS_REF_H

@@ -306,6 +306,81 @@ START_TEST(test_stats_short_rows)
 }
 END_TEST
 
+/* LOGSUMEXP along rows that a group of 8 to 32 lanes shares (113 to 4000 elements):
+ * the lanes start from the largest of their first elements, so place NaN, +inf and
+ * -inf there and elsewhere, rows of -inf, rows whose first elements are -inf,
+ * ramps (a raise every few elements) and large first elements; float32 and float64. */
+static const cured_type lse_rows_types[] = {CURED_TYPE_FLOAT32, CURED_TYPE_FLOAT64};
+START_TEST(test_lse_rows_specials)
+{
+    const cured_type in = lse_rows_types[_i];
+    cured_type out;
+    ck_assert_int_eq(cured_default_result(CURED_OP_LOGSUMEXP, in, &out), CURED_SUCCESS);
+    struct rng r;
+    rng_init(&r, "lse-rows", _i);
+    const size_t size = ref_size(in), rsize = ref_result_size(CURED_OP_LOGSUMEXP, out);
+    static const size_t lens[] = {113, 128, 200, 256, 257, 500, 1024, 1531, 4000};
+    for (size_t li = 0; li < sizeof lens / sizeof *lens; li++) {
+        const size_t len = lens[li], nout = 64, n = nout * len;
+        unsigned char *host = ops_malloc(n * size);
+        fill(&r, in, host, n, 0.0);
+        for (size_t j = 0; j < nout; j++) {
+            unsigned char *row = host + j * len * size;
+            const size_t at = rng_u32(&r) % len, lane_first = (rng_u32(&r) % 8) * 4;
+            switch (j % 8) {
+            case 1: ref_put_f(in, row, at, NAN); break;
+            case 2: ref_put_f(in, row, lane_first < len ? lane_first : 0, INFINITY); break;
+            case 3: ref_put_f(in, row, lane_first < len ? lane_first : 0, NAN); break;
+            case 4:
+                for (size_t i = 0; i < len; i++)
+                    ref_put_f(in, row, i, -INFINITY);
+                break;
+            case 5: /* the lanes' first elements -inf, the rest finite */
+                for (size_t i = 0; i < len && i < 32 * 4; i += 4)
+                    ref_put_f(in, row, i, -INFINITY);
+                break;
+            case 6:
+                for (size_t i = 0; i < len; i++)
+                    ref_put_f(in, row, i, 0.75 * (double)i - 30.0);
+                break;
+            case 7: ref_put_f(in, row, 0, 80.0); ref_put_f(in, row, at, 85.0); break;
+            default: break;
+            }
+        }
+        CUdeviceptr d = dev_alloc(n * size);
+        upload(d, host, n * size);
+        const size_t obytes = nout * rsize + 64;
+        CUdeviceptr o = dev_alloc(obytes);
+        poison(o, obytes);
+        const cured_layout l = {2, {(int64_t)nout, (int64_t)len}, {(int64_t)len, 1}};
+        char what[160];
+        snprintf(what, sizeof what, "LOGSUMEXP %s->%s, %zu rows of %zu", cured_type_name(in), cured_type_name(out),
+                 nout, len);
+        cured_status st = cured_reduce_axes_stats_async(H, CURED_OP_LOGSUMEXP, DP(d), in, &l, 2u, 0.0, DP(o), out,
+                                                        NULL, NULL);
+        ck_assert_msg(st == CURED_SUCCESS, "%s: %s", what, cured_last_error());
+        CU_OK(D->CtxSynchronize());
+        unsigned char *got = ops_malloc(obytes);
+        download(got, o, obytes);
+        for (size_t j = 0; j < nout; j++) {
+            struct stats_ref sr;
+            struct ref_result want;
+            stats_ref_compute(in, host + j * len * size, len, &sr);
+            stats_ref_result(CURED_OP_LOGSUMEXP, out, &sr, 0.0, &want);
+            char w[200];
+            snprintf(w, sizeof w, "%s, row %zu (kind %zu)", what, j, j % 8);
+            ref_check(CURED_OP_LOGSUMEXP, in, out, got + j * rsize, &want, w);
+        }
+        for (size_t b = nout * rsize; b < obytes; b++)
+            ck_assert_msg(got[b] == POISON_BYTE, "%s: byte %zu past the results was written", what, b);
+        ops_free(got);
+        ops_free(host);
+        dev_free(d);
+        dev_free(o);
+    }
+}
+END_TEST
+
 /* Every shape, three runs: bitwise the same results. */
 START_TEST(test_stats_determinism)
 {
@@ -445,6 +520,7 @@ static Suite *stats_axes_suite(void)
     tcase_add_loop_test(tc, test_stats_axes_random, 0, (int)NCOMBOS);
     tcase_add_loop_test(tc, test_stats_segments_random, 0, 2 * (int)NCOMBOS);
     tcase_add_loop_test(tc, test_stats_short_rows, 0, (int)NSHORT);
+    tcase_add_loop_test(tc, test_lse_rows_specials, 0, 2);
     tcase_add_test(tc, test_stats_determinism);
     tcase_add_loop_test(tc, test_user_ops, 0, 2);
     suite_add_tcase(s, tc);
