@@ -207,15 +207,16 @@ template <class T, bool M2, bool COMP> struct ShiftedSums {
         c++;
     }
     // The merged state (COMP: the sum s1 + c1, m2 = s2 - d1^2 / n with d1
-    // the sum of x - k, all in double-double; else mv_shifted).
-    __device__ __forceinline__ MeanVarState state() const
+    // the sum of x - k, all in double-double; else mv_shifted) of n elements
+    // (the count c, or the caller's).
+    __device__ __forceinline__ MeanVarState state(double n) const
     {
         MeanVarState r = {0.0, 0.0, 0.0, 0.0};
-        if (c == 0)
+        if (n == 0.0)
             return r;
         if (!COMP)
-            return mv_shifted<M2>((double)c, k, s1, s2);
-        r.n = (double)c;
+            return mv_shifted<M2>(n, k, s1, s2);
+        r.n = n;
         const double p = r.n * k, pe = fma(r.n, k, -p);
         if (stats_finite(s1)) {
             r.hi = s1;
@@ -232,6 +233,7 @@ template <class T, bool M2, bool COMP> struct ShiftedSums {
         }
         return mv_settle<M2>(r, s2);
     }
+    __device__ __forceinline__ MeanVarState state() const { return state((double)c); }
 };
 
 // Elements whose differences and per-thread sums are exact in float64 (no COMP needed).
@@ -251,6 +253,7 @@ enum { MV_MEAN, MV_VAR, MV_STD, MV_BOTH };
 template <class T, class R, int KIND> struct MeanVarOf {
     typedef MeanVarState State;
     static const bool COMP = sizeof(R) == 8 && !mv_exact<T>::value; // see ShiftedSums
+    static const bool KIND_M2 = KIND != MV_MEAN;                      // m2 is kept
     double ddof; // set by the kernel
     __device__ static State identity()
     {
@@ -377,32 +380,7 @@ template <class Op, class A, bool RAW> __device__ __forceinline__ void bind_ddof
     bind_ddof(static_cast<Op &>(op), d);
 }
 
-// Down a column (segmented.cu's reduce_cols): a thread's rows as shifted
-// sums about the first of them, as ThreadLoop's (about eight operations per
-// element instead of a Chan merge), merged into the state once at the end.
-template <class T, class R, int KIND> struct ColumnAcc1<MeanVarOf<T, R, KIND>, T, MeanVarState> {
-    typedef MeanVarOf<T, R, KIND> Op;
-    typedef ShiftedSums<T, KIND != MV_MEAN, Op::COMP> N;
-    static const bool CHUNKED = true; // ShiftedSums' count is 32-bit
-    static const long long CHUNK = 1ll << 31;
-    __device__ static __forceinline__ N start(MeanVarState)
-    {
-        N n = {0.0, 0.0, 0.0, 0.0, 0.0, 0u};
-        return n;
-    }
-    __device__ static __forceinline__ N add(N n, T x, u64 r, Op)
-    {
-        if (n.c == 0)
-            n.k = stats_shift(&x, 1, 0);
-        n.elem(x, r);
-        return n;
-    }
-    __device__ static __forceinline__ MeanVarState flush(MeanVarState a, N n, Op op) { return op(a, n.state()); }
-};
-// Their state records (state.cuh) too.
-template <class T, class R, int KIND, bool RAW>
-struct ColumnAcc1<Record<MeanVarOf<T, R, KIND>, MeanVarState, RAW>, T, MeanVarState>
-    : ColumnAcc1<MeanVarOf<T, R, KIND>, T, MeanVarState> {};
+#include "stats_columns.cuh"
 #endif
 
 #include "stats_blocks.cuh" // (with grid.cuh only)
