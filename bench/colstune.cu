@@ -11,32 +11,13 @@
 #include <cstdio>
 #include <cstdlib>
 #include <vector>
+#include "ceiling.cuh"
 #include "segmented.cu"
 
 #ifdef COLS_MINB
 template <class T, class R, int KIND> struct ColsTuning<MeanVarOf<T, R, KIND> > { enum { MIN_BLOCKS = COLS_MINB }; };
 template <class T, class P, class R> struct ColsTuning<LogSumExp<T, P, R> > { enum { MIN_BLOCKS = COLS_MINB }; };
 #endif
-
-#define CK(x) do { cudaError_t e_ = (x); if (e_ != cudaSuccess) { \
-    printf("%s:%d %s\n", __FILE__, __LINE__, cudaGetErrorString(e_)); exit(1); } } while (0)
-
-// The ceiling: streaming 16-byte reads, 8 in flight, xor-folded.
-__global__ void __launch_bounds__(256) k_read(const uint4 *in, size_t nvec, unsigned *out)
-{
-    unsigned acc = 0;
-    const size_t step = (size_t)gridDim.x * 256;
-    size_t i = (size_t)blockIdx.x * 256 + threadIdx.x;
-    for (; i + 7 * step < nvec; i += 8 * step) {
-        uint4 v[8];
-#pragma unroll
-        for (int u = 0; u < 8; u++) v[u] = __ldcs(in + i + u * step);
-#pragma unroll
-        for (int u = 0; u < 8; u++) acc ^= v[u].x ^ v[u].y ^ v[u].z ^ v[u].w;
-    }
-    for (; i < nvec; i += step) { uint4 v = __ldcs(in + i); acc ^= v.x ^ v.y ^ v.z ^ v.w; }
-    if (acc == 0x12345678u) out[0] = acc;
-}
 
 // The bench's data (tools/axesbench.c): small integers -8 .. 7, from i and a seed.
 __global__ void k_fill(float *x, size_t n, unsigned seed)
