@@ -111,7 +111,7 @@ template <class T, class P> struct LseVisitor {
 
 // log(s) of a sum s >= 1 for a result of type R: float64's logarithm for a FLOAT64
 // result; for a narrower one e ln 2 + log(f), s = 2^e f with f in [1, 2), log(f) as
-// logf of f rounded to float plus that rounding's share (f - (float)f) / f. Within
+// logf of f rounded to float plus that rounding's share (f - (float)f) / (float)f. Within
 // 2^-24 of log(s) (logf's 1 ulp on [0, ln 2)), in float work instead of the ~40
 // float64 instructions of log, once a result (few-row columns: once per few elements).
 // 0, inf and NaN (no element, overflow) take log.

@@ -216,7 +216,7 @@ struct Cols {
     unsigned fold, spare;    // fold: dense rows narrower than a vector, read as 16-byte rows
 };
 #include "cols_combine.cuh"
-// reduce_cols' blocks an SM to keep resident (0: no bound; stats.cuh's for the moments).
+// reduce_cols' blocks an SM to keep resident (0: no bound; bench/colstune.cu tries others).
 template <class Op> struct ColsTuning { enum { MIN_BLOCKS = 0 }; };
 template <class T, class A, class Op, int BLOCK, int TX, int VEC, int RS>
 __global__ void __launch_bounds__(BLOCK, ColsTuning<Op>::MIN_BLOCKS)

@@ -12,7 +12,7 @@
 template <class Op, class T, int VEC> struct MeanVarColumns {
     typedef ShiftedSums<T, Op::KIND_M2, Op::COMP> S;
     struct N {
-        S a[VEC];
+        S a[VEC]; // (their own 32-bit counts c stay 0: close takes the kernel's)
         bool started; // the shifts are set (the thread's first row)
     };
     typedef N W;
