@@ -3,7 +3,9 @@
  * (gpu_util.h) is host memory here, and the statistics calls it makes are
  * renamed (tests.am) to the ones below, which take the library's own
  * argument checks and run kernels-src/stats.cuh's loops and merges on the
- * CPU (stats_emu_kernels.cc). So the suite's cases, references and bounds
+ * CPU (stats_emu_kernels.cc), once as the whole-array kernel and once with
+ * the moments as one column (reduce_cols' accumulator and merges). So the
+ * suite's cases, references and bounds
  * are checked against the kernels' arithmetic on every CI run; the GPU run
  * of test-gpu-stats remains the test of the GPU. Sizes are those of
  * CURED_TEST_NO_HUGE unless CURED_TEST_EMU_FULL=1.
@@ -17,6 +19,7 @@
 #include <unistd.h>
 
 int emu_stats_run(cured_op op, cured_type in, cured_type out, double ddof, const void *x, size_t n, void *res);
+extern int emu_columns; /* stats_emu_kernels.cc: the moments as one column (0: the whole-array kernel) */
 
 static CUresult ok0(CUstream s)
 {
@@ -201,6 +204,11 @@ int gpu_main(const char *prog, Suite *s)
     srunner_set_fork_status(sr, CK_NOFORK);
     srunner_run_all(sr, CK_NORMAL);
     int failed = srunner_ntests_failed(sr);
+    /* Again with the moments down one column (reduce_cols' accumulator and merges). */
+    printf("%s: the moments as one column of n rows\n", prog);
+    emu_columns = 1;
+    srunner_run_all(sr, CK_NORMAL);
+    failed += srunner_ntests_failed(sr);
     srunner_free(sr);
     return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
 }

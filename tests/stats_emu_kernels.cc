@@ -122,6 +122,9 @@ inline void thread_visit(const Src &src, size_t n, size_t rank, size_t size, Vis
 template <class Op> struct ThreadLoop;
 template <class Op> struct VecStep; // (packed.cuh's: specialized by stats.cuh, unused here)
 #include "stats.cuh"
+template <class Op, class T, class A, int VEC> struct ColumnAcc; // (sums8.cuh's, specialized by:)
+template <class Op, class A, bool RAW> struct Record;
+#include "stats_columns.cuh"
 
 #define EMU_RESIDENT 7
 #define BLOCK 256
@@ -282,13 +285,71 @@ template <class T, class Op> static void run(const void *x, size_t n, Op op, voi
     op.write(out, partials[0], n);
 }
 
+// The same data as one column of n rows down segmented.cu's reduce_cols (moments only):
+// `splits` blocks of the rows, TY phases a block (thread ty takes rows ty, ty + TY, ...)
+// through stats_columns.cuh's MeanVarColumns, the phases joined by the kernel's tree of
+// merges, the splits' partials by cols_finish's combine_rows (two phases, each in order).
+// Every lane of the vector holds the row's element; lane 0's result is taken.
+extern "C" {
+int emu_columns = 0; // set by stats_emu.c's second pass
+}
+template <class T, class Op> static void run_column(const void *x, size_t n, Op op, void *out)
+{
+    const int VEC = 16 / sizeof(T), TY = n <= 64 ? 1 : 8;
+    typedef ColumnAcc<Op, T, MeanVarState, VEC> CA;
+    const T *in = static_cast<const T *>(x);
+    size_t splits = n > 4096 ? n / 2048 : 1;
+    splits = splits > 40 ? 40 : splits;
+    MeanVarState part[40];
+    for (size_t sp = 0; sp < splits; sp++) {
+        const size_t r0 = n * sp / splits, r1 = n * (sp + 1) / splits;
+        MeanVarState acc[8];
+        for (int ty = 0; ty < TY; ty++) {
+            typename CA::W w;
+            CA::open(w);
+            size_t r = r0 + ty;
+            if (r < r1) {
+                typename CA::N nn;
+                CA::start(nn, w);
+                for (; r < r1; r += TY) {
+                    T lanes[16 / sizeof(T)];
+                    for (int k = 0; k < VEC; k++)
+                        lanes[k] = in[r];
+                    uint4 v;
+                    std::memcpy(&v, lanes, sizeof v);
+                    CA::add(nn, v, (u64)r, op);
+                }
+                CA::flush(w, nn, op);
+            }
+            MeanVarState a[16 / sizeof(T)];
+            CA::close(a, w, (long long)((r - (r0 + ty)) / TY), op);
+            acc[ty] = a[0];
+        }
+        for (int h = TY / 2; h > 0; h >>= 1)
+            for (int ty = 0; ty < h; ty++)
+                acc[ty] = op(acc[ty], acc[ty + h]);
+        part[sp] = acc[0];
+    }
+    MeanVarState v[2] = {Op::identity(), Op::identity()};
+    for (size_t sp = 0; sp < splits; sp++)
+        v[sp % 2] = op(v[sp % 2], part[sp]);
+    op.write(out, splits > 1 ? op(v[0], v[1]) : part[0], n);
+}
+template <class T, class Op> static void run_moments(const void *x, size_t n, Op op, void *out)
+{
+    if (emu_columns)
+        run_column<T>(x, n, op, out);
+    else
+        run<T>(x, n, op, out);
+}
+
 template <class T, class R> static int dispatch_out(cured_op op, double ddof, const void *x, size_t n, void *out)
 {
     switch (op) {
-    case CURED_OP_MEAN: { Mean<T, double, R> o; o.ddof = ddof; run<T>(x, n, o, out); return 1; }
-    case CURED_OP_VAR: { Var<T, double, R> o; o.ddof = ddof; run<T>(x, n, o, out); return 1; }
-    case CURED_OP_STD: { Std<T, double, R> o; o.ddof = ddof; run<T>(x, n, o, out); return 1; }
-    case CURED_OP_MEAN_VAR: { MeanVar<T, double, R> o; o.ddof = ddof; run<T>(x, n, o, out); return 1; }
+    case CURED_OP_MEAN: { Mean<T, double, R> o; o.ddof = ddof; run_moments<T>(x, n, o, out); return 1; }
+    case CURED_OP_VAR: { Var<T, double, R> o; o.ddof = ddof; run_moments<T>(x, n, o, out); return 1; }
+    case CURED_OP_STD: { Std<T, double, R> o; o.ddof = ddof; run_moments<T>(x, n, o, out); return 1; }
+    case CURED_OP_MEAN_VAR: { MeanVar<T, double, R> o; o.ddof = ddof; run_moments<T>(x, n, o, out); return 1; }
     case CURED_OP_LOGSUMEXP: { LogSumExp<T, R, R> o; run<T>(x, n, o, out); return 1; }
     default: return 0;
     }
