@@ -33,25 +33,7 @@ static char *out;
 static int sms;
 static double ceiling_us;
 
-template <class F> static double median_us(F launch)
-{
-    cudaEvent_t a, b;
-    CK(cudaEventCreate(&a)); CK(cudaEventCreate(&b));
-    std::vector<float> t;
-    for (int it = 0; it < ITERS + 3; it++) {
-        CK(cudaEventRecord(a));
-        launch(bufs[it % NBUF]);
-        CK(cudaEventRecord(b));
-        CK(cudaEventSynchronize(b));
-        float ms;
-        CK(cudaEventElapsedTime(&ms, a, b));
-        if (it >= 3) t.push_back(ms * 1000.0f);
-    }
-    CK(cudaGetLastError());
-    CK(cudaEventDestroy(a)); CK(cudaEventDestroy(b));
-    std::sort(t.begin(), t.end());
-    return t[t.size() / 2];
-}
+template <class F> static double median_us(F launch) { return bench_median_us(launch, bufs, NBUF, ITERS); }
 
 // FNV-1a of the output bytes of the last launch (on buffer 0).
 static unsigned long long hash_out(size_t bytes)

@@ -154,24 +154,7 @@ static float *bufs[NBUF];
 static size_t N;
 static int sms;
 
-template <class F> static double median_us(F launch)
-{
-    cudaEvent_t a, b;
-    CK(cudaEventCreate(&a)); CK(cudaEventCreate(&b));
-    std::vector<float> t;
-    for (int it = 0; it < ITERS + 3; it++) {
-        CK(cudaEventRecord(a));
-        launch(bufs[it % NBUF]);
-        CK(cudaEventRecord(b));
-        CK(cudaEventSynchronize(b));
-        float ms;
-        CK(cudaEventElapsedTime(&ms, a, b));
-        if (it >= 3) t.push_back(ms * 1000.0f);
-    }
-    CK(cudaGetLastError());
-    std::sort(t.begin(), t.end());
-    return t[t.size() / 2];
-}
+template <class F> static double median_us(F launch) { return bench_median_us(launch, bufs, NBUF, ITERS); }
 
 static double ceiling_us;
 static void report(const char *name, double us, int blocks)
