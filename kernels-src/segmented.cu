@@ -105,14 +105,14 @@ template <class T, class R, int KIND> struct GroupLoop<MeanVarOf<T, R, KIND> > {
         } else {
             const bool M2 = KIND != MV_MEAN;
             const double k = live ? stats_shift(in, n, stats_first_index(in, n, 0)) : 0.0;
-            ShiftedSums<T, M2, false> vis = {k, 0.0, 0.0, 0.0, 0.0, 0u};
+            ShiftedSums<T, M2, false, Op::S2C> vis = {k, 0.0, 0.0, 0.0, 0.0, 0u};
             if (live) {
                 Source1<T> src = {in};
                 thread_visit<T, UNROLL, LoadLdg>(src, n, (size_t)lane, G, vis);
             }
-            MomentSums s = {vis.s1, vis.s2, (u64)vis.c};
-            s = group_reduce<G>(s, AddMoments());
-            return s.c ? mv_shifted<M2>((double)s.c, k, s.s1, s.s2) : Op::identity();
+            MomentSums<Op::S2C> s = MomentSums<Op::S2C>::of(vis);
+            s = group_reduce<G>(s, AddMoments<Op::S2C>());
+            return s.c ? mv_shifted<M2, Op::S2C>((double)s.c, k, s.s1, s.s2, s.comp()) : Op::identity();
         }
     }
 };

@@ -115,12 +115,14 @@ template <bool M2> __device__ __forceinline__ MeanVarState mv_settle(MeanVarStat
 // into the merged state: the sum n k + s1 (n k exact by fma) and
 // m2 = s2 - s1^2 / n. m2 = M2 + n (mean - k)^2 with M2 >= (mean - k)^2, so
 // the subtraction loses at most a factor n of float64's precision.
-template <bool M2> __device__ __forceinline__ MeanVarState mv_shifted(double n, double k, double s1, double s2)
+// c2: s2's compensation (ShiftedSums' S2C).
+template <bool M2, bool S2C = false>
+__device__ __forceinline__ MeanVarState mv_shifted(double n, double k, double s1, double s2, double c2 = 0.0)
 {
     MeanVarState r = {n, n * k, 0.0, 0.0};
     r.lo = fma(n, k, -r.hi) + s1;
     if (M2)
-        r.m2 = fma(-s1, stats_div(s1, n), s2);
+        r.m2 = S2C ? fma(-s1, stats_div(s1, n), s2) + c2 : fma(-s1, stats_div(s1, n), s2);
     return mv_settle<M2>(r, s2);
 }
 
@@ -142,17 +144,46 @@ template <class T> __device__ __forceinline__ double stats_shift(const T *in, si
 
 // Shifted sums of threads that share one shift add plainly (a block of the
 // whole-array kernel, stats_blocks.cuh's BlockLoop; a row's lanes, segmented.cu's
-// GroupLoop): s1, s2, count.
-struct MomentSums { double s1, s2; u64 c; };
-struct AddMoments {
-    __device__ static MomentSums identity()
+// GroupLoop): s1, s2, count; with S2C (ShiftedSums) also s2's compensation c2,
+// the additions of s2 by TwoSum.
+template <bool S2C> struct MomentSums {
+    double s1, s2;
+    u64 c;
+    template <class V> __device__ static MomentSums of(const V &v)
     {
-        MomentSums s = {0.0, 0.0, 0ull};
+        MomentSums s = {v.s1, v.s2, (u64)v.c};
         return s;
     }
-    __device__ MomentSums operator()(MomentSums a, MomentSums b) const
+    __device__ double comp() const { return 0.0; }
+};
+template <> struct MomentSums<true> {
+    double s1, s2, c2;
+    u64 c;
+    template <class V> __device__ static MomentSums of(const V &v)
     {
-        MomentSums r = {a.s1 + b.s1, a.s2 + b.s2, a.c + b.c};
+        MomentSums s = {v.s1, v.s2, v.c2, (u64)v.c};
+        return s;
+    }
+    __device__ double comp() const { return c2; }
+};
+template <bool S2C> struct AddMoments {
+    __device__ static MomentSums<S2C> identity()
+    {
+        MomentSums<S2C> s = {};
+        return s;
+    }
+    __device__ MomentSums<S2C> operator()(MomentSums<S2C> a, MomentSums<S2C> b) const
+    {
+        MomentSums<S2C> r = a;
+        r.s1 = a.s1 + b.s1;
+        r.c = a.c + b.c;
+        if constexpr (S2C) {
+            double e;
+            r.s2 = two_sum(a.s2, b.s2, e);
+            r.c2 = (a.c2 + b.c2) + e;
+        } else {
+            r.s2 = a.s2 + b.s2;
+        }
         return r;
     }
 };
@@ -170,7 +201,13 @@ struct AddMoments {
 // far from the thread's other elements: float64 results are then within a
 // few ulps of the exact value for any data (about eight times the float64
 // work per element: a float64 input still reads at close to the ceiling).
-template <class T, bool M2, bool COMP> struct ShiftedSums {
+// S2C (columns of 32-bit integers into float64, MeanVarColumns): s1 stays a
+// plain sum (exact: integers below 2^53), s2 is compensated as in COMP, c2
+// its error. A thread adds a whole run of rows one after another, and the
+// squares of 33-bit differences fill float64's mantissa, so the plain sum
+// rounds once per row: up to r times 2^-53 of sum((x - k)^2) for r rows,
+// past the one rounding that cured.h allows for the shift.
+template <class T, bool M2, bool COMP, bool S2C = false> struct ShiftedSums {
     static const bool HEAD_LAST = false;
     double k, s1, s2, c1, c2;
     unsigned c;
@@ -179,8 +216,14 @@ template <class T, bool M2, bool COMP> struct ShiftedSums {
         if (!COMP) {
             const double d = x - k;
             s1 += d;
-            if (M2)
+            if (M2 && S2C) {
+                double e;
+                const double q = d * d;
+                s2 = two_sum(s2, q, e);
+                c2 += e + fma(d, d, -q);
+            } else if (M2) {
                 s2 = fma(d, d, s2);
+            }
             return;
         }
         double e;
@@ -215,7 +258,7 @@ template <class T, bool M2, bool COMP> struct ShiftedSums {
         if (n == 0.0)
             return r;
         if (!COMP)
-            return mv_shifted<M2>(n, k, s1, s2);
+            return mv_shifted<M2, S2C>(n, k, s1, s2, c2);
         r.n = n;
         const double p = r.n * k, pe = fma(r.n, k, -p);
         if (stats_finite(s1)) {
@@ -253,6 +296,7 @@ enum { MV_MEAN, MV_VAR, MV_STD, MV_BOTH };
 template <class T, class R, int KIND> struct MeanVarOf {
     typedef MeanVarState State;
     static const bool COMP = sizeof(R) == 8 && !mv_exact<T>::value; // see ShiftedSums
+    static const bool S2C = sizeof(R) == 8 && mv_exact<T>::value && sizeof(T) == 4;
     static const bool KIND_M2 = KIND != MV_MEAN;                      // m2 is kept
     double ddof; // set by the kernel
     __device__ static State identity()
@@ -300,7 +344,7 @@ template <class T, class R, int KIND> struct VecStep<MeanVarOf<T, R, KIND> > {
     __device__ static __forceinline__ MeanVarState step(MeanVarState acc, uint4 v, u64, MeanVarOf<T, R, KIND>)
     {
         const double k = widen<double>(reinterpret_cast<const T *>(&v)[0]);
-        ShiftedSums<T, KIND != MV_MEAN, MeanVarOf<T, R, KIND>::COMP> vis = {stats_finite(k) ? k : 0.0, 0.0, 0.0,
+        ShiftedSums<T, KIND != MV_MEAN, MeanVarOf<T, R, KIND>::COMP, MeanVarOf<T, R, KIND>::S2C> vis = {stats_finite(k) ? k : 0.0, 0.0, 0.0,
                                                                             0.0, 0.0, 0u};
         vis.vec(v, 0, 0);
         return mv_merge(acc, vis.state());
@@ -313,7 +357,7 @@ template <class T, class R, int KIND> struct ThreadLoop<MeanVarOf<T, R, KIND> > 
     {
         // k: the first element thread_visit gives this thread, loaded apart
         // (its latency overlaps the loop's first loads).
-        ShiftedSums<T, KIND != MV_MEAN, MeanVarOf<T, R, KIND>::COMP> vis = {
+        ShiftedSums<T, KIND != MV_MEAN, MeanVarOf<T, R, KIND>::COMP, MeanVarOf<T, R, KIND>::S2C> vis = {
             stats_shift(in, n, stats_first_index(in, n, rank)), 0.0, 0.0, 0.0, 0.0, 0u};
         Source1<T> src = {in};
         thread_visit<T, UNROLL, LoadLdg>(src, n, rank, size, vis);

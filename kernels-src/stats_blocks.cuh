@@ -43,12 +43,12 @@ template <class T, class R, int KIND> struct BlockLoop<MeanVarOf<T, R, KIND> > {
         } else {
             const bool M2 = KIND != MV_MEAN;
             const double k = stats_shift(in, n, stats_first_index(in, n, rank0));
-            ShiftedSums<T, M2, false> vis = {k, 0.0, 0.0, 0.0, 0.0, 0u};
+            ShiftedSums<T, M2, false, Op::S2C> vis = {k, 0.0, 0.0, 0.0, 0.0, 0u};
             Source1<T> src = {in};
             thread_visit<T, UNROLL, LoadLdg>(src, n, rank0 + threadIdx.x, size, vis);
-            MomentSums s = {vis.s1, vis.s2, (u64)vis.c};
-            s = block_reduce_shuffle<BLOCK>(s, AddMoments());
-            return s.c ? mv_shifted<M2>((double)s.c, k, s.s1, s.s2) : Op::identity();
+            MomentSums<Op::S2C> s = MomentSums<Op::S2C>::of(vis);
+            s = block_reduce_shuffle<BLOCK>(s, AddMoments<Op::S2C>());
+            return s.c ? mv_shifted<M2, Op::S2C>((double)s.c, k, s.s1, s.s2, s.comp()) : Op::identity();
         }
     }
 };

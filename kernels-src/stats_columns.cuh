@@ -10,7 +10,8 @@
 // own count is 32-bit): merging chunk states held ~24 more registers through the
 // loop, a third of the blocks an SM (bench/NOTES.md, v22).
 template <class Op, class T, int VEC> struct MeanVarColumns {
-    typedef ShiftedSums<T, Op::KIND_M2, Op::COMP> S;
+    // 32-bit integers into float64: s2 compensated (ShiftedSums' S2C), as a run of rows is long.
+    typedef ShiftedSums<T, Op::KIND_M2, Op::COMP, Op::S2C> S;
     struct N {
         S a[VEC]; // (their own 32-bit counts c stay 0: close takes the kernel's)
         bool started; // the shifts are set (the thread's first row)

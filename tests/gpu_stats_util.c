@@ -116,6 +116,50 @@ static void check_got(const char *what, cured_op op, cured_type t, cured_type ou
     expect_poison(got, ref_result_size(op, out), what);
 }
 
+#ifndef CURED_STATS_EMU
+/* The same data as each of 4 columns of an (n, 4) array (reduce_cols: a thread's run of
+ * rows) and as each of 4 rows of a (4, n) one (the row kernels), along the reduced axis;
+ * every result is checked. The emulation (test-stats-emu) runs the column pass itself. */
+static void check_axes(const char *what, cured_op op, cured_type t, cured_type out, double ddof,
+                       const struct stats_ref *s, const void *h, const struct ref_result *r)
+{
+    enum { C = 4 };
+    const size_t n = s->n, size = ref_size(t), rsize = ref_result_size(op, out);
+    if (n == 0 || n > ((size_t)1 << 16))
+        return;
+    unsigned char *cols = gs_malloc(n * C * size), *rows = gs_malloc(n * C * size);
+    for (size_t i = 0; i < n; i++)
+        for (size_t j = 0; j < C; j++) {
+            memcpy(cols + (i * C + j) * size, (const unsigned char *)h + i * size, size);
+            memcpy(rows + (j * n + i) * size, (const unsigned char *)h + i * size, size);
+        }
+    for (int axis = 0; axis < 2; axis++) {
+        const cured_layout lay = {2, {axis ? C : (int64_t)n, axis ? (int64_t)n : C}, {axis ? (int64_t)n : C, 1}};
+        CUdeviceptr d = dev_alloc(n * C * size), o = dev_alloc(SLOT * C);
+        upload(d, axis ? rows : cols, n * C * size);
+        poison(o, SLOT * C);
+        char w[300];
+        snprintf(w, sizeof w, "%s %s %s->%s ddof %g along axis %d of (%s), %s, n=%zu", axis ? "rows" : "columns",
+                 cured_op_name(op), cured_type_name(t), cured_type_name(out), ddof, axis, axis ? "4, n" : "n, 4",
+                 what, n);
+        CURED_OK(cured_reduce_axes_stats_async(H, op, DP(d), t, &lay, 1u << axis, ddof, DP(o), out, NULL, NULL));
+        unsigned char got[SLOT * C];
+        download(got, o, sizeof got);
+        for (size_t j = 0; j < C; j++) {
+            char wj[340];
+            snprintf(wj, sizeof wj, "%s, result %zu", w, j);
+            ref_check(op, t, out, got + j * rsize, r, wj);
+        }
+        for (size_t k = C * rsize; k < sizeof got; k++)
+            ck_assert_msg(got[k] == POISON_BYTE, "%s: byte %zu written (0x%02x) (seed %llu)", w, k, got[k], test_seed);
+        dev_free(d);
+        dev_free(o);
+    }
+    gs_free(cols);
+    gs_free(rows);
+}
+#endif
+
 void gs_check(const char *what, cured_op op, cured_type t, cured_type out, double ddof, const struct stats_ref *s,
               CUdeviceptr d)
 {
@@ -167,7 +211,15 @@ void gs_check_all(const char *what, cured_type t, const void *h, CUdeviceptr d, 
             if (!offered(ops[k], t, (cured_type)out))
                 continue;
             const int moments = ops[k] != CURED_OP_MEAN && ops[k] != CURED_OP_LOGSUMEXP;
-            for (size_t j = 0; j < (moments && !gs_light() ? 4 : 1); j++)
+            for (size_t j = 0; j < (moments && !gs_light() ? 4 : 1); j++) {
                 gs_check(what, ops[k], t, (cured_type)out, ddofs[j], &s, d);
+#ifndef CURED_STATS_EMU
+                if (j < 2 && !gs_light()) {
+                    struct ref_result r;
+                    stats_ref_result(ops[k], (cured_type)out, &s, ddofs[j], &r);
+                    check_axes(what, ops[k], t, (cured_type)out, ddofs[j], &s, h, &r);
+                }
+#endif
+            }
         }
 }

@@ -192,23 +192,29 @@ TCase *gs_custom_tcase(void)
     return tcase_create("user_defined_multi (GPU only)");
 }
 
+/* The suite is test-gpu-stats' (prog); this program is test-stats-emu, whose lines say so. */
 int gpu_main(const char *prog, Suite *s)
 {
+    (void)prog;
+    const char *self = "test-stats-emu";
     const char *env = getenv("CURED_TEST_SEED"), *full = getenv("CURED_TEST_EMU_FULL");
     test_seed = env && *env ? strtoull(env, NULL, 0)
                             : (unsigned long long)time(NULL) ^ ((unsigned long long)getpid() << 20);
     if (full == NULL || strcmp(full, "1") != 0)
         setenv("CURED_TEST_NO_HUGE", "1", 1);
-    printf("%s: emulating the statistics kernels on the CPU (seed %llu)\n", prog, test_seed);
+    printf("%s: emulating the statistics kernels on the CPU (seed %llu)\n", self, test_seed);
     SRunner *sr = srunner_create(s);
     srunner_set_fork_status(sr, CK_NOFORK);
     srunner_run_all(sr, CK_NORMAL);
     int failed = srunner_ntests_failed(sr);
     /* Again with the moments down one column (reduce_cols' accumulator and merges). */
-    printf("%s: the moments as one column of n rows\n", prog);
+    printf("%s: the moments as one column of n rows\n", self);
     emu_columns = 1;
     srunner_run_all(sr, CK_NORMAL);
     failed += srunner_ntests_failed(sr);
     srunner_free(sr);
+    if (failed)
+        printf("%s: %d failure(s); rerun with: CURED_TEST_SEED=%llu ./tests/test-stats-emu\n", self, failed,
+               test_seed);
     return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
 }

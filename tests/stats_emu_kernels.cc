@@ -170,16 +170,16 @@ template <class T, class R, int KIND> struct EmuMoments<T, R, KIND, false> {
     {
         const bool M2 = KIND != MV_MEAN;
         const double k = stats_shift(in, n, stats_first_index(in, n, b * BLOCK));
-        MomentSums v[BLOCK];
+        const bool S2C = MeanVarOf<T, R, KIND>::S2C;
+        MomentSums<S2C> v[BLOCK];
         for (int t = 0; t < BLOCK; t++) {
-            ShiftedSums<T, M2, false> vis = {k, 0.0, 0.0, 0.0, 0.0, 0u};
+            ShiftedSums<T, M2, false, S2C> vis = {k, 0.0, 0.0, 0.0, 0.0, 0u};
             Source1<T> src = {in};
             thread_visit<T, 4, LoadLdg>(src, n, b * BLOCK + t, grid * BLOCK, vis);
-            const MomentSums s = {vis.s1, vis.s2, (u64)vis.c};
-            v[t] = s;
+            v[t] = MomentSums<S2C>::of(vis);
         }
-        const MomentSums s = block(v, AddMoments());
-        return s.c ? mv_shifted<M2>((double)s.c, k, s.s1, s.s2) : MeanVarOf<T, R, KIND>::identity();
+        const MomentSums<S2C> s = block(v, AddMoments<S2C>());
+        return s.c ? mv_shifted<M2, S2C>((double)s.c, k, s.s1, s.s2, s.comp()) : MeanVarOf<T, R, KIND>::identity();
     }
 };
 template <class T, class R, int KIND>
