@@ -71,8 +71,7 @@ int gpu_main(const char *prog, Suite *s)
     int failed = srunner_ntests_failed(sr);
     srunner_free(sr);
     if (failed)
-        printf("%s: %d failure(s); rerun with CURED_TEST_SEED=%llu to reproduce the data\n", prog,
-               failed, test_seed);
+        printf("%s: %d failure(s); rerun with: CURED_TEST_SEED=%llu ./tests/%s\n", prog, failed, test_seed, prog);
     if (H != NULL && cured_destroy(H) != CURED_SUCCESS) {
         printf("%s: cured_destroy: %s\n", prog, cured_last_error());
         failed++;
