@@ -193,14 +193,16 @@ typedef enum cured_type {
  * bfloat16 inputs with large means; a FLOAT64 result is within twice the
  * two-pass's error plus five float64 ulps (its per-thread sums are then
  * compensated, which costs about eight times the float64 work per element:
- * float64 results of float32 data read below the ceiling). For the
- * integers and float16 of one shift per block, whose sums are not
- * compensated, add 2^-52 times sum((x - k)^2) - sum((x - mean)^2), k the
- * shift of each element's block or row (its first element): the sums
- * round relative to the squares about the shift, which matters only where
- * a block starts with a value far from the mean (the variance of 1003
- * int32 values of 0..1000 after one 2^31 - 1 can be off by some hundred
- * float64 ulps). 64-bit integer
+ * float64 results of float32 data read below the ceiling). For the 8-, 16-
+ * and 32-bit integers and float16, which share one shift per block (their
+ * differences x - k are exact, and so are the sums of the squares of the
+ * 8- and 16-bit ones; those of 32-bit integers are compensated), add
+ * 2^-52 times sum((x - k)^2) - sum((x - mean)^2), k the shift of each
+ * element's block, row or thread's run of a column's rows (its first
+ * element): the result rounds relative to the squares about the shift,
+ * which matters only where a block starts with a value far from the mean
+ * (the variance of 1003 int32 values of 0..1000 after one 2^31 - 1 can be
+ * off by some hundred float64 ulps). 64-bit integer
  * elements are rounded to float64 as they are read (as NumPy's mean and
  * var do); beyond 2^53 in magnitude the bounds then also allow what that
  * rounding moves the result by (the mean: at most the average rounding
