@@ -35,7 +35,7 @@ __all__ = [
     "sum", "prod", "min", "max", "amin", "amax", "nanmin", "nanmax", "argmin", "argmax",
     "nanargmin", "nanargmax", "bitwise_and", "bitwise_or", "bitwise_xor", "all", "any", "dot",
     "mean", "var", "std", "logsumexp", "count_nonzero",
-    "custom", "Custom", "CuredError", "LibraryNotFound", "AxisError", "library_version",
+    "custom", "Custom", "CuredError", "LibraryNotFound", "AxisError", "library_version", "info",
 ]
 
 # cured_op values (include/cured.h).
@@ -47,6 +47,16 @@ ALGO_AUTO = 0
 def library_version():
     """The version string of the libcured in use, e.g. "0.1.0"."""
     return _lib.lib().cured_version_string().decode()
+
+
+def info():
+    """What this installation found, as a dict: "library" (the libcured loaded: the wheel's own
+    copy, CURED_LIBRARY's, or the system's; "library_bundled" says which) and its version,
+    "nvrtc" (NVRTC's version, "nvrtc_from": "system" or the path of the nvidia-cuda-nvrtc
+    wheel's library or CURED_NVRTC_LIBRARY's), "driver" (the CUDA driver's version) and
+    "cache_dir" (the disk cache, None when off). What could not be found is None, with the
+    reason under the same name plus "_error". Never raises for a missing GPU or library."""
+    return _lib.info()
 
 
 def _no_axis(fn, axis, keepdims):

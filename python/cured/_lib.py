@@ -1,19 +1,10 @@
 """libcured through ctypes: finding it, the prototypes, statuses as exceptions."""
 import ctypes
 import ctypes.util
+import glob
 import os
 import threading
 
-# cured_status names by value (include/cured.h; values are only appended).
-STATUS_NAMES = [
-    "CURED_SUCCESS", "CURED_ERROR_NULL_HANDLE", "CURED_ERROR_NULL_POINTER", "CURED_ERROR_INVALID_ENUM",
-    "CURED_ERROR_SIZE_OVERFLOW", "CURED_ERROR_NOT_DEVICE_POINTER", "CURED_ERROR_MISALIGNED",
-    "CURED_ERROR_NO_DRIVER", "CURED_ERROR_NO_DEVICE", "CURED_ERROR_NO_NVRTC", "CURED_ERROR_INVALID_DEVICE",
-    "CURED_ERROR_COMPILE", "CURED_ERROR_NOT_SUPPORTED", "CURED_ERROR_OUT_OF_MEMORY", "CURED_ERROR_CUDA",
-    "CURED_ERROR_TYPE_MISMATCH", "CURED_ERROR_INVALID_VALUE", "CURED_ERROR_INTERNAL",
-    "CURED_ERROR_EMPTY_INPUT", "CURED_ERROR_ALL_NAN", "CURED_ERROR_INVALID_EXPRESSION", "CURED_ERROR_OUT_OF_RANGE",
-    "CURED_ERROR_TOO_FEW_ELEMENTS", "CURED_ERROR_NO_NCCL", "CURED_ERROR_NCCL",
-]
 SUCCESS = 0
 TYPE_MISMATCH = 15
 ALL_NAN = 19
@@ -26,7 +17,7 @@ class CuredError(RuntimeError):
 
     def __init__(self, code, message, call=None):
         self.code = code
-        self.status = STATUS_NAMES[code] if 0 <= code < len(STATUS_NAMES) else "CURED_STATUS_%d" % code
+        self.status = status_name(code)
         self.message = message
         self.call = call
         where = "%s: " % call if call else ""
@@ -40,8 +31,9 @@ class LibraryNotFound(CuredError, OSError):
         self.tried = tried
         self.code, self.status, self.call = -1, "LIBRARY_NOT_FOUND", None
         self.message = ("libcured could not be loaded; tried " + "; ".join(tried) +
-                        ". Install cured (make install; ldconfig) or set CURED_LIBRARY to the path "
-                        "of libcured.so")
+                        ". Install the package with its library (pip install ./python from the cured "
+                        "source tree), install cured (make install; ldconfig), or set CURED_LIBRARY to the "
+                        "path of libcured.so")
         OSError.__init__(self, self.message)
 
     def __str__(self):
@@ -61,6 +53,9 @@ _PROTOTYPES = {
     "cured_version": (ctypes.c_int, [ctypes.POINTER(ctypes.c_int)] * 3),
     "cured_version_string": (ctypes.c_char_p, []),
     "cured_status_string": (ctypes.c_char_p, [c_status]),
+    "cured_nvrtc_version": (c_status, [ctypes.POINTER(ctypes.c_int)] * 2),
+    "cured_driver_version": (c_status, [ctypes.POINTER(ctypes.c_int)]),
+    "cured_cache_dir": (ctypes.c_char_p, []),
     "cured_last_error": (ctypes.c_char_p, []),
     "cured_create": (c_status, [ctypes.c_int, ctypes.POINTER(c_handle)]),
     "cured_destroy": (c_status, [c_handle]),
@@ -87,24 +82,63 @@ _PROTOTYPES = {
 }
 
 
+BUNDLED = os.path.join(os.path.dirname(os.path.abspath(__file__)), "libcured.so.0")
+_loaded_from = None
+_nvrtc_from = None
+
+
 def _candidates():
+    """CURED_LIBRARY alone if set; else the wheel's own copy, then the system loader's."""
     env = os.environ.get("CURED_LIBRARY")
     if env:
         return [env]
-    names = ["libcured.so.0", "libcured.so"]
+    names = [BUNDLED] if os.path.exists(BUNDLED) else []
+    names += ["libcured.so.0", "libcured.so"]
     found = ctypes.util.find_library("cured")
     if found and found not in names:
         names.append(found)
     return names
 
 
+def _wheel_nvrtc():
+    """libnvrtc from NVIDIA's nvidia-cuda-nvrtc wheel, when it is installed; None otherwise."""
+    try:
+        import importlib.util
+        spec = importlib.util.find_spec("nvidia")
+    except (ImportError, ValueError):
+        return None
+    for base in (spec.submodule_search_locations or []) if spec else []:
+        for sub in ("cuda_nvrtc/lib", "cu13/lib", "cu12/lib"):
+            hits = sorted(glob.glob(os.path.join(base, sub, "libnvrtc.so.*")))
+            hits = [h for h in hits if "builtins" not in os.path.basename(h)]
+            if hits:
+                return hits[-1]
+    return None
+
+
+def _choose_nvrtc():
+    """NVRTC from the wheel when present and CURED_NVRTC_LIBRARY is unset (the library reads that
+    variable when it first compiles); else the library's own search of the system toolkit."""
+    global _nvrtc_from
+    if os.environ.get("CURED_NVRTC_LIBRARY"):
+        _nvrtc_from = "CURED_NVRTC_LIBRARY"
+        return
+    path = _wheel_nvrtc()
+    if path:
+        os.environ["CURED_NVRTC_LIBRARY"] = path
+        _nvrtc_from = "nvidia-cuda-nvrtc wheel"
+    else:
+        _nvrtc_from = "system"
+
+
 def lib():
     """The loaded libcured, with prototypes set; LibraryNotFound if it cannot be loaded."""
-    global _lib
+    global _lib, _loaded_from
     if _lib is not None:
         return _lib
     with _lock:
         if _lib is None:
+            _choose_nvrtc()
             tried = []
             for name in _candidates():
                 try:
@@ -117,10 +151,22 @@ def lib():
                     f.restype = res
                     f.argtypes = args
                 _lib = handle
+                _loaded_from = name
                 break
             else:
                 raise LibraryNotFound(tried)
     return _lib
+
+
+def status_name(code):
+    """The name of a cured_status value, e.g. "CURED_ERROR_NO_DRIVER", as the library gives it."""
+    try:
+        name = lib().cured_status_string(int(code))
+    except LibraryNotFound:
+        name = None
+    name = name.decode() if name else ""
+    known = name.startswith("CURED_") and name != "CURED_STATUS_UNKNOWN"
+    return name if known else "CURED_STATUS_%d" % code
 
 
 def last_error():
@@ -149,3 +195,32 @@ def handle(device):
             check(lib().cured_create(int(device), ctypes.byref(out)), "cured_create(%d)" % device)
             h = _handles[device] = out
     return h
+
+
+def info():
+    """What the front end found: see cured.info()."""
+    out = {"package": os.path.dirname(os.path.abspath(__file__)), "library": None, "library_bundled": False,
+           "library_version": None, "library_error": None, "nvrtc": None, "nvrtc_from": None,
+           "nvrtc_error": None, "driver": None, "driver_error": None, "cache_dir": None}
+    try:
+        L = lib()
+    except LibraryNotFound as e:
+        out["library_error"] = e.message
+        return out
+    out["library"] = _loaded_from
+    out["library_bundled"] = _loaded_from == BUNDLED
+    out["library_version"] = L.cured_version_string().decode()
+    out["nvrtc_from"] = os.environ.get("CURED_NVRTC_LIBRARY") if _nvrtc_from != "system" else "system"
+    major, minor = ctypes.c_int(), ctypes.c_int()
+    if L.cured_nvrtc_version(ctypes.byref(major), ctypes.byref(minor)) == SUCCESS:
+        out["nvrtc"] = "%d.%d" % (major.value, minor.value)
+    else:
+        out["nvrtc_error"] = last_error()
+    v = ctypes.c_int()
+    if L.cured_driver_version(ctypes.byref(v)) == SUCCESS:
+        out["driver"] = "%d.%d" % (v.value // 1000, v.value % 1000 // 10)
+    else:
+        out["driver_error"] = last_error()
+    d = L.cured_cache_dir()
+    out["cache_dir"] = d.decode() if d else None
+    return out
