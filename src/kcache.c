@@ -359,7 +359,7 @@ void cr_kcache_reject(const struct cr_unit *p, int arch, int ptx, const struct c
     char *full = img->from_disk ? full_key(p, arch, ptx) : NULL;
     if (full != NULL) {
         cr_log(CURED_LOG_WARN, "disk cache: the driver rejected a cached kernel; recompiling");
-        cr_diskcache_drop(full);
+        cr_diskcache_drop(full, img, p->nkernels);
         free(full);
     }
 }
