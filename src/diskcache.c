@@ -12,6 +12,13 @@
  * directory descriptors (cachedir.c chooses and checks the directory) and
  * opened with O_NOFOLLOW|O_NONBLOCK, their type checked on the descriptor, so
  * a planted symlink is never followed and a planted FIFO never blocks.
+ *
+ * Removing one entry (a damaged one the loader read, one whose payload the
+ * driver refused) must not remove a good entry another process stored under
+ * the same name since: the entry is first renamed into tmp/, which moves
+ * exactly one file atomically, then checked there, and a file that turns
+ * out to be another process's fresh entry is linked back (link(2) never
+ * replaces an even newer one).
  */
 #include "internal.h"
 #include "diskcache.h"
@@ -222,6 +229,40 @@ const char *cr_diskcache_check_entry(unsigned char *buf, size_t size, const char
     return NULL;
 }
 
+/*
+ * Remove the entry name of dir if it is the file the caller means: it is
+ * moved into tmp (readers meanwhile miss), is_it() looks at the moved file's
+ * descriptor (-1 when it cannot be opened as an entry: removed), and a file
+ * that is not the caller's goes back unless a newer entry took the name.
+ */
+static void remove_entry_if(int dir, int tmp, const char *name, int (*is_it)(int fd, const struct stat *st, void *arg),
+                            void *arg)
+{
+    char aside[160];
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    snprintf(aside, sizeof aside, "%.16s.drop.%ld.%ld.%lx", name, (long)getpid(), (long)ts.tv_nsec,
+             (unsigned long)pthread_self());
+    if (renameat(dir, name, tmp, aside) != 0)
+        return; /* gone already (a clear, an eviction, another process's drop) */
+    struct stat st;
+    const char *why = NULL;
+    int fd = cr_diskcache_open_entry(tmp, aside, &st, &why);
+    int remove = fd < 0 || is_it(fd, &st, arg);
+    if (fd >= 0)
+        close(fd);
+    if (!remove)
+        linkat(tmp, aside, dir, name, 0); /* EEXIST: a newer entry is there; this one is not needed */
+    unlinkat(tmp, aside, 0);
+}
+
+static int same_file(int fd, const struct stat *st, void *arg)
+{
+    (void)fd;
+    const struct stat *read = arg;
+    return st->st_dev == read->st_dev && st->st_ino == read->st_ino;
+}
+
 int cr_diskcache_load(const char *key, int nkernels, int ptx, struct cr_image *img)
 {
     int dir, tmp;
@@ -250,7 +291,10 @@ int cr_diskcache_load(const char *key, int nkernels, int ptx, struct cr_image *i
     if (why != NULL) {
         free(buf);
         cr_log(CURED_LOG_WARN, "disk cache: discarding %s/%s: %s", root_path, name, why);
-        unlinkat(dir, name, 0);
+        if (fd >= 0)
+            remove_entry_if(dir, tmp, name, same_file, &st); /* the file read, not a newer one */
+        else
+            unlinkat(dir, name, 0); /* a symlink, a FIFO or another's file: never an entry of ours */
         return 0;
     }
     /* The last-use stamp for eviction is the entry's mtime, set explicitly. */
@@ -259,14 +303,40 @@ int cr_diskcache_load(const char *key, int nkernels, int ptx, struct cr_image *i
     return 1;
 }
 
-void cr_diskcache_drop(const char *key)
+struct refused {
+    const char *key;
+    const struct cr_image *img;
+    int nkernels;
+};
+
+/* The entry holds the refused payload, or is no valid entry for the key at all. */
+static int holds_refused(int fd, const struct stat *st, void *arg)
+{
+    const struct refused *r = arg;
+    if (st->st_size < 0 || (uint64_t)st->st_size > (1ull << 30) + 65536)
+        return 1;
+    size_t size = (size_t)st->st_size;
+    unsigned char *buf = malloc(size + 1);
+    if (buf == NULL)
+        return 1;
+    struct cr_image img;
+    memset(&img, 0, sizeof img);
+    int refused = read_all(fd, buf, size) != 0 ||
+                  cr_diskcache_check_entry(buf, size, r->key, r->nkernels, r->img->ptx, &img) != NULL ||
+                  (img.size == r->img->size && memcmp(img.data, r->img->data, img.size) == 0);
+    free(buf);
+    return refused;
+}
+
+void cr_diskcache_drop(const char *key, const struct cr_image *img, int nkernels)
 {
     int dir, tmp;
     if (!cr_diskcache_fds(&dir, &tmp))
         return;
     char name[65];
     name_of(key, name);
-    unlinkat(dir, name, 0);
+    struct refused r = {key, img, nkernels};
+    remove_entry_if(dir, tmp, name, holds_refused, &r);
 }
 
 void cr_diskcache_store(const char *key, const struct cr_image *img, int nkernels)

@@ -12,8 +12,9 @@ struct cr_image;
 int cr_diskcache_load(const char *key, int nkernels, int ptx, struct cr_image *img);
 /* Store img under key; failures are logged ("store failed: ...") and ignored. */
 void cr_diskcache_store(const char *key, const struct cr_image *img, int nkernels);
-/* Remove the entry for key (e.g. the driver rejected its payload). */
-void cr_diskcache_drop(const char *key);
+/* Remove the entry for key if it holds img's payload (the driver refused it)
+ * or is damaged; a fresh entry another process stored since stays. */
+void cr_diskcache_drop(const char *key, const struct cr_image *img, int nkernels);
 /* The versioned cache directory in use, or NULL when the cache is off or unusable. */
 const char *cr_diskcache_dir(void);
 /* A small private file of the cache directory (not an entry): read whole into

@@ -145,6 +145,11 @@ void cr_kcache_stats(cured_stats *s);
 /* The driver refused an image: forget it in memory and on disk, so the next
  * get recompiles (the caller still puts its reference). */
 void cr_kcache_reject(const struct cr_unit *p, int arch, int ptx, const struct cr_image *img);
+/* Tests: when set, makes a missing entry's image instead of the disk cache
+ * and NVRTC (called without the cache lock, as a compilation is). */
+extern cured_status (*cr_kcache_fill_hook)(const struct cr_unit *p, int arch, int ptx, struct cr_image *img);
+/* Tests: threads now blocked waiting for another thread's compilation. */
+size_t cr_kcache_blocked(void);
 
 /* ---- handle.c ------------------------------------------------------------ */
 /* Per-stream workspace: ticket, accumulator, host-result staging, partials. */

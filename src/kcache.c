@@ -13,6 +13,12 @@
  * of a user-defined op (a program with its own source) is freed with its
  * last reference (cured_custom_destroy), and so is an entry the driver
  * rejected, so neither accumulates in a long-running process.
+ *
+ * Lifetime: an entry is freed only when nobody holds it (refs, which count
+ * the compiling thread while it is PENDING) and nobody waits on it
+ * (waiters, counted from the lookup until the waiter has read it). A waiter
+ * woken on an entry that was rejected meanwhile (READY but unlinked) does
+ * not take that image: it looks the key up again, so it loads the fresh one.
  */
 #include "internal.h"
 #include "sha256.h"
@@ -32,10 +38,10 @@ struct entry {
     struct entry *next;
     char key[512];
     int state;
-    int waiters;          /* threads blocked on a PENDING entry */
-    int linked;           /* still in the list */
+    int waiters;          /* threads that found the entry and have not finished reading it */
+    int linked;           /* still in the list (a rejected or failed entry is not) */
     int transient;        /* a user op's: freed with its last reference */
-    int refs;             /* gets not yet put */
+    int refs;             /* gets not yet put, and the compiling thread while PENDING */
     cured_status status;  /* FAILED: the status and message to hand on */
     char *message;
     struct cr_image img;
@@ -45,7 +51,10 @@ static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t done = PTHREAD_COND_INITIALIZER;
 static struct entry *entries;
 static size_t live; /* entries allocated, listed or not */
+static size_t blocked; /* threads in pthread_cond_wait on a PENDING entry (tests) */
 static cured_stats stats;
+
+cured_status (*cr_kcache_fill_hook)(const struct cr_unit *p, int arch, int ptx, struct cr_image *img);
 
 static double now(void)
 {
@@ -80,6 +89,17 @@ static void unlink_entry(struct entry *e)
             break;
         }
     e->linked = 0;
+}
+
+/* Free e if nobody holds it or waits on it and it is not to stay (a
+ * built-in entry in the list stays). Caller holds lock. */
+static void settle(struct entry *e)
+{
+    if (e->refs > 0 || e->waiters > 0 || (e->linked && !e->transient))
+        return;
+    if (e->linked)
+        unlink_entry(e);
+    free_entry(e);
 }
 
 static void append(char **buf, size_t *len, size_t *cap, const char *fmt, ...)
@@ -248,26 +268,35 @@ cured_status cr_kcache_get(const struct cr_unit *p, int arch, int ptx, const str
     make_key(key, sizeof key, p, arch, ptx);
 
     pthread_mutex_lock(&lock);
-    struct entry *e = entries;
-    while (e && strcmp(e->key, key) != 0)
-        e = e->next;
-    if (e != NULL) {
+    struct entry *e;
+    for (;;) {
+        e = entries;
+        while (e && strcmp(e->key, key) != 0)
+            e = e->next;
+        if (e == NULL)
+            break;
         e->waiters++;
-        while (e->state == PENDING)
+        while (e->state == PENDING) {
+            blocked++;
             pthread_cond_wait(&done, &lock);
+            blocked--;
+        }
         e->waiters--;
-        cured_status st = CURED_SUCCESS;
-        if (e->state == READY) {
+        if (e->state == READY && e->linked) {
             stats.memory_hits++;
             e->refs++;
             *out = &e->img;
-        } else {
-            st = cr_fail(e->status, "%s", e->message ? e->message : "compilation failed");
-            if (e->waiters == 0 && !e->linked)
-                free_entry(e);
+            pthread_mutex_unlock(&lock);
+            return CURED_SUCCESS;
         }
-        pthread_mutex_unlock(&lock);
-        return st;
+        if (e->state == FAILED) {
+            cured_status st = cr_fail(e->status, "%s", e->message ? e->message : "compilation failed");
+            settle(e);
+            pthread_mutex_unlock(&lock);
+            return st;
+        }
+        /* Rejected by the driver while this thread waited: look again. */
+        settle(e);
     }
     e = calloc(1, sizeof *e);
     if (e == NULL) {
@@ -279,13 +308,20 @@ cured_status cr_kcache_get(const struct cr_unit *p, int arch, int ptx, const str
     e->state = PENDING;
     e->linked = 1;
     e->transient = p->source != NULL;
+    e->refs = 1; /* this thread's, kept on success */
     e->next = entries;
     entries = e;
     pthread_mutex_unlock(&lock);
 
     double seconds = 0;
     int disk_hit = 0;
-    cured_status st = cache_fill(p, arch, ptx, &e->img, &seconds, &disk_hit);
+    cured_status st = cr_kcache_fill_hook ? cr_kcache_fill_hook(p, arch, ptx, &e->img)
+                                          : cache_fill(p, arch, ptx, &e->img, &seconds, &disk_hit);
+    if (st == CURED_SUCCESS && (e->img.data == NULL || e->img.size == 0)) {
+        cr_image_free(&e->img);
+        st = cr_fail(CURED_ERROR_INTERNAL, "kernels-src/%s: an empty image for %s_%d", p->file,
+                     ptx ? "compute" : "sm", arch);
+    }
 
     pthread_mutex_lock(&lock);
     if (disk_hit)
@@ -295,7 +331,6 @@ cured_status cr_kcache_get(const struct cr_unit *p, int arch, int ptx, const str
     if (st == CURED_SUCCESS) {
         stats.compiles += !disk_hit;
         e->state = READY;
-        e->refs = 1;
         *out = &e->img;
     } else {
         stats.compile_failures++;
@@ -303,8 +338,8 @@ cured_status cr_kcache_get(const struct cr_unit *p, int arch, int ptx, const str
         e->status = st;
         e->message = strdup(cured_last_error());
         unlink_entry(e);
-        if (e->waiters == 0)
-            free_entry(e);
+        e->refs--;
+        settle(e);
     }
     pthread_cond_broadcast(&done);
     pthread_mutex_unlock(&lock);
@@ -313,12 +348,10 @@ cured_status cr_kcache_get(const struct cr_unit *p, int arch, int ptx, const str
 
 void cr_kcache_reject(const struct cr_unit *p, int arch, int ptx, const struct cr_image *img)
 {
-    char key[sizeof((struct entry *)0)->key];
-    make_key(key, sizeof key, p, arch, ptx);
     pthread_mutex_lock(&lock);
     for (struct entry *e = entries; e; e = e->next)
         if (&e->img == img) {
-            /* Other threads may hold the image: unlinked now, freed with the last reference. */
+            /* Holders keep the image until they put it; waiters and later gets look the key up again. */
             unlink_entry(e);
             break;
         }
@@ -326,7 +359,7 @@ void cr_kcache_reject(const struct cr_unit *p, int arch, int ptx, const struct c
     char *full = img->from_disk ? full_key(p, arch, ptx) : NULL;
     if (full != NULL) {
         cr_log(CURED_LOG_WARN, "disk cache: the driver rejected a cached kernel; recompiling");
-        cr_diskcache_drop(full);
+        cr_diskcache_drop(full, img, p->nkernels);
         free(full);
     }
 }
@@ -337,11 +370,8 @@ void cr_kcache_put(const struct cr_image *img)
         return;
     struct entry *e = (struct entry *)(void *)((char *)(uintptr_t)img - offsetof(struct entry, img));
     pthread_mutex_lock(&lock);
-    if (--e->refs == 0 && (e->transient || !e->linked)) {
-        if (e->linked)
-            unlink_entry(e);
-        free_entry(e);
-    }
+    e->refs--;
+    settle(e);
     pthread_mutex_unlock(&lock);
 }
 
@@ -349,6 +379,14 @@ size_t cr_kcache_entries(void)
 {
     pthread_mutex_lock(&lock);
     size_t n = live;
+    pthread_mutex_unlock(&lock);
+    return n;
+}
+
+size_t cr_kcache_blocked(void)
+{
+    pthread_mutex_lock(&lock);
+    size_t n = blocked;
     pthread_mutex_unlock(&lock);
     return n;
 }

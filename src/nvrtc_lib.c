@@ -70,7 +70,7 @@ static void load(void)
         snprintf(failure, sizeof failure, "NVRTC did not report its version or architectures");
         return;
     }
-    loaded = &table;
+    __atomic_store_n(&loaded, &table, __ATOMIC_RELEASE); /* read without the once by cr_nvrtc_facts */
 }
 
 cured_status cr_nvrtc(const struct cr_nvrtc **out)
@@ -195,12 +195,13 @@ static int load_facts(struct cr_nvrtc_facts *f)
 
 cured_status cr_nvrtc_facts(const struct cr_nvrtc_facts **out)
 {
-    if (loaded == NULL) {
+    if (__atomic_load_n(&loaded, __ATOMIC_ACQUIRE) == NULL) {
         pthread_mutex_lock(&facts_lock);
         if (!have_facts)
             have_facts = load_facts(&facts);
+        const int have = have_facts; /* read under the lock: another thread may be setting it */
         pthread_mutex_unlock(&facts_lock);
-        if (have_facts) {
+        if (have) {
             *out = &facts;
             return CURED_SUCCESS;
         }

@@ -11,7 +11,8 @@
  * are real, modules load (nothing runs: cuLaunchKernel counts launches and
  * refuses functions of unloaded modules or of a context since reset). The
  * primary context's id changes at cuDevicePrimaryCtxReset, its handle does
- * not, as with the real driver (tests/test-fakedev).
+ * not, as with the real driver (tests/test-fakedev). Freed allocations at
+ * the top of the arena are reused.
  *
  * Copies, memsets, stream capture and graph launches are accepted (a graph
  * does nothing), so that the tools' plumbing can run here too (cured-soak
@@ -28,7 +29,11 @@
  * synchronisations, launches), the primary context's retains less its
  * releases, this thread's pushed contexts, frees, module loads and unloads;
  * cuCtxPushCurrent refuses a context it did not make; fake_capture() makes a stream
- * report that it is being captured.
+ * report that it is being captured. fake_reject(prefix) makes cuModuleLoadData
+ * refuse images that start with prefix (CUDA_ERROR_INVALID_IMAGE), as the
+ * driver refuses a damaged cubin; fake_images() counts the images refused
+ * that way and the NULL images cuModuleLoadData was handed
+ * (tests/test-kcache-race).
  */
 #include <cuda.h>
 #include <pthread.h>
@@ -47,7 +52,8 @@ static size_t arena_size, arena_used;
 static struct alloc {
     uintptr_t base;
     size_t size;
-    int live, sized;
+    int live, sized, freed;
+    size_t gap;
 } allocs[MAX_ALLOCS];
 static int nallocs;
 static struct module {
@@ -57,6 +63,8 @@ static struct module {
 static int nmodules, launches, loads;
 static int mem_allocs, mem_frees, unloads, memsets, syncs, retains; /* fake_counts() */
 static CUstream capturing = (CUstream)(uintptr_t)-1;
+static char reject_prefix[64]; /* fake_reject(): "" refuses nothing */
+static int rejected_images, null_images;
 /* Calls from many threads at once (test-handles): the tables and counters under one lock. */
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 #define LOCKED(expr) (pthread_mutex_lock(&lock), (expr), pthread_mutex_unlock(&lock))
@@ -73,6 +81,8 @@ struct fake_counts {
 };
 EXPORT void fake_counts(struct fake_counts *c);
 EXPORT void fake_capture(CUstream s);
+EXPORT void fake_reject(const char *prefix);
+EXPORT void fake_images(int *rejected, int *null);
 
 void fake_counts(struct fake_counts *c)
 {
@@ -81,6 +91,19 @@ void fake_counts(struct fake_counts *c)
     pthread_mutex_unlock(&lock);
 }
 void fake_capture(CUstream s) { capturing = s; }
+void fake_reject(const char *prefix)
+{
+    pthread_mutex_lock(&lock);
+    strncpy(reject_prefix, prefix ? prefix : "", sizeof reject_prefix - 1);
+    pthread_mutex_unlock(&lock);
+}
+void fake_images(int *rejected, int *null)
+{
+    pthread_mutex_lock(&lock);
+    *rejected = rejected_images;
+    *null = null_images;
+    pthread_mutex_unlock(&lock);
+}
 
 int fake_launches(void) { return launches; }
 int fake_loads(void) { return loads; }
@@ -110,6 +133,8 @@ static void *alloc_locked(size_t bytes, int sized, size_t gap_after)
     a->size = size;
     a->live = 1;
     a->sized = sized;
+    a->freed = 0;
+    a->gap = gap_after;
     arena_used += size + gap_after;
     return (void *)a->base;
 }
@@ -186,7 +211,13 @@ static CUresult f_mem_free(CUdeviceptr p)
     struct alloc *a = find((uintptr_t)p);
     const int ok = a != NULL && a->base == (uintptr_t)p;
     if (ok)
-        a->live = 0, mem_frees++;
+        a->live = 0, a->freed = 1, mem_frees++;
+    /* Freed allocations at the top go back to the arena, so that handles made
+     * and destroyed in a loop fit (a context reset's dead ones stay). */
+    while (ok && nallocs > 0 && allocs[nallocs - 1].freed) {
+        nallocs--;
+        arena_used -= allocs[nallocs].size + allocs[nallocs].gap;
+    }
     pthread_mutex_unlock(&lock);
     return ok ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
 }
@@ -250,7 +281,11 @@ static CUresult f_pointer_attributes(unsigned int n, CUpointer_attribute *attrs,
 static CUresult f_module_load(CUmodule *m, const void *image)
 {
     pthread_mutex_lock(&lock);
-    const int ok = image != NULL && nmodules < MAX_MODULES;
+    const size_t plen = strlen(reject_prefix);
+    const int refused = image != NULL && plen > 0 && memcmp(image, reject_prefix, plen) == 0;
+    null_images += image == NULL;
+    rejected_images += refused;
+    const int ok = image != NULL && !refused && nmodules < MAX_MODULES;
     if (ok) {
         modules[nmodules].gen = ctx_gen;
         modules[nmodules].live = 1;
@@ -258,7 +293,7 @@ static CUresult f_module_load(CUmodule *m, const void *image)
         loads++;
     }
     pthread_mutex_unlock(&lock);
-    return ok ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
+    return ok ? CUDA_SUCCESS : refused ? CUDA_ERROR_INVALID_IMAGE : CUDA_ERROR_INVALID_VALUE;
 }
 static struct module *live_module(const void *m)
 {

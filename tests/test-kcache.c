@@ -2,18 +2,25 @@
  * The kernel cache under concurrency: threads asking at once for the same
  * program share one compilation (and its image, or its failure); failures
  * are not cached. Lifetime: a user op's entry is freed with its last
- * reference, a rejected entry too, a built-in one stays. Needs NVRTC (exit
- * 77 without it), no GPU.
+ * reference, a rejected entry too, a built-in one stays. Identical
+ * user-defined ops created and making their first axis call together
+ * through the API on tests/fakecuda.c's device, with cured_cache_clear of a
+ * live disk cache and handles made and destroyed alongside (the entry's
+ * lifetime without NVRTC and with every race forced: test-kcache-race).
+ * Needs NVRTC (exit 77 without it), no GPU.
  *
  * Counters are process-wide, so every test compares before/after values and
  * uses an (architecture, program) key that no other test in this file uses,
  * which keeps the results right in no-fork mode as well.
  */
-#include "internal.h"
+#include "fake_device.h"
 #include "broken.h"
+#include "cache_util.h"
 
+#include <errno.h>
 #include <check.h>
 #include <pthread.h>
+#include <time.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -279,6 +286,163 @@ START_TEST(test_reject_frees)
 }
 END_TEST
 
+/* ---- identical user ops through the API, with clears and handles alongside ---- */
+
+#define OPS 6
+#define OP_ROUNDS 2
+
+struct user_thread {
+    pthread_barrier_t *barrier;
+    cured_handle h;
+    int id, round;
+    const int32_t *x;
+    int64_t *out;
+    cured_status create, axes;
+    char message[512];
+};
+
+static void *user_first_calls(void *arg)
+{
+    struct user_thread *t = arg;
+    char map[32];
+    snprintf(map, sizeof map, "x * 3 + %d", t->round + 1); /* a new program each round */
+    cured_custom op = NULL;
+    pthread_barrier_wait(t->barrier);
+    t->create = cured_custom_create(t->h, CURED_TYPE_INT32, CURED_TYPE_INT64, 1, map, "a + b", "0", &op);
+    pthread_barrier_wait(t->barrier);
+    t->axes = (cured_status)-1;
+    if (t->create == CURED_SUCCESS) {
+        const cured_layout rows = {2, {4, 64}, {64, 1}};
+        t->axes = cured_custom_reduce_axes_async(t->h, op, t->x, &rows, 2u, t->out + 4 * t->id, NULL,
+                                                 (struct CUstream_st *)(uintptr_t)(0x1000 + 16 * t->id));
+    }
+    if (t->create != CURED_SUCCESS || t->axes != CURED_SUCCESS)
+        snprintf(t->message, sizeof t->message, "%s", cured_last_error());
+    pthread_barrier_wait(t->barrier); /* every first call made before any op goes */
+    cured_custom_destroy(op);
+    return NULL;
+}
+
+static struct {
+    pthread_mutex_t lock;
+    int stop, clears, handles;
+    cured_status st;
+} alongside = {PTHREAD_MUTEX_INITIALIZER, 0, 0, 0, CURED_SUCCESS};
+
+static int alongside_stop(void)
+{
+    pthread_mutex_lock(&alongside.lock);
+    int s = alongside.stop;
+    pthread_mutex_unlock(&alongside.lock);
+    return s;
+}
+
+static void alongside_fail(cured_status st)
+{
+    pthread_mutex_lock(&alongside.lock);
+    if (alongside.st == CURED_SUCCESS)
+        alongside.st = st;
+    pthread_mutex_unlock(&alongside.lock);
+}
+
+static void *clears(void *arg)
+{
+    (void)arg;
+    struct timespec ts = {0, 500000};
+    while (!alongside_stop()) {
+        cured_status st = cured_cache_clear(NULL);
+        if (st != CURED_SUCCESS)
+            alongside_fail(st);
+        alongside.clears++;
+        nanosleep(&ts, NULL);
+    }
+    return NULL;
+}
+
+static void *handles(void *arg)
+{
+    (void)arg;
+    struct timespec ts = {0, 2000000};
+    while (!alongside_stop()) {
+        cured_handle h = NULL;
+        cured_status st = cured_create(0, &h);
+        if (st == CURED_SUCCESS)
+            st = cured_destroy(h);
+        if (st != CURED_SUCCESS)
+            alongside_fail(st);
+        alongside.handles++;
+        nanosleep(&ts, NULL);
+    }
+    return NULL;
+}
+
+START_TEST(test_user_ops_first_calls_api)
+{
+    if (!fake_driver_found())
+        return;
+    char dir[512];
+    ck_assert_msg(make_temp_dir(dir, sizeof dir, "kcache") == 0, "mkdtemp: %s", strerror(errno));
+    ck_assert_int_eq(setenv("CURED_CACHE_DIR", dir, 1), 0);
+    ck_assert_int_eq(unsetenv("CURED_CACHE_DISABLE"), 0);
+    cured_handle h = fake_handle(1);
+    void (*fake_images)(int *rejected, int *null);
+    *(void **)&fake_images = dlsym(dlopen(fake_driver, RTLD_NOW | RTLD_NOLOAD), "fake_images");
+    ck_assert_ptr_nonnull(fake_images);
+    int32_t *x = fake_alloc(4 * 64 * sizeof(int32_t), 1, 0);
+    int64_t *out = fake_alloc(OPS * 4 * sizeof(int64_t), 1, 0);
+    ck_assert_msg(x != NULL && out != NULL, "fake_alloc");
+    const size_t base = cr_kcache_entries();
+    const int launches0 = counts().launches;
+    pthread_t side[2];
+    ck_assert_int_eq(pthread_create(&side[0], NULL, clears, NULL), 0);
+    ck_assert_int_eq(pthread_create(&side[1], NULL, handles, NULL), 0);
+    for (int r = 0; r < OP_ROUNDS; r++) {
+        cured_stats s0, s1;
+        ck_assert_int_eq(cured_get_stats(&s0), CURED_SUCCESS);
+        pthread_barrier_t barrier;
+        ck_assert_int_eq(pthread_barrier_init(&barrier, NULL, OPS), 0);
+        struct user_thread t[OPS];
+        pthread_t tid[OPS];
+        for (int i = 0; i < OPS; i++) {
+            t[i] = (struct user_thread){&barrier, h, i, r, x, out, (cured_status)-1, (cured_status)-1, ""};
+            ck_assert_int_eq(pthread_create(&tid[i], NULL, user_first_calls, &t[i]), 0);
+        }
+        for (int i = 0; i < OPS; i++)
+            ck_assert_int_eq(pthread_join(tid[i], NULL), 0);
+        pthread_barrier_destroy(&barrier);
+        ck_assert_int_eq(cured_get_stats(&s1), CURED_SUCCESS);
+        for (int i = 0; i < OPS; i++)
+            ck_assert_msg(t[i].create == CURED_SUCCESS && t[i].axes == CURED_SUCCESS,
+                          "round %d, op %d: create %s, first axis call %s: %s", r, i,
+                          cured_status_string(t[i].create), cured_status_string(t[i].axes), t[i].message);
+        /* The op's program and its axis shape, each compiled (or found on disk) at least once. */
+        ck_assert_msg(s1.compiles + s1.disk_hits >= s0.compiles + s0.disk_hits + 2 && s1.compile_failures ==
+                      s0.compile_failures, "round %d: %llu compilations, %llu disk hits, %llu failures", r,
+                      (unsigned long long)(s1.compiles - s0.compiles),
+                      (unsigned long long)(s1.disk_hits - s0.disk_hits),
+                      (unsigned long long)(s1.compile_failures - s0.compile_failures));
+        /* Every op destroyed: no user op's entry is left. */
+        ck_assert_msg(cr_kcache_entries() == base, "round %d: %zu entries, want %zu", r, cr_kcache_entries(), base);
+    }
+    pthread_mutex_lock(&alongside.lock);
+    alongside.stop = 1;
+    pthread_mutex_unlock(&alongside.lock);
+    for (int i = 0; i < 2; i++)
+        ck_assert_int_eq(pthread_join(side[i], NULL), 0);
+    ck_assert_msg(alongside.st == CURED_SUCCESS, "a clear or a handle alongside: %s",
+                  cured_status_string(alongside.st));
+    ck_assert_msg(alongside.clears > 0 && alongside.handles > 0, "%d clears, %d handles alongside",
+                  alongside.clears, alongside.handles);
+    ck_assert_msg(counts().launches - launches0 >= OPS * OP_ROUNDS, "%d launches for %d first calls",
+                  counts().launches - launches0, OPS * OP_ROUNDS);
+    int rejected = 0, null = 0;
+    fake_images(&rejected, &null);
+    ck_assert_msg(rejected == 0 && null == 0, "cuModuleLoadData: %d images refused, %d NULL", rejected, null);
+    expect(cured_destroy(h), CURED_SUCCESS, "cured_destroy");
+    ck_assert_msg(remove_tree(dir) == 0, "remove %s: %s", dir, strerror(errno));
+}
+END_TEST
+
 static Suite *kcache_suite(void)
 {
     Suite *s = suite_create("kcache");
@@ -294,6 +458,7 @@ static Suite *kcache_suite(void)
     tcase_add_test(life, test_user_op_freed);
     tcase_add_test(life, test_many_user_ops);
     tcase_add_test(life, test_reject_frees);
+    tcase_add_test(life, test_user_ops_first_calls_api);
     suite_add_tcase(s, life);
     return s;
 }
