@@ -2,9 +2,6 @@
 // variants of the per-vector step of kernels-src/common.cuh timed against
 // cub::DeviceReduce::ArgMin in one process, buffers rotated past the L2.
 //   nvcc -arch=sm_90 -O3 -std=c++17 -I../kernels-src argtune.cu -o argtune && ./argtune [iters]
-// Outputs: argtune-h200-2026-11-30.txt (v3), -v4a.txt, -v4b.txt, -v4c.txt, -v4d.txt, -v5.txt
-// (this file's variants; in v4c the MIN rows' last block loaded 8 partials
-// per trip, the library's MIN now loads one).
 #include <cub/cub.cuh>
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
@@ -19,14 +16,10 @@
     printf("%s:%d %s\n", __FILE__, __LINE__, cudaGetErrorString(e_)); exit(1); } } while (0)
 
 // The library's argmin is ArgOf through thread_arg_vec: branchless, the
-// winning vector kept in registers and searched once at the end (v4).
-// Run v4a (argtune-h200-2026-11-30-v4a.txt) found a gap to MIN of ~4 us
-// whatever the size: a fixed cost after the loop. Run v4b
-// (argtune-h200-2026-11-30-v4b.txt) split it: the ARG loop with MIN's end ran
-// within ~1.5 us of MIN, MIN's loop with ARG's end ~3 us above it; loading
-// the last block's partials 4 or 8 at a time gained ~1 us. Now the library
-// ends through finish_grid (32-bit keys: (key, index) packed in 64 bits).
-// v5: the library ends on words (ArgLex), one redux.sync per word per warp.
+// winning vector kept in registers and searched once at the end; the ends
+// work on words (ArgLex), one redux.sync per word per warp. The variants
+// below swap the loop or the end, to time each against MIN
+// (bench/NOTES.md, "ARG").
 //   HOW 0: the library's kernel;
 //   HOW 1: its loop, then the (key, int64 index) end of v4b (shuffles; v4's
 //          library end for 64-bit keys);
@@ -118,7 +111,7 @@ __global__ void __launch_bounds__(256) k_sum(const int *in, size_t n, void *out,
 
 // MIN whose block and grid ends combine integer order keys (one integer
 // min per step) instead of pick()'s float compare and two NaN tests: the
-// next step for float32/float64 MIN, 1.5 us behind their SUM (NOTES, v4).
+// next step for float32/float64 MIN, 1.5 us behind their SUM (bench/NOTES.md, "MIN and MAX").
 // Writes the key; timing only.
 template <class T, int MINB>
 __global__ void __launch_bounds__(256, MINB) k_min_keys(const T *in, size_t n, void *out, void *partials,

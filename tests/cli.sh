@@ -3,9 +3,10 @@
 # stdout with exit 0; -V, --version and `version` print the version; usage
 # errors go to stderr with exit 2; without a GPU (the fake driver, which has
 # no device, stands in for one on any machine) the benchmarks say so on
-# stderr, print nothing on stdout and exit 1 (sweep, ops, allreduce; the others
-# compile every kernel without a GPU, too slow for this suite); cured(1) names every command
-# that `cured --help` lists.
+# stderr within seconds, print nothing on stdout and exit 1 (bench, sweep,
+# ops, allreduce; warmstart times a cold compile of every kernel, too slow
+# for this suite); `cured bench --help` names every benchmark; cured(1) and
+# README.md name every command that `cured --help` lists.
 set -u
 : "${top_builddir:?run through make check (top_builddir is not set)}"
 : "${top_srcdir:?run through make check (top_srcdir is not set)}"
@@ -42,11 +43,13 @@ done
 [ $rc -eq 2 ] && [ ! -s "$tmp/out" ] && [ -s "$tmp/err" ] || fail "cured with no command: exit $rc"
 
 if [ -f "${CURED_TEST_FAKE_DRIVER:-}" ]; then
-    # (bench warmstart and bench itself compile every kernel without a GPU: too slow here)
-    for b in "bench sweep" "bench ops" "bench allreduce"; do
+    for b in "bench" "bench sweep" "bench ops" "bench allreduce"; do
+        start=$(date +%s)
         # shellcheck disable=SC2086
         CURED_CUDA_DRIVER_LIBRARY=$CURED_TEST_FAKE_DRIVER CURED_CACHE_DIR="$tmp/cache" \
             "$cured" $b >"$tmp/out" 2>"$tmp/err"; rc=$?
+        took=$(($(date +%s) - start))
+        [ $took -le 5 ] || fail "cured $b without a GPU took $took s (it should say so at once)"
         [ $rc -eq 1 ] || fail "cured $b without a GPU: exit $rc, not 1"
         grep -q "no CUDA GPU here" "$tmp/err" ||
             fail "cured $b without a GPU: no 'no GPU' message on stderr: $(cat "$tmp/err")"
@@ -87,7 +90,13 @@ man1="$top_srcdir/doc/man/cured.1"
 [ "$(wc -l <"$tmp/commands")" -ge 8 ] || fail "could not read the commands from cured --help"
 while read -r c; do
     grep -q "^\.B $c\([ \\]\|$\)" "$man1" || fail "cured(1) has no '.B $c' line"
+    [ "$c" = help ] || grep -q "^| \`cured $c[\` ]" "$top_srcdir/README.md" ||
+        fail "README.md's table of commands has no row for 'cured $c'"
 done <"$tmp/commands"
+"$cured" bench --help >"$tmp/out" 2>&1
+for b in $(awk '$1 == "bench" && $2 ~ /^[a-z]+$/ { print $2 }' "$tmp/commands"); do
+    grep -q "$b" "$tmp/out" || fail "cured bench --help does not name 'bench $b'"
+done
 
 [ $status -eq 0 ] && echo "PASS: help texts, version, usage errors, no-GPU messages, cured(1)"
 exit $status

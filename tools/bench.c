@@ -5,7 +5,7 @@
  * The device, the buffer rotation (spanning 4x L2), the data with its host
  * sums, the timing (a pair of events around every call) and the option
  * parsing are benchkit's, as in `bench sweep` and `bench ops`; the report
- * and the compile-only run without a GPU are in bench_report.c.
+ * is in bench_report.c. Without a GPU it says so at once and exits 1.
  */
 #ifdef HAVE_CONFIG_H
 #include <config.h>
@@ -33,9 +33,9 @@ static const char *const algo_names[CURED_ALGO_COUNT] = {
     "single-pass ticket", "single-pass atomic", "Listing 12-4"};
 
 static const char usage_text[] =
-    "usage: cured bench [--n N] [--iters K] [--device D] [--arch sm_XY]\n"
-    "                   [--csv FILE]\n"
-    "       cured bench warmstart|sweep|ops|axes [options]   (see their --help)\n"
+    "usage: cured bench [--n N] [--iters K] [--device D] [--csv FILE]\n"
+    "       cured bench warmstart|sweep|ops|axes|allreduce [options]\n"
+    "                   (see their --help)\n"
     "Table 12-1 of The CUDA Handbook (int32 sums, every algorithm) on this GPU,\n"
     "beside CUB, Thrust and a read-only ceiling when the comparator is built;\n"
     "also AUTO with ten calls between one pair of events, and the streaming\n"
@@ -44,7 +44,6 @@ static const char usage_text[] =
     "                are binary)\n"
     "  --iters K     timed calls per row after warm-up (default 200)\n"
     "  --device D    CUDA device ordinal (default 0)\n"
-    "  --arch sm_XY  target of the compile-only run without a GPU (default sm_90)\n"
     "  --csv FILE    also write the rows as CSV\n"
     "  --help        this text\n"
     "Exit status: 0 if every row ran and was correct; 1 otherwise or without a\n"
@@ -261,17 +260,17 @@ static int make_rows(struct row *rows)
     return k;
 }
 
-/* No device to measure on: the compile-only run instead. -1 when there is one. */
-static int without_gpu(int arch)
+/* No device to measure on: say so (exit status 1). -1 when there is one. */
+static int without_gpu(void)
 {
     const char *why = NULL;
     int count = 0;
     const struct cr_driver_all *d = cr_driver_all_load(&why, NULL);
     if (d == NULL)
-        return bench_no_gpu(why, arch);
+        return bench_no_gpu(why);
     CUresult e = d->DeviceGetCount(&count);
     if (e != CUDA_SUCCESS || count == 0)
-        return bench_no_gpu(e != CUDA_SUCCESS ? cr_driver_error_text(e) : "the driver reports no device", arch);
+        return bench_no_gpu(e != CUDA_SUCCESS ? cr_driver_error_text(e) : "the driver reports no device");
     return -1;
 }
 
@@ -299,21 +298,17 @@ int cmd_bench_table(int argc, char **argv)
 {
     struct count_option counts[] = {
         {"--n", 1, SIZE_MAX / 4, (uint64_t)64 << 20}, {"--iters", 1, 10000000, 200}, {"--device", 0, 1024, 0}};
-    struct string_option strings[] = {{"--arch", "sm_90"}, {"--csv", NULL}};
-    int rc = parse_options(argc, argv, PROG, usage_text, counts, 3, strings, 2), arch = 90, ptx = 0;
+    struct string_option strings[] = {{"--csv", NULL}};
+    int rc = parse_options(argc, argv, PROG, usage_text, counts, 3, strings, 1);
     if (rc != 0)
         return rc == 1 ? 0 : 2;
-    if (parse_arch(strings[0].value, &arch, &ptx) != 0 || ptx) {
-        fprintf(stderr, "%s: bad value for --arch: %s (want sm_XY)\n%s", PROG, strings[0].value, usage_text);
-        return 2;
-    }
-    if ((rc = without_gpu(arch)) >= 0)
+    if ((rc = without_gpu()) >= 0)
         return rc;
 
     static struct bench bench; /* large (the rows' notes); one per process */
     struct bench *B = &bench;
     struct row rows[CURED_ALGO_COUNT * 2 + 6];
-    const char *csv = strings[1].value;
+    const char *csv = strings[0].value;
     int iters = (int)counts[1].value;
     B->n = (size_t)counts[0].value;
     rc = 1;

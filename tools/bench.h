@@ -27,9 +27,8 @@ struct row {
     char note[1024];
 };
 
-/* No GPU: compile every kernel for sm_<arch> to show that the JIT half
- * works, then say that nothing was timed. Returns the exit status (1). */
-int bench_no_gpu(const char *reason, int arch);
+/* No GPU: say so on stderr. Returns the exit status (1). */
+int bench_no_gpu(const char *reason);
 
 /* One row of the table; cub is the CUB int64 row that ratios refer to (or NULL). */
 void bench_print_row(const struct row *r, const struct row *cub);

@@ -1,6 +1,6 @@
 /*
- * `cured bench`: printing the table and its CSV, and the compile-only run
- * that stands in for the benchmark where there is no GPU.
+ * `cured bench`: printing the table and its CSV, and the message where
+ * there is no GPU.
  */
 #ifdef HAVE_CONFIG_H
 #include <config.h>
@@ -13,48 +13,12 @@
 #include "bench.h"
 #include "tool.h"
 
-/* No GPU: show that the JIT half works, then say that nothing was timed. */
-int bench_no_gpu(const char *reason, int arch)
+/* No GPU: say so at once; nothing is compiled or timed. */
+int bench_no_gpu(const char *reason)
 {
-    fprintf(stderr, "cured bench: no CUDA GPU here: %s\n", reason);
-    int major = 0, minor = 0, skipped = 0, failed = 0;
-    if (cured_nvrtc_version(&major, &minor) != CURED_SUCCESS) {
-        fprintf(stderr, "cured bench: NVRTC is not available either: %s\n", cured_last_error());
-        return 1;
-    }
-    printf("NVRTC %d.%d: compiling the built-in kernels for sm_%d (cubin) without a GPU\n", major,
-           minor, arch);
-    if (arch_offered(arch) == 0) { /* -1, unknown: just try */
-        int archs[128], count = 0;
-        fprintf(stderr, "cured bench: this NVRTC cannot target sm_%d; it offers", arch);
-        if (cured_supported_archs(archs, 128, &count) == CURED_SUCCESS)
-            for (int i = 0; i < count && i < 128; i++)
-                fprintf(stderr, " sm_%d", archs[i]);
-        fprintf(stderr, "\n");
-        return 1;
-    }
-    size_t nk = cured_kernel_count();
-    double total = 0;
-    for (size_t i = 0; i < nk; i++) {
-        const char *name = cured_kernel_name(i);
-        struct compile_result r;
-        cured_status st = compile_one(i, arch, 0, &r);
-        printf("  %-64s ", name != NULL ? name : "(unnamed)");
-        if (st == CURED_SUCCESS)
-            printf("%9zu bytes %9.1f ms %s\n", r.bytes, r.ms, r.source);
-        else if (st == CURED_ERROR_NOT_SUPPORTED)
-            printf("skipped: needs toolkit headers\n");
-        else
-            printf("FAILED: %s: %s\n", cured_status_string(st), r.why);
-        total += st == CURED_SUCCESS ? r.ms : 0;
-        skipped += st == CURED_ERROR_NOT_SUPPORTED;
-        failed += st != CURED_SUCCESS && st != CURED_ERROR_NOT_SUPPORTED;
-    }
-    printf("%zu kernels: %zu compiled in %.1f ms, %d skipped, %d failed\n", nk,
-           nk - (size_t)(skipped + failed), total, skipped, failed);
-    if (skipped > 0 && cured_toolkit_include() == NULL)
-        printf("toolkit headers for the cooperative-groups kernels: %s\n", cured_last_error());
-    fprintf(stderr, "cured bench: nothing was benchmarked (no GPU)\n");
+    fprintf(stderr, "cured bench: no CUDA GPU here: %s\n"
+                    "cured bench: nothing to measure (`cured cache warm` compiles every kernel "
+                    "without a GPU)\n", reason);
     return 1;
 }
 

@@ -9,6 +9,7 @@
  *   cured bench warmstart          first call of a fresh process  (warmstart.c)
  *   cured bench sweep              sizes 2^10 ... 2^30            (sweep.c)
  *   cured bench ops                operators x types              (opsbench.c)
+ *   cured bench axes               axes and segments              (axesbench.c)
  *   cured bench allreduce          cured_comm over NCCL           (allreducebench.c)
  *
  * The driver is opened at run time (src/driver.c, compiled into the tool

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Draw the CSV of `cured bench axes --csv FILE` as a PNG.
 
-    python3 tools/plot-axes.py bench/axes-h200-2026-12-01-v7.csv [out.png]
+    python3 tools/plot-axes.py bench/results/axes-h200-2026-12-03.csv [out.png]
 
 Left: a heat map of each cell's share of the read ceiling (a row per cell and
 axis, a column per shape, rows = 2^0 ... 2^26 of the float32 array). Right:

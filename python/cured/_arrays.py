@@ -195,6 +195,13 @@ _DLManagedTensor._fields_ = [("dl_tensor", _DLTensor), ("manager_ctx", ctypes.c_
 
 KDL_CUDA, KDL_CUDA_MANAGED = 2, 13
 
+_MOVE_IT = ("cured reduces arrays in GPU memory: move it there first, e.g. cupy.asarray(x) "
+            "or torch.as_tensor(x, device='cuda')")
+
+
+def _not_on_gpu(obj, where):
+    return TypeError("cured: the %s is %s; %s" % (type(obj).__name__, where, _MOVE_IT))
+
 _pyapi = ctypes.pythonapi
 _pyapi.PyCapsule_GetPointer.restype = ctypes.c_void_p
 _pyapi.PyCapsule_GetPointer.argtypes = [ctypes.py_object, ctypes.c_char_p]
@@ -214,8 +221,7 @@ def from_dlpack(obj, stream, strided=False):
     if callable(dev_fn):
         dev_type, _ = dev_fn()
         if int(dev_type) not in (KDL_CUDA, KDL_CUDA_MANAGED):
-            raise TypeError("cured: the array is not in CUDA device memory (DLPack device type %d)"
-                            % int(dev_type))
+            raise _not_on_gpu(obj, "not in CUDA device memory (DLPack device type %d)" % int(dev_type))
     try:
         capsule = obj.__dlpack__(stream=stream)
     except TypeError:  # a producer without the stream argument
@@ -233,8 +239,8 @@ def from_dlpack(obj, stream, strided=False):
     try:
         t = mt.contents.dl_tensor
         if t.device.device_type not in (KDL_CUDA, KDL_CUDA_MANAGED):
-            raise TypeError("cured: the array is not in CUDA device memory (DLPack device type %d)"
-                            % t.device.device_type)
+            raise _not_on_gpu(obj, "not in CUDA device memory (DLPack device type %d)"
+                              % t.device.device_type)
         dtype = _dtypes.from_dlpack(t.dtype.code, t.dtype.bits, t.dtype.lanes)
         shape = tuple(t.shape[i] for i in range(t.ndim))
         itemsize = max(1, t.dtype.bits // 8)
@@ -287,6 +293,8 @@ def device_array(obj, stream=None, strided=False):
         return a
     if hasattr(obj, "__dlpack__"):
         return from_dlpack(obj, explicit, strided)
+    if hasattr(obj, "__array_interface__") or hasattr(obj, "__array__"):
+        raise _not_on_gpu(obj, "in host memory")
     raise TypeError("cured: %r has neither __cuda_array_interface__ nor __dlpack__ (pass a CuPy, "
                     "Numba, PyTorch or JAX array in GPU memory)" % type(obj).__name__)
 

@@ -26,13 +26,31 @@ def gpu_status():
     return _gpu
 
 
+LIBRARY_NOT_FOUND = ("libcured not found: make install (and ldconfig), or set CURED_LIBRARY to the "
+                     "path of libcured.so (.libs/libcured.so in a build tree)")
+
+
 @pytest.fixture
 def gpu():
     ok, why = gpu_status()
     if not ok:
+        if why[0] == "LIBRARY_NOT_FOUND":
+            pytest.skip(LIBRARY_NOT_FOUND)
         pytest.skip("no usable GPU: %s" % why[0])
 
 
+_loads = None
+
+
 def library_loads():
-    code = "import cured._lib as L\nL.lib()\n"
-    return subprocess.run([sys.executable, "-c", code], capture_output=True).returncode == 0
+    global _loads
+    if _loads is None:
+        code = "import cured._lib as L\nL.lib()\n"
+        _loads = subprocess.run([sys.executable, "-c", code], capture_output=True).returncode == 0
+    return _loads
+
+
+def need_library():
+    """Skip the rest of a test that needs libcured, where it is not found."""
+    if not library_loads():
+        pytest.skip(LIBRARY_NOT_FOUND)

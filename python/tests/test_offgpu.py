@@ -11,7 +11,7 @@ import pytest
 import cured
 from cured import _arrays, _dtypes, _lib
 
-from conftest import library_loads
+from conftest import LIBRARY_NOT_FOUND, library_loads, need_library
 
 
 class Fake:
@@ -206,6 +206,7 @@ def test_stats_checks_before_cuda():
         cured.var(Fake(shape=(3, 4), typestr="<f4"), axis=2)
     with pytest.raises(TypeError, match="CuPy or PyTorch"):
         cured.mean(Fake(shape=(3, 4), typestr="<f4"), axis=1)
+    need_library()                                     # the rest calls the library
     with warnings.catch_warnings():
         warnings.simplefilter("error")                 # n > ddof: no warning, a CUDA call (none here)
         r = _child("import cured\n"
@@ -305,6 +306,7 @@ def test_axis_argument_checks_before_cuda():
     with pytest.raises(TypeError, match="int64"):
         cured.sum(x, axis=1, out=Fake(shape=(3,), typestr="<i4"))
     # Every check passed: the call itself (without a driver here) reports.
+    need_library()
     code = ("import cured\n"
             "class F:\n"
             "    def __init__(s, shape, t):\n"
@@ -444,6 +446,14 @@ def _child(code, **env):
     return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=e, timeout=120)
 
 
+def test_host_array_says_how_to_move_it():
+    class Host:                                        # NumPy's interfaces, no device memory
+        __array_interface__ = {"shape": (3,), "typestr": "<f4", "data": (0, False), "version": 3}
+    for a in (np.arange(3, dtype=np.float32), Host()):
+        with pytest.raises(TypeError, match=r"cupy\.asarray\(x\) or torch\.as_tensor\(x, device='cuda'\)"):
+            cured.sum(a)
+
+
 def test_library_not_found_names_what_was_tried():
     r = _child("import cured\ntry:\n    cured.library_version()\nexcept cured.LibraryNotFound as e:\n"
                "    print('caught', e)\n", CURED_LIBRARY="/nonexistent/libcured.so")
@@ -452,8 +462,7 @@ def test_library_not_found_names_what_was_tried():
     assert "CURED_LIBRARY" in r.stdout
 
 
-needs_library = pytest.mark.skipif(not library_loads(),
-                                   reason="libcured not found: set CURED_LIBRARY to build/.libs/libcured.so")
+needs_library = pytest.mark.skipif(not library_loads(), reason=LIBRARY_NOT_FOUND)
 
 
 @needs_library
