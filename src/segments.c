@@ -81,7 +81,8 @@ cured_status cr_segment_limit(cured_handle h, const void *in, const void *out, s
     uint64_t bytes = 0;
     st = cr_device_extent(h, in, most, &bytes);
     cr_leave(h, saved);
-    g->limit = bytes / size < (uint64_t)INT64_MAX ? bytes / size : (uint64_t)INT64_MAX;
+    /* UINT64_MAX: memory the driver cannot size, no limit */
+    g->limit = bytes == UINT64_MAX || bytes / size > (uint64_t)INT64_MAX ? (uint64_t)INT64_MAX : bytes / size;
     return st;
 }
 
