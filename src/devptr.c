@@ -42,9 +42,14 @@ static CUresult query(cured_handle h, CUdeviceptr p, struct range *r)
     void *data[] = {&r->type, &r->start, &r->size, &mapped, &r->map_base, &r->map_size};
     CUresult e = h->d->PointerGetAttributes(6, attrs, data, p);
     if (e == CUDA_ERROR_INVALID_VALUE) {
-        /* A driver that predates the mapping attributes: the allocation's range only. */
+        /* A driver that predates the mapping's base and size: whether p is mapped, and the range;
+         * one that predates that too: the range only (a reservation's chunks are not told apart). */
         *r = (struct range){0};
-        return h->d->PointerGetAttributes(3, attrs, data, p);
+        mapped = unset;
+        if ((e = h->d->PointerGetAttributes(4, attrs, data, p)) == CUDA_ERROR_INVALID_VALUE) {
+            *r = (struct range){0};
+            return h->d->PointerGetAttributes(3, attrs, data, p);
+        }
     }
     r->mapped_known = e == CUDA_SUCCESS && mapped != unset;
     r->mapped = (mapped & 0xffu) != 0;
