@@ -294,6 +294,8 @@ cured_status cr_axes_request(cured_handle h, cured_op op, const void *in, cured_
 /* The layout part of it, for a request whose operator (built-in or user) and types are in *r. */
 cured_status cr_axes_layout(cured_handle h, const void *in, const cured_layout *lay, uint32_t axes, const void *out,
                             const cured_layout *out_lay, struct cr_request *r, struct cr_geometry *g, int *whole);
+/* Uniform segments as the axis view they are ({num_segments, segment_size}, reduced along axis 1). */
+cured_status cr_uniform_layout(size_t num_segments, size_t segment_size, cured_layout *lay);
 /* The checks and geometry of a segmented request whose operator is in *r (g->nout == 0: nothing to do). */
 cured_status cr_segments_layout(const void *in, size_t num_segments, const void *begin, const void *end,
                                 cured_type offset_type, const void *out, struct cr_request *r,

@@ -8,18 +8,25 @@
 #include <stdint.h>
 #include <string.h>
 
-CR_API cured_status cured_uniform_segmented_reduce_async(cured_handle h, cured_op op, const void *in,
-                                                         cured_type in_type, size_t num_segments,
-                                                         size_t segment_size, void *out, cured_type out_type,
-                                                         struct CUstream_st *stream)
+cured_status cr_uniform_layout(size_t num_segments, size_t segment_size, cured_layout *lay)
 {
     /* No segments: no results, whatever their size (the view is empty; the size is only clamped). */
     if (num_segments == 0 && segment_size > INT64_MAX)
         segment_size = INT64_MAX;
     if (num_segments > INT64_MAX || segment_size > INT64_MAX)
         return cr_fail(CURED_ERROR_SIZE_OVERFLOW, "%zu segments of %zu elements overflow", num_segments, segment_size);
-    cured_layout lay = {2, {(int64_t)num_segments, (int64_t)segment_size}, {(int64_t)segment_size, 1}};
-    return cured_reduce_axes_async(h, op, in, in_type, &lay, 2u, out, out_type, NULL, stream);
+    *lay = (cured_layout){2, {(int64_t)num_segments, (int64_t)segment_size}, {(int64_t)segment_size, 1}};
+    return CURED_SUCCESS;
+}
+
+CR_API cured_status cured_uniform_segmented_reduce_async(cured_handle h, cured_op op, const void *in,
+                                                         cured_type in_type, size_t num_segments,
+                                                         size_t segment_size, void *out, cured_type out_type,
+                                                         struct CUstream_st *stream)
+{
+    cured_layout lay;
+    cured_status st = cr_uniform_layout(num_segments, segment_size, &lay);
+    return st != CURED_SUCCESS ? st : cured_reduce_axes_async(h, op, in, in_type, &lay, 2u, out, out_type, NULL, stream);
 }
 
 cured_status cr_segments_layout(const void *in, size_t num_segments, const void *begin, const void *end,
