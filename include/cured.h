@@ -85,7 +85,7 @@ typedef enum cured_status {
     CURED_ERROR_NULL_HANDLE = 1,        /**< the handle argument is NULL */
     CURED_ERROR_NULL_POINTER = 2,       /**< a required pointer argument is NULL */
     CURED_ERROR_INVALID_ENUM = 3,       /**< an enum argument has an unknown value */
-    CURED_ERROR_SIZE_OVERFLOW = 4,      /**< n times the element size overflows */
+    CURED_ERROR_SIZE_OVERFLOW = 4,      /**< n times the element size overflows, or a view passes CURED_MAX_ELEMENTS */
     CURED_ERROR_NOT_DEVICE_POINTER = 5, /**< a pointer is not accessible from the handle's device */
     CURED_ERROR_MISALIGNED = 6,         /**< a pointer is not aligned to its element size */
     CURED_ERROR_NO_DRIVER = 7,          /**< libcuda.so.1 could not be loaded or initialised */
@@ -416,9 +416,22 @@ CURED_EXPORT cured_status cured_get_arch(cured_handle h, int *sm, int *is_ptx);
  * (and of any allocations mapped right after it, as the chunks of a virtual
  * memory reservation are) is refused with CURED_ERROR_OUT_OF_RANGE before
  * anything is launched; the message gives both ranges. The same
- * cuPointerGetAttributes call answers this. Memory the driver cannot size
- * (it reports no allocation range for it, as for some imported or mapped
- * memory) is not checked, and a range beyond it would fault the kernel.
+ * cuPointerGetAttributes call answers this. Memory mapped through the
+ * virtual memory management API (cuMemCreate + cuMemMap) is checked by its
+ * mappings (CU_POINTER_ATTRIBUTE_MAPPING_BASE_ADDR and _SIZE), not by the
+ * reservation the driver reports as its allocation: a range that reaches
+ * past the chunks mapped back to back from its start, into reserved memory
+ * that is not mapped, is refused. (A driver without those attributes tells
+ * only whether an address is mapped: a range that starts in unmapped
+ * reserved memory is refused, one that runs into it from a chunk is not.) A range
+ * over more than 2^20 adjacent allocations is refused too. Memory the
+ * driver cannot size (it reports no allocation range for it, as for some
+ * imported memory) is not checked, and a range beyond it would fault the
+ * kernel.
+ *
+ * Overlap: the output may not overlap the input's n elements (nor y's, for
+ * cured_dot_async()): CURED_ERROR_OVERLAP, nothing launched. The
+ * synchronous calls' host output is not checked against device memory.
  *
  * \param h        handle.
  * \param op       operator (not CURED_OP_DOT: see cured_dot_async()).
@@ -446,6 +459,7 @@ CURED_EXPORT cured_status cured_get_arch(cured_handle h, int *sm, int *is_ptx);
  *         CURED_ERROR_SIZE_OVERFLOW; CURED_ERROR_MISALIGNED;
  *         CURED_ERROR_NOT_DEVICE_POINTER; CURED_ERROR_OUT_OF_RANGE (an input or
  *         output that runs past its allocation);
+ *         CURED_ERROR_OVERLAP (the output overlaps the input);
  *         CURED_ERROR_NO_NVRTC, CURED_ERROR_COMPILE (first use of a kernel);
  *         CURED_ERROR_OUT_OF_MEMORY; CURED_ERROR_CUDA (a driver call failed,
  *         e.g. the launch).
@@ -572,7 +586,8 @@ CURED_EXPORT cured_status cured_reduce_stats(cured_handle h, cured_op op, const 
  * \param out       device pointer to one value of out_type, aligned to its size.
  * \param out_type  result type.
  * \param stream    CUstream or cudaStream_t (NULL = the legacy default stream).
- * \return as cured_reduce_async().
+ * \return as cured_reduce_async(); CURED_ERROR_OVERLAP also when the output
+ *         overlaps y.
  * \par Thread safety
  * As cured_reduce_async().
  */
@@ -673,7 +688,11 @@ typedef struct cured_layout {
  *         CURED_ERROR_INVALID_VALUE (rank above CURED_MAX_RANK, a negative
  *         extent or stride, an axis bit at or above the rank, DOT, an output
  *         layout that does not match or whose results overlap),
- *         CURED_ERROR_SIZE_OVERFLOW (a byte range that overflows),
+ *         CURED_ERROR_SIZE_OVERFLOW (a byte range that overflows, or more
+ *         than CURED_MAX_ELEMENTS elements or results),
+ *         CURED_ERROR_OVERLAP (the output's bytes, from out to its last
+ *         result, meet the input's, from in to the last element the view
+ *         reaches: out == in included, also when no axis is reduced),
  *         CURED_ERROR_MISALIGNED, CURED_ERROR_NOT_DEVICE_POINTER,
  *         CURED_ERROR_OUT_OF_RANGE (the last element the view reaches, or
  *         the last result of the output layout, lies past its allocation,
