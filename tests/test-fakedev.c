@@ -397,56 +397,55 @@ START_TEST(test_overlaps)
     int32_t *off = fake_alloc(4096, 1, 4096);
     for (int i = 0; i < 1024; i++)
         x[i] = y[i] = 7.0f, off[i] = i;
-    const struct {
-        const char *what, *needle;
-        cured_status got;
-    } cases[] = {
-        {"whole: out == in", "overlaps the input",
-         cured_reduce_async(h, CURED_OP_SUM, CURED_ALGO_AUTO, x, CURED_TYPE_FLOAT32, 1024, x, CURED_TYPE_FLOAT32, NULL)},
-        {"whole: out in the input's last element", "overlaps the input",
-         cured_reduce_async(h, CURED_OP_MAX, CURED_ALGO_AUTO, x, CURED_TYPE_FLOAT32, 1024, x + 1023,
-                            CURED_TYPE_FLOAT32, NULL)},
-        {"dot: out == y", "second input (y)",
-         cured_dot_async(h, x, y, CURED_TYPE_FLOAT32, 1024, y + 8, CURED_TYPE_FLOAT32, NULL)},
-        {"axes: out == in", "overlaps the input",
-         cured_reduce_axes_async(h, CURED_OP_SUM, x, CURED_TYPE_FLOAT32, &(cured_layout){2, {32, 32}, {32, 1}}, 2u,
-                                 x, CURED_TYPE_FLOAT32, NULL, NULL)},
-        {"axes, nothing reduced: out == in", "overlaps the input",
-         cured_reduce_axes_async(h, CURED_OP_SUM, x, CURED_TYPE_FLOAT32, &(cured_layout){1, {1024}, {1}}, 0u, x,
-                                 CURED_TYPE_FLOAT32, NULL, NULL)},
-        {"axes stats: out inside the view", "overlaps the input",
-         cured_reduce_axes_stats_async(h, CURED_OP_VAR, x, CURED_TYPE_FLOAT32, &(cured_layout){2, {32, 16}, {32, 1}},
-                                       2u, 0.0, x + 500, CURED_TYPE_FLOAT32, NULL, NULL)},
-        {"uniform segments: out == in", "overlaps the input",
-         cured_uniform_segmented_reduce_async(h, CURED_OP_SUM, x, CURED_TYPE_FLOAT32, 32, 32, x + 64,
-                                              CURED_TYPE_FLOAT32, NULL)},
-        {"segments: out == begin", "begin offsets",
-         cured_segmented_reduce_async(h, CURED_OP_SUM, x, CURED_TYPE_FLOAT32, 8, off, off + 100, CURED_TYPE_INT32, off,
-                                      CURED_TYPE_FLOAT32, NULL)},
-        {"segments: out over end", "end offsets",
-         cured_segmented_reduce_async(h, CURED_OP_SUM, x, CURED_TYPE_FLOAT32, 8, off, off + 100, CURED_TYPE_INT32,
-                                      off + 104, CURED_TYPE_FLOAT32, NULL)},
-        {"segments: out == in", "input's first element",
-         cured_segmented_reduce_async(h, CURED_OP_SUM, x, CURED_TYPE_FLOAT32, 8, off, off + 1, CURED_TYPE_INT32, x,
-                                      CURED_TYPE_FLOAT32, NULL)},
-        {"segment stats: out == begin", "begin offsets",
-         cured_segmented_reduce_stats_async(h, CURED_OP_MEAN, x, CURED_TYPE_FLOAT32, 8, off, off + 1, CURED_TYPE_INT32,
-                                            0.0, off + 4, CURED_TYPE_FLOAT32, NULL)},
-    };
-    for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
-        ck_assert_msg(cases[k].got == CURED_ERROR_OVERLAP, "%s: got %s", cases[k].what,
-                      cured_status_string(cases[k].got));
-    }
-    /* the message, once more for each kind (cases[] kept only the statuses) */
-    clear_error();
-    expect(cured_segmented_reduce_async(h, CURED_OP_SUM, x, CURED_TYPE_FLOAT32, 8, off, off + 100, CURED_TYPE_INT32,
-                                        off + 104, CURED_TYPE_FLOAT32, NULL),
-           CURED_ERROR_OVERLAP, "segments: out over end");
-    assert_message_contains("segments: out over end", "overlaps the end offsets");
-    expect(cured_reduce_async(h, CURED_OP_SUM, CURED_ALGO_AUTO, x, CURED_TYPE_FLOAT32, 1024, x + 3,
-                              CURED_TYPE_FLOAT32, NULL),
-           CURED_ERROR_OVERLAP, "whole: out inside");
-    assert_message_contains("whole: out inside", "overlaps the input [");
+    /* each refusal: its status and a message naming what overlaps */
+#define OVERLAPS(what, needle, call)                                                                    \
+    do {                                                                                                \
+        clear_error();                                                                                  \
+        expect((call), CURED_ERROR_OVERLAP, what);                                                      \
+        assert_message_contains(what, needle);                                                          \
+    } while (0)
+    OVERLAPS("whole: out == in", "overlaps the input [",
+             cured_reduce_async(h, CURED_OP_SUM, CURED_ALGO_AUTO, x, CURED_TYPE_FLOAT32, 1024, x, CURED_TYPE_FLOAT32,
+                                NULL));
+    OVERLAPS("whole: out in the input's last element", "overlaps the input [",
+             cured_reduce_async(h, CURED_OP_MAX, CURED_ALGO_AUTO, x, CURED_TYPE_FLOAT32, 1024, x + 1023,
+                                CURED_TYPE_FLOAT32, NULL));
+    OVERLAPS("dot: out inside y", "overlaps the second input (y)",
+             cured_dot_async(h, x, y, CURED_TYPE_FLOAT32, 1024, y + 8, CURED_TYPE_FLOAT32, NULL));
+    OVERLAPS("axes: out == in", "overlaps the input",
+             cured_reduce_axes_async(h, CURED_OP_SUM, x, CURED_TYPE_FLOAT32, &(cured_layout){2, {32, 32}, {32, 1}},
+                                     2u, x, CURED_TYPE_FLOAT32, NULL, NULL));
+    OVERLAPS("axes, nothing reduced: out == in", "overlaps the input",
+             cured_reduce_axes_async(h, CURED_OP_SUM, x, CURED_TYPE_FLOAT32, &(cured_layout){1, {1024}, {1}}, 0u, x,
+                                     CURED_TYPE_FLOAT32, NULL, NULL));
+    OVERLAPS("axes stats: out inside the view", "overlaps the input",
+             cured_reduce_axes_stats_async(h, CURED_OP_VAR, x, CURED_TYPE_FLOAT32,
+                                           &(cured_layout){2, {32, 16}, {32, 1}}, 2u, 0.0, x + 500, CURED_TYPE_FLOAT32,
+                                           NULL, NULL));
+    OVERLAPS("uniform segments: out inside the input", "overlaps the input",
+             cured_uniform_segmented_reduce_async(h, CURED_OP_SUM, x, CURED_TYPE_FLOAT32, 32, 32, x + 64,
+                                                  CURED_TYPE_FLOAT32, NULL));
+    OVERLAPS("segments: out == begin", "overlaps the begin offsets",
+             cured_segmented_reduce_async(h, CURED_OP_SUM, x, CURED_TYPE_FLOAT32, 8, off, off + 100, CURED_TYPE_INT32,
+                                          off, CURED_TYPE_FLOAT32, NULL));
+    OVERLAPS("segments: out over end", "overlaps the end offsets",
+             cured_segmented_reduce_async(h, CURED_OP_SUM, x, CURED_TYPE_FLOAT32, 8, off, off + 100, CURED_TYPE_INT32,
+                                          off + 104, CURED_TYPE_FLOAT32, NULL));
+    OVERLAPS("segments: out == in", "overlaps the input's first element",
+             cured_segmented_reduce_async(h, CURED_OP_SUM, x, CURED_TYPE_FLOAT32, 8, off, off + 1, CURED_TYPE_INT32, x,
+                                          CURED_TYPE_FLOAT32, NULL));
+    OVERLAPS("segment stats: out over begin", "overlaps the begin offsets",
+             cured_segmented_reduce_stats_async(h, CURED_OP_MEAN, x, CURED_TYPE_FLOAT32, 8, off, off + 1,
+                                                CURED_TYPE_INT32, 0.0, off + 4, CURED_TYPE_FLOAT32, NULL));
+    cured_custom op = NULL;
+    ck_assert_int_eq(cr_custom_build(CURED_TYPE_FLOAT32, CURED_TYPE_FLOAT32, 1, "x", "a+b", "0", &op), 0);
+    OVERLAPS("user op: out inside x", "overlaps the input [", cured_custom_reduce_async(h, op, x, NULL, 1024, x + 5, NULL));
+    OVERLAPS("user op along axes: out == in", "overlaps the input",
+             cured_custom_reduce_axes_async(h, op, x, &(cured_layout){2, {32, 32}, {32, 1}}, 2u, x, NULL, NULL));
+    OVERLAPS("user op over segments: out == end", "overlaps the end offsets",
+             cured_custom_segmented_reduce_async(h, op, x, 8, off, off + 100, CURED_TYPE_INT32, off + 100, NULL));
+    cured_custom_destroy(op);
+#undef OVERLAPS
     for (int i = 0; i < 1024; i++)
         ck_assert_msg(x[i] == 7.0f && y[i] == 7.0f && off[i] == i, "a refused call wrote element %d", i);
     /* neighbours: the checks pass (and the call stops for want of NVRTC) */
