@@ -339,11 +339,11 @@ cured_status cr_axes_layout(cured_handle h, const void *in, const cured_layout *
     if ((uintptr_t)in % cr_type_size(in_type))
         return cr_fail(CURED_ERROR_MISALIGNED, "the input %p is not aligned to its %zu-byte elements", in,
                        cr_type_size(in_type));
-    /* The kernels write the results while they read the input: the two byte ranges may not meet. */
+    /* The kernels write the results while they read the input: the two byte ranges may not meet
+     * (refused by cr_reduce_run_many after the range checks, so that a view past its allocation
+     * is OUT_OF_RANGE first, as for the whole-array calls). */
     if (total > 0 && cr_ranges_overlap(in, g->in_bytes, out, g->out_bytes))
-        return cr_fail(CURED_ERROR_OVERLAP,
-                       "the output [%p, %p + %zu) overlaps the input [%p, %p + %zu) the view reads", out, out,
-                       g->out_bytes, in, in, g->in_bytes);
+        g->overlap = "input (the bytes from in to the last element the view reaches)";
     int n = coalesce(d, lay->rank);
     g->nout = nout;
     if (empty) { /* every result is an empty reduction: rows of length 0 */

@@ -144,6 +144,7 @@ struct cr_geometry {
     int offsets_32;          /* SEGMENTS: int32 offsets */
     uint64_t limit;          /* SEGMENTS: elements the offsets may index from the input (cr_segment_limit) */
     size_t in_bytes, out_bytes, offset_bytes; /* the ranges the call reads and writes */
+    const char *overlap;     /* what the output overlaps (refused after the range checks), or NULL */
 };
 
 /* Gathered state records (CR_SHAPE_COMBINE): nranks records of record_bytes,

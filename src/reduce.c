@@ -103,6 +103,9 @@ cured_status cr_reduce_run_many(cured_handle h, struct cr_args *a, CUstream stre
         (st = cr_check_device_range(h, (const void *)(uintptr_t)a->out, g->out_bytes, "output")) != CURED_SUCCESS ||
         (g->begin && (st = cr_check_device_range(h, g->begin, g->offset_bytes, "begin offsets")) != CURED_SUCCESS) ||
         (g->end && (st = cr_check_device_range(h, g->end, g->offset_bytes, "end offsets")) != CURED_SUCCESS) ||
+        (g->overlap != NULL && (st = cr_fail(CURED_ERROR_OVERLAP, "the output [%p, %p + %zu) overlaps the %s",
+                                             (void *)(uintptr_t)a->out, (void *)(uintptr_t)a->out, g->out_bytes,
+                                             g->overlap)) != CURED_SUCCESS) ||
         (st = cr_slot_for(h, stream, &a->ws)) != CURED_SUCCESS || (st = target(h, arg, &t)) != CURED_SUCCESS)
         goto done;
     t.fam->plan(t.req, t.unit, t.k, &h->facts, a, &plan);

@@ -58,8 +58,7 @@ cured_status cr_segments_layout(const void *in, size_t num_segments, const void 
                       : cr_ranges_overlap(out, out_bytes, end, offset_bytes) ? "end offsets"
                       : cr_ranges_overlap(out, out_bytes, in, cr_type_size(r->in)) ? "input's first element"
                                                                                      : NULL;
-    if (hit != NULL)
-        return cr_fail(CURED_ERROR_OVERLAP, "the output [%p, %p + %zu) overlaps the %s", out, out, out_bytes, hit);
+    g->overlap = hit; /* refused after the range checks (cr_reduce_run_many) */
     g->nout = num_segments;
     g->begin = begin;
     g->end = end;

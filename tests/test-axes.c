@@ -262,9 +262,14 @@ static void expect_bad(cured_status want, const char *needle, cured_op op, const
     if (op == CURED_OP_ARGMIN)
         ot = CURED_TYPE_FLOAT32;
     cured_status st = cr_axes_request(&fake, op, in, CURED_TYPE_FLOAT32, l, axes, out, ot, ol, 0, &r, &g, &whole);
+    /* an overlap is found here and refused after the range checks (cr_reduce_run_many) */
+    if (st == CURED_SUCCESS && g.overlap != NULL)
+        st = CURED_ERROR_OVERLAP;
     ck_assert_msg(st == want, "got %s, want %s (%s)", cured_status_string(st), cured_status_string(want),
                   cured_last_error());
-    if (want != CURED_SUCCESS)
+    if (want == CURED_ERROR_OVERLAP)
+        ck_assert_msg(strstr(g.overlap, needle) != NULL, "the overlap \"%s\" does not name %s", g.overlap, needle);
+    else if (want != CURED_SUCCESS)
         assert_message_contains("cr_axes_request", needle);
 }
 
@@ -349,16 +354,16 @@ START_TEST(test_bad_layouts)
      * and an output layout that reaches back into the input; disjoint neighbours pass. */
     const char *in = (const char *)IN_OK;
     cured_layout m = matrix(10, 20); /* 200 float32 from in: [in, in + 800) */
-    expect_bad(CURED_ERROR_OVERLAP, "overlaps the input", CURED_OP_SUM, &m, 2u, NULL, in, (void *)in);
-    expect_bad(CURED_ERROR_OVERLAP, "overlaps the input", CURED_OP_SUM, &m, 0u, NULL, in, (void *)in);
-    expect_bad(CURED_ERROR_OVERLAP, "overlaps the input", CURED_OP_SUM, &m, 1u, NULL, in, (void *)(in + 796));
+    expect_bad(CURED_ERROR_OVERLAP, "input", CURED_OP_SUM, &m, 2u, NULL, in, (void *)in);
+    expect_bad(CURED_ERROR_OVERLAP, "input", CURED_OP_SUM, &m, 0u, NULL, in, (void *)in);
+    expect_bad(CURED_ERROR_OVERLAP, "input", CURED_OP_SUM, &m, 1u, NULL, in, (void *)(in + 796));
     expect_bad(CURED_SUCCESS, "", CURED_OP_SUM, &m, 1u, NULL, in, (void *)(in + 800));
     /* 20 results (80 bytes) just before an input at in + 400, then 40 bytes into it */
     expect_bad(CURED_SUCCESS, "", CURED_OP_SUM, &m, 1u, NULL, in + 400, (void *)(in + 320));
-    expect_bad(CURED_ERROR_OVERLAP, "overlaps the input", CURED_OP_SUM, &m, 1u, NULL, in + 400, (void *)(in + 360));
+    expect_bad(CURED_ERROR_OVERLAP, "input", CURED_OP_SUM, &m, 1u, NULL, in + 400, (void *)(in + 360));
     cured_layout pad = {1, {20}, {2}}; /* 20 results 2 apart: [out, out + 39 * 4) */
     expect_bad(CURED_SUCCESS, "", CURED_OP_SUM, &m, 1u, &pad, in + 200, (void *)(in + 44));
-    expect_bad(CURED_ERROR_OVERLAP, "overlaps the input", CURED_OP_SUM, &m, 1u, &pad, in + 200, (void *)(in + 48));
+    expect_bad(CURED_ERROR_OVERLAP, "input", CURED_OP_SUM, &m, 1u, &pad, in + 200, (void *)(in + 48));
 }
 END_TEST
 

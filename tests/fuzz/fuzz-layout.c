@@ -5,7 +5,8 @@
  * input picks the call, the operator and types, the ranks, extents, strides
  * and pointers (some of them overlapping). An accepted request must keep the
  * promises of cured.h: at most CURED_MAX_ELEMENTS elements and results, an
- * output that does not meet the bytes the call reads, positive extents in
+ * output that meets the bytes the call reads marked for refusal (g.overlap:
+ * refused after the range checks) and no other, positive extents in
  * the plan, and a plan that fits struct cr_plan; a refusal must carry a
  * message. Any crash or sanitizer report is a failure.
  */
@@ -75,8 +76,8 @@ static void check_accepted_view(const cured_layout *lay, const struct cr_geometr
         abort(); /* an accepted view past the limit */
     if (g->nout > (uint64_t)CURED_MAX_ELEMENTS || g->len > (uint64_t)CURED_MAX_ELEMENTS)
         abort();
-    if (!empty && g->nout > 0 && cr_ranges_overlap(in, g->in_bytes, out, g->out_bytes))
-        abort(); /* an output over the input accepted */
+    if (!empty && g->nout > 0 && !whole && cr_ranges_overlap(in, g->in_bytes, out, g->out_bytes) != (g->overlap != NULL))
+        abort(); /* an output over the input not marked for refusal, or a false one */
     if (!whole && g->nout > 0)
         for (int k = 0; k < g->kept.n; k++)
             if (g->kept.extent[k] <= 0)
@@ -151,10 +152,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         if (st == CURED_SUCCESS && r.ninputs == 1) {
             st = cr_segments_layout(in, nseg, begin, end, ot, out, &r, &g);
             if (st == CURED_SUCCESS && g.nout > 0) {
-                if (cr_ranges_overlap(out, g.out_bytes, begin, g.offset_bytes) ||
-                    cr_ranges_overlap(out, g.out_bytes, end, g.offset_bytes) ||
-                    cr_ranges_overlap(out, g.out_bytes, in, cr_type_size(r.in)))
-                    abort(); /* an output over the offsets or the input's first element accepted */
+                if ((cr_ranges_overlap(out, g.out_bytes, begin, g.offset_bytes) ||
+                     cr_ranges_overlap(out, g.out_bytes, end, g.offset_bytes) ||
+                     cr_ranges_overlap(out, g.out_bytes, in, cr_type_size(r.in))) != (g.overlap != NULL))
+                    abort(); /* an output over the offsets or the input's first element not marked, or a false one */
                 g.limit = take(&b, 8);
                 check_plan(&r, &g);
             }
