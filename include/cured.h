@@ -85,7 +85,7 @@ typedef enum cured_status {
     CURED_ERROR_NULL_HANDLE = 1,        /**< the handle argument is NULL */
     CURED_ERROR_NULL_POINTER = 2,       /**< a required pointer argument is NULL */
     CURED_ERROR_INVALID_ENUM = 3,       /**< an enum argument has an unknown value */
-    CURED_ERROR_SIZE_OVERFLOW = 4,      /**< n times the element size overflows */
+    CURED_ERROR_SIZE_OVERFLOW = 4,      /**< n times the element size overflows, or a view passes CURED_MAX_ELEMENTS */
     CURED_ERROR_NOT_DEVICE_POINTER = 5, /**< a pointer is not accessible from the handle's device */
     CURED_ERROR_MISALIGNED = 6,         /**< a pointer is not aligned to its element size */
     CURED_ERROR_NO_DRIVER = 7,          /**< libcuda.so.1 could not be loaded or initialised */
@@ -105,7 +105,10 @@ typedef enum cured_status {
     CURED_ERROR_OUT_OF_RANGE = 21,      /**< an input or output runs past the end of its allocation */
     CURED_ERROR_TOO_FEW_ELEMENTS = 22,  /**< MEAN of n == 0, VAR/STD/MEAN_VAR of n <= ddof (synchronous calls) */
     CURED_ERROR_NO_NCCL = 23,           /**< NCCL (libnccl.so.2) could not be loaded; the message says what was tried */
-    CURED_ERROR_NCCL = 24               /**< an NCCL call failed; the message names it and gives NCCL's error string */
+    CURED_ERROR_NCCL = 24,              /**< an NCCL call failed; the message names it and gives NCCL's error string */
+    /* issue 36: inputs that would fault the context */
+    CURED_ERROR_OVERLAP = 25,           /**< an output overlaps an input or an offset array (nothing launched) */
+    CURED_ERROR_BAD_SEGMENT = 26        /**< a segment's offsets lay outside the input it may read (cured_check_stream()) */
 } cured_status;
 
 /** Element and result types. Values are stable. FLOAT16 is IEEE binary16 and
@@ -415,9 +418,22 @@ CURED_EXPORT cured_status cured_get_arch(cured_handle h, int *sm, int *is_ptx);
  * (and of any allocations mapped right after it, as the chunks of a virtual
  * memory reservation are) is refused with CURED_ERROR_OUT_OF_RANGE before
  * anything is launched; the message gives both ranges. The same
- * cuPointerGetAttributes call answers this. Memory the driver cannot size
- * (it reports no allocation range for it, as for some imported or mapped
- * memory) is not checked, and a range beyond it would fault the kernel.
+ * cuPointerGetAttributes call answers this. Memory mapped through the
+ * virtual memory management API (cuMemCreate + cuMemMap) is checked by its
+ * mappings (CU_POINTER_ATTRIBUTE_MAPPING_BASE_ADDR and _SIZE), not by the
+ * reservation the driver reports as its allocation: a range that reaches
+ * past the chunks mapped back to back from its start, into reserved memory
+ * that is not mapped, is refused. (A driver without those attributes tells
+ * only whether an address is mapped: a range that starts in unmapped
+ * reserved memory is refused, one that runs into it from a chunk is not.) A range
+ * over more than 2^20 adjacent allocations is refused too. Memory the
+ * driver cannot size (it reports no allocation range for it, as for some
+ * imported memory) is not checked, and a range beyond it would fault the
+ * kernel.
+ *
+ * Overlap: the output may not overlap the input's n elements (nor y's, for
+ * cured_dot_async()): CURED_ERROR_OVERLAP, nothing launched. The
+ * synchronous calls' host output is not checked against device memory.
  *
  * \param h        handle.
  * \param op       operator (not CURED_OP_DOT: see cured_dot_async()).
@@ -445,6 +461,7 @@ CURED_EXPORT cured_status cured_get_arch(cured_handle h, int *sm, int *is_ptx);
  *         CURED_ERROR_SIZE_OVERFLOW; CURED_ERROR_MISALIGNED;
  *         CURED_ERROR_NOT_DEVICE_POINTER; CURED_ERROR_OUT_OF_RANGE (an input or
  *         output that runs past its allocation);
+ *         CURED_ERROR_OVERLAP (the output overlaps the input);
  *         CURED_ERROR_NO_NVRTC, CURED_ERROR_COMPILE (first use of a kernel);
  *         CURED_ERROR_OUT_OF_MEMORY; CURED_ERROR_CUDA (a driver call failed,
  *         e.g. the launch).
@@ -571,7 +588,8 @@ CURED_EXPORT cured_status cured_reduce_stats(cured_handle h, cured_op op, const 
  * \param out       device pointer to one value of out_type, aligned to its size.
  * \param out_type  result type.
  * \param stream    CUstream or cudaStream_t (NULL = the legacy default stream).
- * \return as cured_reduce_async().
+ * \return as cured_reduce_async(); CURED_ERROR_OVERLAP also when the output
+ *         overlaps y.
  * \par Thread safety
  * As cured_reduce_async().
  */
@@ -602,6 +620,15 @@ CURED_EXPORT cured_status cured_dot(cured_handle h, const void *x, const void *y
 
 /** Largest rank of a cured_layout. */
 #define CURED_MAX_RANK 8
+
+/**
+ * The most elements a view may have, and the most results it may give
+ * (2^53: counts the statistics and ARG indices hold exactly). A view past it
+ * is refused with CURED_ERROR_SIZE_OVERFLOW whatever memory it reaches: a
+ * broadcast view (strides 0) of more elements reads little memory but would
+ * keep the GPU busy for days.
+ */
+#define CURED_MAX_ELEMENTS ((int64_t)1 << 53)
 
 /**
  * An N-D strided view: element (i0, ..., i{rank-1}) is at
@@ -663,7 +690,11 @@ typedef struct cured_layout {
  *         CURED_ERROR_INVALID_VALUE (rank above CURED_MAX_RANK, a negative
  *         extent or stride, an axis bit at or above the rank, DOT, an output
  *         layout that does not match or whose results overlap),
- *         CURED_ERROR_SIZE_OVERFLOW (a byte range that overflows),
+ *         CURED_ERROR_SIZE_OVERFLOW (a byte range that overflows, or more
+ *         than CURED_MAX_ELEMENTS elements or results),
+ *         CURED_ERROR_OVERLAP (the output's bytes, from out to its last
+ *         result, meet the input's, from in to the last element the view
+ *         reaches: out == in included, also when no axis is reduced),
  *         CURED_ERROR_MISALIGNED, CURED_ERROR_NOT_DEVICE_POINTER,
  *         CURED_ERROR_OUT_OF_RANGE (the last element the view reaches, or
  *         the last result of the output layout, lies past its allocation,
@@ -685,9 +716,20 @@ CURED_EXPORT cured_status cured_reduce_axes_async(cured_handle h, cured_op op, c
  * end <= begin is empty and gets the empty value of cured_reduce_axes_async().
  * Segments may overlap and come in any order. The offsets are in device
  * memory, which the call does not read (it does not wait): the two arrays
- * are checked (device memory, num_segments entries mapped), their values
- * are not, so the input's range check covers its first element only, and
- * an offset past the input's allocation faults the kernel. Otherwise as
+ * are checked (device memory, num_segments entries mapped, aligned to the
+ * offset type: CURED_ERROR_MISALIGNED), and the kernel checks their values.
+ * The elements a segment may read are those from in up to the first byte
+ * that is not mapped (following adjacent allocations, as the range checks of
+ * cured_reduce_async() do) or up to out, when out lies after in, whichever
+ * comes first: call that count the limit. A segment with an offset below 0
+ * or above the limit (either offset, whatever their order) is a bad
+ * segment: it reads nothing, its result is the empty value, and the
+ * stream's error word records it, which cured_check_stream() returns as
+ * CURED_ERROR_BAD_SEGMENT (the call itself has returned CURED_SUCCESS; the
+ * other segments' results are right). Memory the driver cannot size gives
+ * no limit: offsets into it are not checked. The output may not overlap
+ * the offset arrays or the input's first element (CURED_ERROR_OVERLAP,
+ * nothing launched). Otherwise as
  * cured_reduce_axes_async(), bitwise repeatable run to run included. (A
  * segment's floating-point result depends on the call's other segments in
  * one way: while a call has at most 512 segments over 16 KiB, each of them
@@ -707,7 +749,12 @@ CURED_EXPORT cured_status cured_reduce_axes_async(cured_handle h, cured_op op, c
  * \param out_type     result type.
  * \param stream       CUstream or cudaStream_t.
  * \return as cured_reduce_axes_async(); CURED_ERROR_INVALID_VALUE for
- *         another offset type; CURED_ERROR_NOT_DEVICE_POINTER for offsets in host memory.
+ *         another offset type (checked before the pointers, also when
+ *         num_segments is 0); CURED_ERROR_NOT_DEVICE_POINTER for offsets in
+ *         host memory; CURED_ERROR_MISALIGNED for offset arrays not aligned
+ *         to the offset type; CURED_ERROR_OVERLAP (the output overlaps an
+ *         offset array or the input's first element). Bad segments are not
+ *         a status of this call: see cured_check_stream().
  * \par Thread safety
  * As cured_reduce_async().
  */
@@ -722,14 +769,19 @@ CURED_EXPORT cured_status cured_segmented_reduce_async(cured_handle h, cured_op 
  * matrix). Otherwise as cured_segmented_reduce_async().
  * \param h             handle.
  * \param op            operator (not CURED_OP_DOT).
- * \param in            device pointer to num_segments * segment_size elements.
+ * \param in            device pointer to num_segments * segment_size elements
+ *                      (may be NULL when that product is 0, as for an empty view).
  * \param in_type       element type.
  * \param num_segments  number of segments.
- * \param segment_size  elements in each (0: every result is the empty value).
+ * \param segment_size  elements in each (0: every result is the empty value;
+ *                      any value when num_segments is 0).
  * \param out           device pointer to num_segments results, dense.
  * \param out_type      result type.
  * \param stream        CUstream or cudaStream_t.
- * \return as cured_reduce_axes_async().
+ * \return as cured_reduce_axes_async() (CURED_SUCCESS with nothing launched
+ *         when num_segments is 0; CURED_ERROR_SIZE_OVERFLOW past
+ *         CURED_MAX_ELEMENTS; CURED_ERROR_OVERLAP when the output overlaps
+ *         the segments' elements).
  * \par Thread safety
  * As cured_reduce_async().
  */
@@ -805,6 +857,30 @@ CURED_EXPORT cured_status cured_segmented_reduce_stats_async(cured_handle h, cur
                                                              const void *begin, const void *end,
                                                              cured_type offset_type, double ddof, void *out,
                                                              cured_type out_type, struct CUstream_st *stream);
+
+/**
+ * \brief Wait for a stream and report the bad segments its segmented calls
+ * met (see cured_segmented_reduce_async()).
+ *
+ * Each stream's workspace keeps an error word that a segmented kernel
+ * (built-in, statistics or user-defined) sets when a segment's offsets lie
+ * outside the input it may read; the asynchronous call has already
+ * returned, so this call reports it. It synchronises the stream (not
+ * capture-safe), reads the word and clears it: the next check reports only
+ * later calls. The message names the lowest bad segment index among them.
+ *
+ * \param h      handle.
+ * \param stream the stream the segmented calls ran on (NULL = the legacy default stream).
+ * \return CURED_SUCCESS (no bad segment since the last check);
+ *         CURED_ERROR_BAD_SEGMENT (some segment was bad; the word is now
+ *         clear); CURED_ERROR_NULL_HANDLE; CURED_ERROR_NOT_SUPPORTED (the
+ *         stream's first call made during capture, as cured_reduce_async());
+ *         CURED_ERROR_CUDA (the stream reports an error, e.g. a kernel fault).
+ * \par Thread safety
+ * Any thread; checking a stream while another thread launches on it
+ * reports those calls now or at the next check.
+ */
+CURED_EXPORT cured_status cured_check_stream(cured_handle h, struct CUstream_st *stream);
 /** @} */
 
 /** \addtogroup cured_comm

@@ -35,7 +35,7 @@ __device__ __forceinline__ A long_part(const T *in, u64 len, unsigned part, unsi
 // that the listed path keeps its own registers (inlined, it spilled).
 template <class T, class A, class Op, class Off, int BLOCK, int UNROLL>
 __device__ __noinline__ void every_long_segment(const T *in, u64 nseg, const Off *begin, const Off *end, void *out,
-                                                unsigned result_size, u64 huge, double ddof)
+                                                unsigned result_size, u64 huge, SegGuard guard, double ddof)
 {
     __shared__ unsigned longs[BLOCK / 32];
     const u64 nb = (u64)gridDim.x * gridDim.y, blk = (u64)blockIdx.y * gridDim.x + blockIdx.x;
@@ -43,8 +43,8 @@ __device__ __noinline__ void every_long_segment(const T *in, u64 nseg, const Off
         const u64 s = blk + (round * BLOCK + threadIdx.x) * nb;
         bool huge_one = false;
         if (s < nseg) {
-            const long long len = (long long)end[s] - (long long)begin[s];
-            huge_one = len > 0 && (u64)len > huge;
+            const long long b = (long long)begin[s], e = (long long)end[s]; // reduce_segments reported bad ones
+            huge_one = !seg_bad(guard, b, e) && e > b && (u64)(e - b) > huge;
         }
         const unsigned m = __ballot_sync(0xffffffffu, huge_one);
         if (threadIdx.x % 32 == 0)
@@ -78,7 +78,7 @@ __device__ __forceinline__ unsigned long_parts(u64 len, u64 chunk, unsigned most
 template <class T, class A, class Op, class Off, int BLOCK, int UNROLL>
 __global__ void __launch_bounds__(BLOCK)
 reduce_long_segments(const T *in, u64 nseg, const Off *begin, const Off *end, void *out, unsigned result_size,
-                     u64 huge, LongList l, A *partials, double ddof)
+                     u64 huge, LongList l, SegGuard guard, A *partials, double ddof)
 {
     __shared__ unsigned counted, first[2 * BLOCK + 1]; // first[e]: entry e's first chunk
     __shared__ u64 chunk;
@@ -126,7 +126,7 @@ reduce_long_segments(const T *in, u64 nseg, const Off *begin, const Off *end, vo
                                      l.tickets + lo, part, parts, op);
         }
     } else {
-        every_long_segment<T, A, Op, Off, BLOCK, UNROLL>(in, nseg, begin, end, out, result_size, huge, ddof);
+        every_long_segment<T, A, Op, Off, BLOCK, UNROLL>(in, nseg, begin, end, out, result_size, huge, guard, ddof);
     }
     if (t == 0 && atomicAdd(l.done, 1u) == gridDim.x * gridDim.y - 1) { // every block has read the count
         *l.count = 0;

@@ -1,4 +1,5 @@
-// Segments given by offset arrays (CUB's convention; end < begin is empty).
+// Segments given by offset arrays (CUB's convention; end < begin is empty;
+// an offset outside [0, limit] makes a bad segment, see SegGuard).
 // Each warp takes 32 / G consecutive segments at a time, G lanes each, and
 // goes on to its next ones without waiting for the rest of its block; the
 // next segments' offsets are loaded while these are read. The long ones
@@ -23,6 +24,26 @@ struct LongList {
     unsigned int *count, *done, *tickets; // tickets: one per entry
     unsigned cap, parts; // parts: the most blocks of one entry (its partials' stride)
 };
+
+// What the offsets may index: elements [0, limit) of the input (the host
+// found them mapped and before the output). A segment with either offset
+// outside [0, limit] is bad: it reads nothing, gets the empty value, and
+// *bad keeps the complement of the lowest bad index (0: none), which
+// cured_check_stream reads and clears. One compare a segment, none an element.
+struct SegGuard {
+    u64 limit;
+    unsigned long long *bad;
+};
+
+__device__ __forceinline__ bool seg_bad(const SegGuard &g, long long b, long long e)
+{
+    return (u64)b > g.limit || (u64)e > g.limit; // a negative offset is above any limit as u64
+}
+
+__device__ __forceinline__ void seg_report(const SegGuard &g, u64 s)
+{
+    atomicMax(g.bad, ~(unsigned long long)s);
+}
 
 __device__ __forceinline__ void list_long(const LongList &l, u64 s, long long begin, u64 len)
 {
@@ -131,7 +152,7 @@ __device__ __forceinline__ A segment_reduce(const T *in, size_t n, bool live, in
 template <class T, class A, class Op, class Off, int BLOCK, int G, int UNROLL>
 __global__ void __launch_bounds__(BLOCK)
 reduce_segments(const T *in, u64 nseg, const Off *begin, const Off *end, void *out, unsigned result_size, u64 huge,
-                LongList list, double ddof)
+                LongList list, SegGuard guard, double ddof)
 {
     const int lane = threadIdx.x % G, wl = threadIdx.x % 32;
     const u64 LONG = (u64)G * (16 / sizeof(T)) * 16;
@@ -144,9 +165,11 @@ reduce_segments(const T *in, u64 nseg, const Off *begin, const Off *end, void *o
         e = (long long)end[s];
     }
     for (u64 chunk = first; chunk < nseg; chunk += step, s += step) { // the same trips for the whole warp
-        const bool live = s < nseg;
-        const u64 len = live && e > b ? (u64)(e - b) : 0;
-        const long long at = b;
+        const bool live = s < nseg, bad = live && seg_bad(guard, b, e);
+        const u64 len = live && !bad && e > b ? (u64)(e - b) : 0;
+        const long long at = bad ? 0 : b;
+        if (bad && lane == 0)
+            seg_report(guard, s);
         if (s + step < nseg) { // the next segments' offsets
             b = (long long)begin[s + step];
             e = (long long)end[s + step];

@@ -74,12 +74,13 @@ static int coalesce(struct dim *d, int n)
     for (int i = 0; i < n; i++) {
         if (d[i].extent == 1)
             continue;
-        /* unsigned products: a stride times an extent may pass 2^63 (then it cannot match) */
-        if (m > 0 && d[m - 1].reduced == d[i].reduced &&
+        /* unsigned products: a stride times an extent may pass 2^63 (then it cannot match); a
+         * merged extent stays below 2^63 (an empty view's reduced extents may not: not merged) */
+        if (m > 0 && d[m - 1].reduced == d[i].reduced && d[i].extent != 0 &&
+            (uint64_t)d[m - 1].extent <= (uint64_t)INT64_MAX / (uint64_t)d[i].extent &&
             (uint64_t)d[m - 1].in == (uint64_t)d[i].in * (uint64_t)d[i].extent &&
             (d[i].reduced || (uint64_t)d[m - 1].out == (uint64_t)d[i].out * (uint64_t)d[i].extent)) {
-            /* unsigned: an empty view's reduced extents may multiply past 2^63 (unused then) */
-            d[m - 1].extent = (int64_t)((uint64_t)d[m - 1].extent * (uint64_t)d[i].extent);
+            d[m - 1].extent *= d[i].extent;
             d[m - 1].in = d[i].in;
             d[m - 1].out = d[i].out;
             continue;
@@ -292,6 +293,11 @@ cured_status cr_axes_layout(cured_handle h, const void *in, const cured_layout *
         nout = 0;
     if ((total_over && !empty) || (nout_over && !kept_empty))
         return cr_fail(CURED_ERROR_SIZE_OVERFLOW, "the layout's element count overflows");
+    /* A count the kernels could not finish (a broadcast view of 2^62 elements reads 4 bytes for ever). */
+    if (total > (uint64_t)CURED_MAX_ELEMENTS || nout > (uint64_t)CURED_MAX_ELEMENTS)
+        return cr_fail(CURED_ERROR_SIZE_OVERFLOW,
+                       "the view has %llu elements and %llu results; the most is CURED_MAX_ELEMENTS (2^53)",
+                       (unsigned long long)total, (unsigned long long)nout);
     /* Output strides: the caller's, or dense row-major over the kept axes. */
     if (out_lay != NULL) {
         if (out_lay->rank != nkept)
@@ -333,6 +339,11 @@ cured_status cr_axes_layout(cured_handle h, const void *in, const cured_layout *
     if ((uintptr_t)in % cr_type_size(in_type))
         return cr_fail(CURED_ERROR_MISALIGNED, "the input %p is not aligned to its %zu-byte elements", in,
                        cr_type_size(in_type));
+    /* The kernels write the results while they read the input: the two byte ranges may not meet
+     * (refused by cr_reduce_run_many after the range checks, so that a view past its allocation
+     * is OUT_OF_RANGE first, as for the whole-array calls). */
+    if (total > 0 && cr_ranges_overlap(in, g->in_bytes, out, g->out_bytes))
+        g->overlap = "input (the bytes from in to the last element the view reaches)";
     int n = coalesce(d, lay->rank);
     g->nout = nout;
     if (empty) { /* every result is an empty reduction: rows of length 0 */

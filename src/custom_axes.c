@@ -120,7 +120,7 @@ CR_API cured_status cured_custom_segmented_reduce_async(cured_handle h, cured_cu
     cured_status st = user_request(h, op, "cured_custom_segmented_reduce_async", &r);
     if (st == CURED_SUCCESS)
         st = cr_segments_layout(in, num_segments, begin, end, offset_type, out, &r, &g);
-    if (st != CURED_SUCCESS || g.nout == 0)
+    if (st != CURED_SUCCESS || g.nout == 0 || (st = cr_segment_limit(h, in, out, &g)) != CURED_SUCCESS)
         return st;
     struct cr_args a = {in, NULL, 0, (CUdeviceptr)(uintptr_t)out, 0, &g, 0.0, NULL};
     struct want w = {op, &r};

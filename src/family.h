@@ -141,7 +141,10 @@ struct cr_geometry {
     unsigned per;            /* ROWS_SPLIT: blocks per row */
     unsigned dense;          /* PACKED: results stored a vector's rows at a time */
     const void *begin, *end; /* SEGMENTS: device offset arrays */
+    int offsets_32;          /* SEGMENTS: int32 offsets */
+    uint64_t limit;          /* SEGMENTS: elements the offsets may index from the input (cr_segment_limit) */
     size_t in_bytes, out_bytes, offset_bytes; /* the ranges the call reads and writes */
+    const char *overlap;     /* what the output overlaps (refused after the range checks), or NULL */
 };
 
 /* Gathered state records (CR_SHAPE_COMBINE): nranks records of record_bytes,

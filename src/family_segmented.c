@@ -109,6 +109,9 @@ struct long_list { /* struct LongList of segments_short.cuh; seg: its 32-byte Lo
     uint64_t seg, count, done, tickets;
     uint32_t cap, parts;
 };
+struct seg_guard { /* struct SegGuard of segments_short.cuh */
+    uint64_t limit, bad;
+};
 
 static void plan_segments(const struct cr_request *r, const struct cr_kernel *k, const struct cr_device_facts *dev,
                           const struct cr_args *a, unsigned grid, uint64_t ddof, struct cr_plan *p)
@@ -120,6 +123,7 @@ static void plan_segments(const struct cr_request *r, const struct cr_kernel *k,
     const unsigned cap = room / per < LONG_CAP ? (unsigned)(room / per) : LONG_CAP;
     struct long_list list = {partials + (uint64_t)cap * LONG_PARTS * CR_MAX_ACC, tickets + 4 * LONG_CAP,
                              tickets + 4 * (LONG_CAP + 1), tickets, cap, LONG_PARTS};
+    const struct seg_guard guard = {g->limit, a->ws + CR_WS_ERROR};
     struct cr_launch *l = cr_plan_launch(p, 0, grid, BLOCK);
     cr_plan_param(p, l, (uint64_t)(uintptr_t)a->in);
     cr_plan_param(p, l, g->nout);
@@ -129,6 +133,7 @@ static void plan_segments(const struct cr_request *r, const struct cr_kernel *k,
     cr_plan_param(p, l, r->acc.result_size);
     cr_plan_param(p, l, LONG_BYTES / cr_type_size(r->in));
     cr_plan_struct(p, l, &list, sizeof list);
+    cr_plan_struct(p, l, &guard, sizeof guard);
     cr_plan_param(p, l, ddof);
     const unsigned per_sm = k->fn_blocks_per_sm[1] > 0 ? (unsigned)k->fn_blocks_per_sm[1] : LONG_PER_SM;
     l = cr_plan_launch(p, 1, per_sm * (unsigned)dev->sms, BLOCK);
@@ -140,6 +145,7 @@ static void plan_segments(const struct cr_request *r, const struct cr_kernel *k,
     cr_plan_param(p, l, r->acc.result_size);
     cr_plan_param(p, l, LONG_BYTES / cr_type_size(r->in));
     cr_plan_struct(p, l, &list, sizeof list);
+    cr_plan_struct(p, l, &guard, sizeof guard);
     cr_plan_param(p, l, partials);
     cr_plan_param(p, l, ddof);
 }

@@ -156,6 +156,7 @@ size_t cr_kcache_blocked(void);
 #define CR_WS_TICKET 0
 #define CR_WS_ACCUM 16
 #define CR_WS_RESULT 32
+#define CR_WS_ERROR 128       /* 8 bytes: ~(first bad segment) of the stream's segmented calls, 0 = none (cured_check_stream) */
 #define CR_WS_TICKETS 256     /* tickets of results split over blocks, kept at zero */
 #define CR_WS_NTICKETS 1024
 #define CR_WS_PARTIALS (CR_WS_TICKETS + 4 * CR_WS_NTICKETS) /* CR_MAX_ACC bytes per resident block */
@@ -211,6 +212,14 @@ cured_status cr_enter(cured_handle h, CUcontext *saved);
  * (memory the driver cannot size passes). Caller holds the context. */
 cured_status cr_check_device_range(cured_handle h, const void *p, size_t bytes, const char *what);
 cured_status cr_check_device_pointer(cured_handle h, const void *p, const char *what);
+/* Adjacent allocations a range check follows; a range over more is refused (OUT_OF_RANGE). */
+#define CR_MAX_FOLLOWED (1u << 20)
+/* The bytes mapped from p on without a gap (following adjacent allocations),
+ * at most `most`; memory the driver cannot size counts as `most`, and the walk
+ * stops at CR_MAX_FOLLOWED allocations. Caller holds the context. */
+cured_status cr_device_extent(cured_handle h, const void *p, uint64_t most, uint64_t *bytes);
+/* Do the byte ranges [a, a + a_bytes) and [b, b + b_bytes) share a byte? */
+int cr_ranges_overlap(const void *a, uint64_t a_bytes, const void *b, uint64_t b_bytes);
 /* The host-side checks of cured_dot's y (NULL, alignment), named as y; after cr_check_args of x. */
 cured_status cr_check_second_input(const void *y, cured_type type, size_t n);
 void cr_leave(cured_handle h, CUcontext saved);
@@ -290,10 +299,17 @@ cured_status cr_axes_request(cured_handle h, cured_op op, const void *in, cured_
 /* The layout part of it, for a request whose operator (built-in or user) and types are in *r. */
 cured_status cr_axes_layout(cured_handle h, const void *in, const cured_layout *lay, uint32_t axes, const void *out,
                             const cured_layout *out_lay, struct cr_request *r, struct cr_geometry *g, int *whole);
+/* Uniform segments as the axis view they are ({num_segments, segment_size}, reduced along axis 1). */
+cured_status cr_uniform_layout(size_t num_segments, size_t segment_size, cured_layout *lay);
 /* The checks and geometry of a segmented request whose operator is in *r (g->nout == 0: nothing to do). */
 cured_status cr_segments_layout(const void *in, size_t num_segments, const void *begin, const void *end,
                                 cured_type offset_type, const void *out, struct cr_request *r,
                                 struct cr_geometry *g);
+
+/* A segmented call's g->limit: the elements from in that lie in mapped
+ * memory and before the output (a segment reaching past it is a bad segment:
+ * its empty value, reported through cured_check_stream). Enters h's context. */
+cured_status cr_segment_limit(cured_handle h, const void *in, const void *out, struct cr_geometry *g);
 
 /* The target of a built-in request (arg: the request): its loaded family, unit and kernels. */
 cured_status cr_builtin_target(cured_handle h, const void *arg, struct cr_target *t);

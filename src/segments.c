@@ -8,15 +8,25 @@
 #include <stdint.h>
 #include <string.h>
 
+cured_status cr_uniform_layout(size_t num_segments, size_t segment_size, cured_layout *lay)
+{
+    /* No segments: no results, whatever their size (the view is empty; the size is only clamped). */
+    if (num_segments == 0 && segment_size > INT64_MAX)
+        segment_size = INT64_MAX;
+    if (num_segments > INT64_MAX || segment_size > INT64_MAX)
+        return cr_fail(CURED_ERROR_SIZE_OVERFLOW, "%zu segments of %zu elements overflow", num_segments, segment_size);
+    *lay = (cured_layout){2, {(int64_t)num_segments, (int64_t)segment_size}, {(int64_t)segment_size, 1}};
+    return CURED_SUCCESS;
+}
+
 CR_API cured_status cured_uniform_segmented_reduce_async(cured_handle h, cured_op op, const void *in,
                                                          cured_type in_type, size_t num_segments,
                                                          size_t segment_size, void *out, cured_type out_type,
                                                          struct CUstream_st *stream)
 {
-    if (num_segments > INT64_MAX || segment_size > INT64_MAX)
-        return cr_fail(CURED_ERROR_SIZE_OVERFLOW, "%zu segments of %zu elements overflow", num_segments, segment_size);
-    cured_layout lay = {2, {(int64_t)num_segments, (int64_t)segment_size}, {(int64_t)segment_size, 1}};
-    return cured_reduce_axes_async(h, op, in, in_type, &lay, 2u, out, out_type, NULL, stream);
+    cured_layout lay;
+    cured_status st = cr_uniform_layout(num_segments, segment_size, &lay);
+    return st != CURED_SUCCESS ? st : cured_reduce_axes_async(h, op, in, in_type, &lay, 2u, out, out_type, NULL, stream);
 }
 
 cured_status cr_segments_layout(const void *in, size_t num_segments, const void *begin, const void *end,
@@ -41,16 +51,77 @@ cured_status cr_segments_layout(const void *in, size_t num_segments, const void 
         return cr_fail(CURED_ERROR_SIZE_OVERFLOW, "%zu segments overflow", num_segments);
     if ((uintptr_t)out % r->acc.result_align)
         return cr_fail(CURED_ERROR_MISALIGNED, "the output %p is not aligned to %zu bytes", out, r->acc.result_align);
+    /* The kernels write the results while they read the offsets and the input (whose first
+     * element is all the host knows of it; cr_segment_limit ends the rest at the output). */
+    const size_t out_bytes = num_segments * r->acc.result_size, offset_bytes = num_segments * osize;
+    const char *hit = cr_ranges_overlap(out, out_bytes, begin, offset_bytes) ? "begin offsets"
+                      : cr_ranges_overlap(out, out_bytes, end, offset_bytes) ? "end offsets"
+                      : cr_ranges_overlap(out, out_bytes, in, cr_type_size(r->in)) ? "input's first element"
+                                                                                     : NULL;
+    g->overlap = hit; /* refused after the range checks (cr_reduce_run_many) */
     g->nout = num_segments;
     g->begin = begin;
     g->end = end;
     g->in_bytes = cr_type_size(r->in); /* the offsets are on the device: the first element only */
     g->out_bytes = num_segments * r->acc.result_size;
     g->offset_bytes = num_segments * osize;
+    g->offsets_32 = osize == 4;
     r->shape = CR_SHAPE_SEGMENTS;
     r->group = 4; /* lanes a segment: 8 short segments a warp at once (bench/NOTES.md v15) */
     r->offsets = offset_type;
     return CURED_SUCCESS;
+}
+
+cured_status cr_segment_limit(cured_handle h, const void *in, const void *out, struct cr_geometry *g)
+{
+    const uint64_t size = g->in_bytes; /* the element size: the first element is the input's known range */
+    const uint64_t at = (uint64_t)(uintptr_t)in, to = (uint64_t)(uintptr_t)out;
+    /* int32 offsets index at most 2^31 - 1 elements: no need to follow memory past them */
+    uint64_t most = g->offsets_32 ? ((uint64_t)1 << 31) * size : UINT64_MAX;
+    if (to > at && to - at < most)
+        most = to - at; /* past it the kernel would read the results it writes */
+    CUcontext saved;
+    cured_status st = cr_enter(h, &saved);
+    if (st != CURED_SUCCESS)
+        return st;
+    uint64_t bytes = 0;
+    st = cr_device_extent(h, in, most, &bytes);
+    cr_leave(h, saved);
+    /* UINT64_MAX: memory the driver cannot size, no limit */
+    g->limit = bytes == UINT64_MAX || bytes / size > (uint64_t)INT64_MAX ? (uint64_t)INT64_MAX : bytes / size;
+    return st;
+}
+
+CR_API cured_status cured_check_stream(cured_handle h, struct CUstream_st *stream)
+{
+    if (h == NULL)
+        return cr_fail(CURED_ERROR_NULL_HANDLE, "cured_check_stream: the handle is NULL");
+    CUcontext saved;
+    cured_status st = cr_enter(h, &saved);
+    if (st != CURED_SUCCESS)
+        return st;
+    CUdeviceptr ws = 0;
+    uint64_t word = 0;
+    if ((st = cr_slot_for(h, stream, &ws)) == CURED_SUCCESS) {
+        CUresult e = h->d->StreamSynchronize(stream);
+        if (e == CUDA_SUCCESS)
+            e = h->d->MemcpyDtoHAsync(&word, ws + CR_WS_ERROR, sizeof word, stream);
+        if (e == CUDA_SUCCESS)
+            e = h->d->StreamSynchronize(stream);
+        if (e == CUDA_SUCCESS && word != 0) /* cleared for the calls to come */
+            e = h->d->MemsetD32Async(ws + CR_WS_ERROR, 0, sizeof word / 4, stream);
+        if (e == CUDA_SUCCESS && word != 0)
+            e = h->d->StreamSynchronize(stream);
+        if (e != CUDA_SUCCESS)
+            st = cr_fail_cuda(e, "cured_check_stream: waiting for the stream and reading its error word");
+        else if (word != 0)
+            st = cr_fail(CURED_ERROR_BAD_SEGMENT,
+                         "a segmented call on this stream met segments whose offsets lie outside the input it may "
+                         "read (the lowest index among them: segment %llu); they got the empty value",
+                         (unsigned long long)~word);
+    }
+    cr_leave(h, saved);
+    return st;
 }
 
 /* A segmented request of a built-in operator; with_ddof == 0: the call takes none (0). */
@@ -74,6 +145,8 @@ static cured_status segments_run(cured_handle h, const char *call, cured_op op, 
         g.nout == 0)
         return st;
     r.ddof = with_ddof ? ddof : 0.0;
+    if ((st = cr_segment_limit(h, in, out, &g)) != CURED_SUCCESS)
+        return st;
     struct cr_args a = {in, NULL, 0, (CUdeviceptr)(uintptr_t)out, 0, &g, r.ddof, NULL};
     return cr_reduce_run_many(h, &a, stream, cr_builtin_target, &r);
 }

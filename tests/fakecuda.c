@@ -54,6 +54,7 @@ static struct alloc {
     size_t size;
     int live, sized, freed;
     size_t gap;
+    int kind; /* 0: cuMemAlloc; 1: a reservation (cuMemAddressReserve); 2: a chunk mapped into one (cuMemMap) */
 } allocs[MAX_ALLOCS];
 static int nallocs;
 static struct module {
@@ -76,6 +77,8 @@ EXPORT int fake_launches(void);
 EXPORT int fake_loads(void);
 EXPORT void *fake_alloc(size_t bytes, int sized, size_t gap_after);
 EXPORT void fake_reset(void);
+EXPORT void *fake_reserve(size_t bytes);
+EXPORT int fake_map(void *at, size_t bytes);
 struct fake_counts {
     int allocs, memsets, syncs, launches, retains, pushed, frees, loads, unloads;
 };
@@ -135,8 +138,33 @@ static void *alloc_locked(size_t bytes, int sized, size_t gap_after)
     a->sized = sized;
     a->freed = 0;
     a->gap = gap_after;
+    a->kind = 0;
     arena_used += size + gap_after;
     return (void *)a->base;
+}
+
+/* The virtual memory management API's memory (cuMemAddressReserve + cuMemCreate + cuMemMap): a
+ * reservation of bytes (arena memory, 256-byte aligned, after the last allocation) that the pointer
+ * attributes report as the allocation range, mapped or not, and chunks mapped into it (fake_map),
+ * which they report as the mapping (MAPPED, MAPPING_BASE_ADDR, MAPPING_SIZE). An address of the
+ * reservation outside every chunk is device memory that is not mapped. */
+void *fake_reserve(size_t bytes)
+{
+    pthread_mutex_lock(&lock);
+    void *p = alloc_locked(bytes, 1, 0);
+    if (p != NULL)
+        allocs[nallocs - 1].kind = 1;
+    pthread_mutex_unlock(&lock);
+    return p;
+}
+int fake_map(void *at, size_t bytes)
+{
+    pthread_mutex_lock(&lock);
+    const int ok = nallocs < MAX_ALLOCS && bytes > 0;
+    if (ok)
+        allocs[nallocs++] = (struct alloc){.base = (uintptr_t)at, .size = bytes, .live = 1, .sized = 1, .kind = 2};
+    pthread_mutex_unlock(&lock);
+    return ok ? 0 : -1;
 }
 
 void fake_reset(void)
@@ -152,13 +180,16 @@ static int device_mode(void)
     return e != NULL && strcmp(e, "1") == 0;
 }
 
-static struct alloc *find(uintptr_t p)
+/* The allocation or reservation holding p (kind 0 or 1), or with chunks = 1 the mapped chunk (kind 2). */
+static struct alloc *find_kind(uintptr_t p, int chunks)
 {
     for (int i = 0; i < nallocs; i++)
-        if (allocs[i].live && p >= allocs[i].base && p - allocs[i].base < allocs[i].size)
+        if (allocs[i].live && (allocs[i].kind == 2) == chunks && p >= allocs[i].base &&
+            p - allocs[i].base < allocs[i].size)
             return &allocs[i];
     return NULL;
 }
+static struct alloc *find(uintptr_t p) { return find_kind(p, 0); }
 
 static CUresult f_init(unsigned int flags) { (void)flags; return device_mode() ? CUDA_SUCCESS : CUDA_ERROR_NO_DEVICE; }
 static CUresult f_driver_get_version(int *v) { *v = FAKE_VERSION; return CUDA_SUCCESS; }
@@ -266,10 +297,16 @@ static CUresult f_dtoh_async(void *dst, CUdeviceptr src, size_t n, CUstream s)
 static CUresult f_pointer_attributes(unsigned int n, CUpointer_attribute *attrs, void **data, CUdeviceptr p)
 {
     pthread_mutex_lock(&lock);
-    struct alloc *a = find((uintptr_t)p);
+    struct alloc *a = find((uintptr_t)p), *chunk = find_kind((uintptr_t)p, 1);
     for (unsigned int i = 0; i < n; i++) {
         if (attrs[i] == CU_POINTER_ATTRIBUTE_MEMORY_TYPE)
             *(unsigned int *)data[i] = a ? CU_MEMORYTYPE_DEVICE : 0;
+        else if (attrs[i] == CU_POINTER_ATTRIBUTE_MAPPED && a)
+            *(int *)data[i] = a->kind == 0 || chunk != NULL;
+        else if (attrs[i] == CU_POINTER_ATTRIBUTE_MAPPING_BASE_ADDR && chunk)
+            *(CUdeviceptr *)data[i] = (CUdeviceptr)chunk->base;
+        else if (attrs[i] == CU_POINTER_ATTRIBUTE_MAPPING_SIZE && chunk)
+            *(size_t *)data[i] = chunk->size;
         else if (attrs[i] == CU_POINTER_ATTRIBUTE_RANGE_START_ADDR && a && a->sized)
             *(CUdeviceptr *)data[i] = (CUdeviceptr)a->base;
         else if (attrs[i] == CU_POINTER_ATTRIBUTE_RANGE_SIZE && a && a->sized)

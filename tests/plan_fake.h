@@ -1,6 +1,7 @@
 /* The planner suites' stand-in handle: an H200's facts (132 SMs, 8 resident
  * blocks of 256 an SM, the partials area those blocks need), no device. The
- * planner reads only these; pointers IN_OK and OUT_OK are aligned for any type. */
+ * planner reads only these; pointers IN_OK and OUT_OK are aligned for any type,
+ * and far enough apart that no view of the suites makes them overlap. */
 #ifndef CURED_TESTS_PLAN_FAKE_H
 #define CURED_TESTS_PLAN_FAKE_H
 
@@ -10,7 +11,7 @@
 #include <string.h>
 
 #define IN_OK ((const void *)(uintptr_t)0x10000)
-#define OUT_OK ((void *)(uintptr_t)0x20000)
+#define OUT_OK ((void *)(uintptr_t)0x7000000000000000u)
 
 static struct cured_handle_st fake;
 

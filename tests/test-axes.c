@@ -262,9 +262,14 @@ static void expect_bad(cured_status want, const char *needle, cured_op op, const
     if (op == CURED_OP_ARGMIN)
         ot = CURED_TYPE_FLOAT32;
     cured_status st = cr_axes_request(&fake, op, in, CURED_TYPE_FLOAT32, l, axes, out, ot, ol, 0, &r, &g, &whole);
+    /* an overlap is found here and refused after the range checks (cr_reduce_run_many) */
+    if (st == CURED_SUCCESS && g.overlap != NULL)
+        st = CURED_ERROR_OVERLAP;
     ck_assert_msg(st == want, "got %s, want %s (%s)", cured_status_string(st), cured_status_string(want),
                   cured_last_error());
-    if (want != CURED_SUCCESS)
+    if (want == CURED_ERROR_OVERLAP)
+        ck_assert_msg(strstr(g.overlap, needle) != NULL, "the overlap \"%s\" does not name %s", g.overlap, needle);
+    else if (want != CURED_SUCCESS)
         assert_message_contains("cr_axes_request", needle);
 }
 
@@ -321,6 +326,44 @@ START_TEST(test_bad_layouts)
     expect_bad(CURED_SUCCESS, "", CURED_OP_SUM, &wide, 0xEu, NULL, NULL, OUT_OK);
     /* but results that would number 2^80 overflow even when the reduced axis is empty */
     expect_bad(CURED_ERROR_SIZE_OVERFLOW, "overflows", CURED_OP_SUM, &zero_last, 4u, NULL, NULL, OUT_OK);
+    /* Issue 36: a broadcast view of 3 * 2^62 elements over 4 bytes (its axes merged into an extent
+     * past 2^63), and views just past CURED_MAX_ELEMENTS, elements or results; at the limit, planned. */
+    const int64_t e62 = (int64_t)1 << 62, e53 = CURED_MAX_ELEMENTS;
+    cured_layout bcast = {2, {e62, 3}, {0, 0}};
+    expect_bad(CURED_ERROR_SIZE_OVERFLOW, "CURED_MAX_ELEMENTS", CURED_OP_SUM, &bcast, 3u, NULL, IN_OK, OUT_OK);
+    expect_bad(CURED_ERROR_SIZE_OVERFLOW, "CURED_MAX_ELEMENTS", CURED_OP_SUM, &bcast, 1u, NULL, IN_OK, OUT_OK);
+    cured_layout past = {2, {e53 / 2 + 1, 2}, {0, 0}}, at = {2, {e53 / 2, 2}, {0, 0}};
+    expect_bad(CURED_ERROR_SIZE_OVERFLOW, "CURED_MAX_ELEMENTS", CURED_OP_SUM, &past, 3u, NULL, IN_OK, OUT_OK);
+    expect_bad(CURED_ERROR_SIZE_OVERFLOW, "CURED_MAX_ELEMENTS", CURED_OP_MAX, &past, 0u, NULL, IN_OK, OUT_OK);
+    expect_bad(CURED_SUCCESS, "", CURED_OP_SUM, &at, 3u, NULL, IN_OK, OUT_OK);
+    /* merged axes never wrap: every extent of the plan is positive and at most the count */
+    {
+        struct cr_request r;
+        struct cr_geometry g;
+        int whole = 0;
+        memset(&g, 0, sizeof g);
+        cured_layout b3 = {3, {e53 / 8, 4, 2}, {0, 0, 0}};
+        ck_assert_int_eq(plan(CURED_OP_SUM, CURED_TYPE_FLOAT32, &b3, 6u, NULL, &r, &g, &whole), CURED_SUCCESS);
+        ck_assert_msg(g.len == 8 && g.nout == (uint64_t)(e53 / 8), "len %llu nout %llu",
+                      (unsigned long long)g.len, (unsigned long long)g.nout);
+        for (int k = 0; k < g.kept.n; k++)
+            ck_assert_msg(g.kept.extent[k] > 0 && g.kept.extent[k] <= e53, "kept extent %lld",
+                          (long long)g.kept.extent[k]);
+    }
+    /* Outputs over the bytes the view reads (issue 36): out == in, a result inside a strided view,
+     * and an output layout that reaches back into the input; disjoint neighbours pass. */
+    const char *in = (const char *)IN_OK;
+    cured_layout m = matrix(10, 20); /* 200 float32 from in: [in, in + 800) */
+    expect_bad(CURED_ERROR_OVERLAP, "input", CURED_OP_SUM, &m, 2u, NULL, in, (void *)in);
+    expect_bad(CURED_ERROR_OVERLAP, "input", CURED_OP_SUM, &m, 0u, NULL, in, (void *)in);
+    expect_bad(CURED_ERROR_OVERLAP, "input", CURED_OP_SUM, &m, 1u, NULL, in, (void *)(in + 796));
+    expect_bad(CURED_SUCCESS, "", CURED_OP_SUM, &m, 1u, NULL, in, (void *)(in + 800));
+    /* 20 results (80 bytes) just before an input at in + 400, then 40 bytes into it */
+    expect_bad(CURED_SUCCESS, "", CURED_OP_SUM, &m, 1u, NULL, in + 400, (void *)(in + 320));
+    expect_bad(CURED_ERROR_OVERLAP, "input", CURED_OP_SUM, &m, 1u, NULL, in + 400, (void *)(in + 360));
+    cured_layout pad = {1, {20}, {2}}; /* 20 results 2 apart: [out, out + 39 * 4) */
+    expect_bad(CURED_SUCCESS, "", CURED_OP_SUM, &m, 1u, &pad, in + 200, (void *)(in + 44));
+    expect_bad(CURED_ERROR_OVERLAP, "input", CURED_OP_SUM, &m, 1u, &pad, in + 200, (void *)(in + 48));
 }
 END_TEST
 
@@ -379,6 +422,7 @@ START_TEST(test_plans_fit)
     g.nout = 1 << 20;
     g.begin = IN_OK;
     g.end = IN_OK;
+    g.limit = 123456789;
     struct cr_unit u;
     cr_family_for(&r)->build(&r, &u);
     ck_assert_int_eq(u.nkernels, 2);
@@ -392,13 +436,21 @@ START_TEST(test_plans_fit)
         fake_plan(&r, &u, &g, 0.0, &p);
         /* the fake kernel has no occupancy of its own: 4 blocks an SM */
         ck_assert_msg(!p.overflow && p.nlaunch == 2 && p.l[1].fn == 1 && p.l[1].grid == 4u * (unsigned)sms[k] &&
-                          p.l[1].grid_y == 1 && p.l[1].nparams == 10,
+                          p.l[1].grid_y == 1 && p.l[1].nparams == 11 && p.l[0].nparams == 10,
                       "segments, %d SMs: overflow %d, %d launches", sms[k], p.overflow, p.nlaunch);
         /* struct LongList (the 8th parameter of both kernels): entries, count, done, tickets, cap, parts */
         struct { uint64_t seg, count, done, tickets; uint32_t cap, parts; } list, list0;
         memcpy(&list, p.l[1].params[7], sizeof list);
         memcpy(&list0, p.l[0].params[7], sizeof list0);
         ck_assert_msg(memcmp(&list, &list0, sizeof list) == 0, "both kernels see one list");
+        /* struct SegGuard (the 9th): the limit the offsets may reach and the slot's error word */
+        struct { uint64_t limit, bad; } guard, guard0;
+        memcpy(&guard, p.l[1].params[8], sizeof guard);
+        memcpy(&guard0, p.l[0].params[8], sizeof guard0);
+        ck_assert_msg(guard.limit == 123456789 && guard.bad == 0x40000 + CR_WS_ERROR &&
+                          memcmp(&guard, &guard0, sizeof guard) == 0,
+                      "the guard: limit %llu, error word 0x%llx", (unsigned long long)guard.limit,
+                      (unsigned long long)guard.bad);
         ck_assert_msg(list.cap >= 1 && list.cap <= 512 && list.parts >= 1, "cap %u parts %u", list.cap, list.parts);
         ck_assert_msg(list.cap == 512 && list.parts == 64, "%d SMs: the list holds %u, %u parts", sms[k], list.cap,
                       list.parts);

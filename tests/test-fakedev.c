@@ -6,7 +6,12 @@
  * driver cannot size is not checked); cured_dot names y as y; a driver
  * lacking entry points the library never calls still serves cured_create;
  * a user op used again after a primary context reset loads its module anew
- * (needs NVRTC, else skipped). Each test runs in its own process (Check's
+ * (needs NVRTC, else skipped). Issue 36: memory mapped through the virtual
+ * memory management API (fake_reserve / fake_map: a reservation whose chunks
+ * are the mappings) for every kind of range; the limit of a segmented call's
+ * offsets (cr_segment_limit); outputs overlapping what a call reads
+ * (CURED_ERROR_OVERLAP), views past CURED_MAX_ELEMENTS, uniform segments
+ * with none; cured_check_stream's error word. Each test runs in its own process (Check's
  * fork mode), which loads the driver at its first call.
  */
 #include "api_test.h"
@@ -23,6 +28,8 @@ static void *(*fake_alloc)(size_t bytes, int sized, size_t gap_after);
 static int (*fake_launches)(void);
 static int (*fake_loads)(void);
 static void (*fake_reset)(void);
+static void *(*fake_reserve)(size_t bytes);
+static int (*fake_map)(void *at, size_t bytes);
 
 /* The fake driver with a device, loaded now; NVRTC missing unless asked for. */
 static cured_handle fake_handle(int nvrtc)
@@ -40,7 +47,10 @@ static cured_handle fake_handle(int nvrtc)
     *(void **)&fake_launches = dlsym(lib, "fake_launches");
     *(void **)&fake_loads = dlsym(lib, "fake_loads");
     *(void **)&fake_reset = dlsym(lib, "fake_reset");
-    ck_assert_msg(fake_alloc && fake_launches && fake_loads && fake_reset, "the fake driver lacks its test hooks");
+    *(void **)&fake_reserve = dlsym(lib, "fake_reserve");
+    *(void **)&fake_map = dlsym(lib, "fake_map");
+    ck_assert_msg(fake_alloc && fake_launches && fake_loads && fake_reset && fake_reserve && fake_map,
+                  "the fake driver lacks its test hooks");
     return h;
 }
 
@@ -241,6 +251,272 @@ START_TEST(test_dot_and_custom)
 }
 END_TEST
 
+/* Memory of the virtual memory management API (issue 36): the driver reports a chunk's whole
+ * reservation as its allocation range, so the mapping decides. A range one element past one
+ * chunk, or past two chunks mapped back to back, is refused for every kind of call that reads or
+ * writes a range; a pointer into the reservation's unmapped part too. Nothing is launched. */
+START_TEST(test_vmm_ranges)
+{
+    cured_handle h = fake_handle(0);
+    int64_t *out = fake_alloc(4096, 1, 4096);
+    for (int i = 0; i < 512; i++)
+        out[i] = (int64_t)POISON;
+    char *two = fake_reserve(65536), *one = fake_reserve(65536);
+    ck_assert_ptr_nonnull(two);
+    ck_assert_ptr_nonnull(one);
+    ck_assert_int_eq(fake_map(two, 16384), 0);
+    ck_assert_int_eq(fake_map(two + 16384, 16384), 0); /* back to back, then 32 KiB reserved, not mapped */
+    ck_assert_int_eq(fake_map(one, 16384), 0);
+    const float *f2 = (const float *)two, *f1 = (const float *)one;
+    const cured_status fits = CURED_ERROR_NO_NVRTC; /* the checks pass; no compiler here */
+    const struct {
+        const char *what;
+        const float *x;
+        size_t n;
+        cured_status want;
+    } whole[] = {
+        {"two chunks, all of them", f2, 8192, fits},
+        {"two chunks and one element", f2, 8193, CURED_ERROR_OUT_OF_RANGE},
+        {"the second chunk", f2 + 4096, 4096, fits},
+        {"the second chunk and one element", f2 + 4096, 4097, CURED_ERROR_OUT_OF_RANGE},
+        {"one chunk", f1, 4096, fits},
+        {"one chunk and one element", f1, 4097, CURED_ERROR_OUT_OF_RANGE},
+        {"the reservation's unmapped part", f2 + 8192, 1, CURED_ERROR_OUT_OF_RANGE},
+    };
+    for (size_t k = 0; k < sizeof whole / sizeof *whole; k++) {
+        clear_error();
+        expect(cured_reduce_async(h, CURED_OP_SUM, CURED_ALGO_AUTO, whole[k].x, CURED_TYPE_FLOAT32, whole[k].n, out,
+                                  CURED_TYPE_FLOAT32, NULL),
+               whole[k].want, whole[k].what);
+        if (whole[k].want == CURED_ERROR_OUT_OF_RANGE)
+            assert_message_contains(whole[k].what, "the input");
+    }
+    /* axis inputs: two rows of 4096 or of 4097 (stride 4096) over the two chunks */
+    const cured_layout rows = {2, {2, 4096}, {4096, 1}}, rows_over = {2, {2, 4097}, {4096, 1}};
+    expect(cured_reduce_axes_async(h, CURED_OP_SUM, f2, CURED_TYPE_FLOAT32, &rows, 2u, out, CURED_TYPE_FLOAT32, NULL,
+                                   NULL),
+           fits, "rows over two chunks");
+    expect(cured_reduce_axes_async(h, CURED_OP_SUM, f2, CURED_TYPE_FLOAT32, &rows_over, 2u, out, CURED_TYPE_FLOAT32,
+                                   NULL, NULL),
+           CURED_ERROR_OUT_OF_RANGE, "rows one element past two chunks");
+    /* output layouts: 32 int64 results in the chunk's last 256 bytes, dense and padded */
+    int64_t *o1 = (int64_t *)(one + 16384 - 256);
+    const cured_layout m = {2, {32, 4}, {4, 1}}, padded = {1, {32}, {2}};
+    expect(cured_reduce_axes_async(h, CURED_OP_SUM, f2, CURED_TYPE_FLOAT32, &m, 2u, o1, CURED_TYPE_FLOAT64, NULL,
+                                   NULL),
+           fits, "dense results at the chunk's end");
+    expect(cured_reduce_axes_async(h, CURED_OP_SUM, f2, CURED_TYPE_FLOAT32, &m, 2u, o1, CURED_TYPE_FLOAT64, &padded,
+                                   NULL),
+           CURED_ERROR_OUT_OF_RANGE, "padded results past the chunk's end");
+    assert_message_contains("padded results", "the output");
+    /* segment offsets: 8 or 9 int32 entries from the chunk's last 32 bytes */
+    const int32_t *off = (const int32_t *)(one + 16384 - 32);
+    expect(cured_segmented_reduce_async(h, CURED_OP_SUM, f2, CURED_TYPE_FLOAT32, 8, off, off, CURED_TYPE_INT32, out,
+                                        CURED_TYPE_FLOAT32, NULL),
+           fits, "8 offsets at the chunk's end");
+    expect(cured_segmented_reduce_async(h, CURED_OP_SUM, f2, CURED_TYPE_FLOAT32, 9, off, off, CURED_TYPE_INT32, out,
+                                        CURED_TYPE_FLOAT32, NULL),
+           CURED_ERROR_OUT_OF_RANGE, "9 offsets past the chunk's end");
+    assert_message_contains("9 offsets", "offsets");
+    /* uniform segments over the two chunks */
+    expect(cured_uniform_segmented_reduce_async(h, CURED_OP_MAX, f2, CURED_TYPE_FLOAT32, 8, 1024, out,
+                                                CURED_TYPE_FLOAT32, NULL),
+           fits, "8 segments of 1024 over two chunks");
+    expect(cured_uniform_segmented_reduce_async(h, CURED_OP_MAX, f2, CURED_TYPE_FLOAT32, 8, 1025, out,
+                                                CURED_TYPE_FLOAT32, NULL),
+           CURED_ERROR_OUT_OF_RANGE, "8 segments of 1025 over two chunks");
+    /* a user op along axes */
+    cured_custom op = NULL;
+    ck_assert_int_eq(cr_custom_build(CURED_TYPE_FLOAT32, CURED_TYPE_FLOAT32, 1, "x", "a+b", "0", &op), 0);
+    expect(cured_custom_reduce_axes_async(h, op, f2, &rows_over, 2u, out, NULL, NULL), CURED_ERROR_OUT_OF_RANGE,
+           "a user op's rows one element past two chunks");
+    expect(cured_custom_reduce_axes_async(h, op, f1, &rows, 2u, out, NULL, NULL), CURED_ERROR_OUT_OF_RANGE,
+           "a user op's rows past one chunk");
+    expect(cured_custom_reduce_axes_async(h, op, f2, &rows, 2u, out, NULL, NULL), fits, "a user op's rows");
+    cured_custom_destroy(op);
+    for (int i = 0; i < 512; i++)
+        ck_assert_msg(out[i] == (int64_t)POISON, "a refused call wrote out[%d]", i);
+    ck_assert_int_eq(fake_launches(), 0);
+    ck_assert_int_eq(cured_destroy(h), CURED_SUCCESS);
+}
+END_TEST
+
+/* The elements a segmented call's offsets may index (cr_segment_limit): the mapped memory
+ * from the input on (adjacent allocations and back-to-back chunks included), ended at the output
+ * when it lies after the input; unsized memory gives no limit (int32 offsets: 2^31). */
+START_TEST(test_segment_limit)
+{
+    cured_handle h = fake_handle(0);
+    char *before = fake_alloc(4096, 1, 4096);
+    float *x = fake_alloc(4096, 1, 4096); /* 1024 floats, then a gap */
+    float *a = fake_alloc(4096, 1, 0);
+    fake_alloc(4096, 1, 0);
+    fake_alloc(4096, 1, 4096); /* three adjacent allocations, then a gap */
+    float *unsized = fake_alloc(4096, 0, 4096);
+    char *two = fake_reserve(65536);
+    ck_assert_int_eq(fake_map(two, 16384), 0);
+    ck_assert_int_eq(fake_map(two + 16384, 16384), 0);
+    const struct {
+        const char *what;
+        const void *in, *out;
+        int offsets_32;
+        uint64_t want;
+    } cases[] = {
+        {"one allocation, the output elsewhere", x, before, 0, 1024},
+        {"from element 1000", x + 1000, before, 0, 24},
+        {"the output 100 elements in", x, x + 100, 0, 100},
+        {"the output 2 bytes in", x, (char *)x + 2, 0, 0},
+        {"the output in the next allocation", a, (char *)a + 8192 + 40, 0, 2048 + 10},
+        {"three adjacent allocations", a, before, 0, 3072},
+        {"two chunks back to back", two, before, 0, 8192},
+        {"from the second chunk", two + 16384, before, 0, 4096},
+        {"unsized memory", unsized, before, 0, (uint64_t)INT64_MAX},
+        {"unsized memory, int32 offsets", unsized, before, 1, (uint64_t)1 << 31},
+        {"int32 offsets, sized memory", x, before, 1, 1024},
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
+        struct cr_geometry g;
+        memset(&g, 0, sizeof g);
+        g.in_bytes = 4;
+        g.offsets_32 = cases[k].offsets_32;
+        expect(cr_segment_limit(h, cases[k].in, cases[k].out, &g), CURED_SUCCESS, cases[k].what);
+        ck_assert_msg(g.limit == cases[k].want, "%s: limit %llu, want %llu", cases[k].what,
+                      (unsigned long long)g.limit, (unsigned long long)cases[k].want);
+    }
+    ck_assert_int_eq(cured_destroy(h), CURED_SUCCESS);
+}
+END_TEST
+
+/* Outputs over what a call reads (issue 36): CURED_ERROR_OVERLAP with its message, nothing
+ * written or launched; neighbours that do not overlap pass the checks. Views past
+ * CURED_MAX_ELEMENTS are SIZE_OVERFLOW; uniform segments with no segments succeed. */
+START_TEST(test_overlaps)
+{
+    cured_handle h = fake_handle(0);
+    float *x = fake_alloc(4096, 1, 0), *y = fake_alloc(4096, 1, 4096);
+    int32_t *off = fake_alloc(4096, 1, 4096);
+    for (int i = 0; i < 1024; i++)
+        x[i] = y[i] = 7.0f, off[i] = i;
+    /* each refusal: its status and a message naming what overlaps */
+#define OVERLAPS(what, needle, call)                                                                    \
+    do {                                                                                                \
+        clear_error();                                                                                  \
+        expect((call), CURED_ERROR_OVERLAP, what);                                                      \
+        assert_message_contains(what, needle);                                                          \
+    } while (0)
+    OVERLAPS("whole: out == in", "overlaps the input [",
+             cured_reduce_async(h, CURED_OP_SUM, CURED_ALGO_AUTO, x, CURED_TYPE_FLOAT32, 1024, x, CURED_TYPE_FLOAT32,
+                                NULL));
+    OVERLAPS("whole: out in the input's last element", "overlaps the input [",
+             cured_reduce_async(h, CURED_OP_MAX, CURED_ALGO_AUTO, x, CURED_TYPE_FLOAT32, 1024, x + 1023,
+                                CURED_TYPE_FLOAT32, NULL));
+    OVERLAPS("dot: out inside y", "overlaps the second input (y)",
+             cured_dot_async(h, x, y, CURED_TYPE_FLOAT32, 1024, y + 8, CURED_TYPE_FLOAT32, NULL));
+    OVERLAPS("axes: out == in", "overlaps the input",
+             cured_reduce_axes_async(h, CURED_OP_SUM, x, CURED_TYPE_FLOAT32, &(cured_layout){2, {32, 32}, {32, 1}},
+                                     2u, x, CURED_TYPE_FLOAT32, NULL, NULL));
+    OVERLAPS("axes, nothing reduced: out == in", "overlaps the input",
+             cured_reduce_axes_async(h, CURED_OP_SUM, x, CURED_TYPE_FLOAT32, &(cured_layout){1, {1024}, {1}}, 0u, x,
+                                     CURED_TYPE_FLOAT32, NULL, NULL));
+    OVERLAPS("axes stats: out inside the view", "overlaps the input",
+             cured_reduce_axes_stats_async(h, CURED_OP_VAR, x, CURED_TYPE_FLOAT32,
+                                           &(cured_layout){2, {32, 16}, {32, 1}}, 2u, 0.0, x + 500, CURED_TYPE_FLOAT32,
+                                           NULL, NULL));
+    OVERLAPS("uniform segments: out inside the input", "overlaps the input",
+             cured_uniform_segmented_reduce_async(h, CURED_OP_SUM, x, CURED_TYPE_FLOAT32, 32, 32, x + 64,
+                                                  CURED_TYPE_FLOAT32, NULL));
+    OVERLAPS("segments: out == begin", "overlaps the begin offsets",
+             cured_segmented_reduce_async(h, CURED_OP_SUM, x, CURED_TYPE_FLOAT32, 8, off, off + 100, CURED_TYPE_INT32,
+                                          off, CURED_TYPE_FLOAT32, NULL));
+    OVERLAPS("segments: out over end", "overlaps the end offsets",
+             cured_segmented_reduce_async(h, CURED_OP_SUM, x, CURED_TYPE_FLOAT32, 8, off, off + 100, CURED_TYPE_INT32,
+                                          off + 104, CURED_TYPE_FLOAT32, NULL));
+    OVERLAPS("segments: out == in", "overlaps the input's first element",
+             cured_segmented_reduce_async(h, CURED_OP_SUM, x, CURED_TYPE_FLOAT32, 8, off, off + 1, CURED_TYPE_INT32, x,
+                                          CURED_TYPE_FLOAT32, NULL));
+    OVERLAPS("segment stats: out over begin", "overlaps the begin offsets",
+             cured_segmented_reduce_stats_async(h, CURED_OP_MEAN, x, CURED_TYPE_FLOAT32, 8, off, off + 1,
+                                                CURED_TYPE_INT32, 0.0, off + 4, CURED_TYPE_FLOAT32, NULL));
+    cured_custom op = NULL;
+    ck_assert_int_eq(cr_custom_build(CURED_TYPE_FLOAT32, CURED_TYPE_FLOAT32, 1, "x", "a+b", "0", &op), 0);
+    OVERLAPS("user op: out inside x", "overlaps the input [", cured_custom_reduce_async(h, op, x, NULL, 1024, x + 5, NULL));
+    OVERLAPS("user op along axes: out == in", "overlaps the input",
+             cured_custom_reduce_axes_async(h, op, x, &(cured_layout){2, {32, 32}, {32, 1}}, 2u, x, NULL, NULL));
+    OVERLAPS("user op over segments: out == end", "overlaps the end offsets",
+             cured_custom_segmented_reduce_async(h, op, x, 8, off, off + 100, CURED_TYPE_INT32, off + 100, NULL));
+    cured_custom_destroy(op);
+#undef OVERLAPS
+    for (int i = 0; i < 1024; i++)
+        ck_assert_msg(x[i] == 7.0f && y[i] == 7.0f && off[i] == i, "a refused call wrote element %d", i);
+    /* neighbours: the checks pass (and the call stops for want of NVRTC) */
+    expect(cured_reduce_async(h, CURED_OP_SUM, CURED_ALGO_AUTO, x, CURED_TYPE_FLOAT32, 1023, x + 1023,
+                              CURED_TYPE_FLOAT32, NULL),
+           CURED_ERROR_NO_NVRTC, "whole: out right after the input");
+    expect(cured_segmented_reduce_async(h, CURED_OP_SUM, x, CURED_TYPE_FLOAT32, 8, off, off + 1, CURED_TYPE_INT32,
+                                        x + 512, CURED_TYPE_FLOAT32, NULL),
+           CURED_ERROR_NO_NVRTC, "segments: out after the input's first element (the limit ends there)");
+    expect(cured_segmented_reduce_async(h, CURED_OP_SUM, x, CURED_TYPE_FLOAT32, 8, off, off + 1, CURED_TYPE_INT32,
+                                        off + 9, CURED_TYPE_FLOAT32, NULL),
+           CURED_ERROR_NO_NVRTC, "segments: out right after the offsets");
+    /* a broadcast view of 3 * 2^62 elements over 4 bytes, and one just past CURED_MAX_ELEMENTS */
+    const cured_layout bcast = {2, {(int64_t)1 << 62, 3}, {0, 0}};
+    const cured_layout past = {2, {CURED_MAX_ELEMENTS / 4 + 1, 4}, {0, 0}};
+    clear_error();
+    expect(cured_reduce_axes_async(h, CURED_OP_SUM, x, CURED_TYPE_FLOAT32, &bcast, 3u, y, CURED_TYPE_FLOAT32, NULL,
+                                   NULL),
+           CURED_ERROR_SIZE_OVERFLOW, "{2^62, 3} of stride 0");
+    assert_message_contains("{2^62, 3}", "CURED_MAX_ELEMENTS");
+    expect(cured_reduce_axes_async(h, CURED_OP_SUM, x, CURED_TYPE_FLOAT32, &bcast, 2u, y, CURED_TYPE_FLOAT32, NULL,
+                                   NULL),
+           CURED_ERROR_SIZE_OVERFLOW, "{2^62, 3} of stride 0, 2^62 results");
+    expect(cured_reduce_axes_async(h, CURED_OP_MAX, x, CURED_TYPE_FLOAT32, &past, 3u, y, CURED_TYPE_FLOAT32, NULL,
+                                   NULL),
+           CURED_ERROR_SIZE_OVERFLOW, "2^53 + 4 elements of stride 0");
+    /* no segments: success whatever their size, nothing launched */
+    expect(cured_uniform_segmented_reduce_async(h, CURED_OP_SUM, x, CURED_TYPE_FLOAT32, 0, SIZE_MAX, y,
+                                                CURED_TYPE_FLOAT32, NULL),
+           CURED_SUCCESS, "no segments of SIZE_MAX elements");
+    expect(cured_uniform_segmented_reduce_async(h, CURED_OP_ARGMAX, NULL, CURED_TYPE_FLOAT32, 0, SIZE_MAX, NULL,
+                                                CURED_TYPE_FLOAT32, NULL),
+           CURED_SUCCESS, "no segments of SIZE_MAX elements, NULL pointers");
+    /* uniform segments of size 0 need no input */
+    expect(cured_uniform_segmented_reduce_async(h, CURED_OP_SUM, NULL, CURED_TYPE_FLOAT32, 8, 0, y,
+                                                CURED_TYPE_FLOAT32, NULL),
+           CURED_ERROR_NO_NVRTC, "8 segments of size 0, NULL input");
+    for (int i = 0; i < 1024; i++)
+        ck_assert_msg(x[i] == 7.0f && y[i] == 7.0f, "a refused call wrote element %d", i);
+    ck_assert_int_eq(fake_launches(), 0);
+    ck_assert_int_eq(cured_destroy(h), CURED_SUCCESS);
+}
+END_TEST
+
+/* cured_check_stream: the stream slot's error word, as a segment kernel leaves it (the
+ * complement of the lowest bad index), gives CURED_ERROR_BAD_SEGMENT naming it, once. */
+START_TEST(test_check_stream)
+{
+    clear_error();
+    expect(cured_check_stream(NULL, NULL), CURED_ERROR_NULL_HANDLE, "a NULL handle");
+    cured_handle h = fake_handle(0);
+    expect(cured_check_stream(h, NULL), CURED_SUCCESS, "a stream with no calls");
+    CUdeviceptr ws = 0;
+    expect(cr_slot_for(h, NULL, &ws), CURED_SUCCESS, "the stream's slot");
+    uint64_t *word = (uint64_t *)(uintptr_t)(ws + CR_WS_ERROR);
+    ck_assert_uint_eq(*word, 0);
+    *word = ~(uint64_t)5;
+    clear_error();
+    expect(cured_check_stream(h, NULL), CURED_ERROR_BAD_SEGMENT, "a bad segment 5");
+    assert_message_contains("bad segment", "segment 5");
+    ck_assert_uint_eq(*word, 0);
+    expect(cured_check_stream(h, NULL), CURED_SUCCESS, "checked once");
+    /* another stream's word is its own */
+    *word = ~(uint64_t)0;
+    expect(cured_check_stream(h, (struct CUstream_st *)(uintptr_t)0x5), CURED_SUCCESS, "another stream");
+    expect(cured_check_stream(h, NULL), CURED_ERROR_BAD_SEGMENT, "segment 0");
+    ck_assert_int_eq(fake_launches(), 0);
+    ck_assert_int_eq(cured_destroy(h), CURED_SUCCESS);
+}
+END_TEST
+
 /* Entry points cured never calls may be missing from the driver (issue 11); those it calls may not. */
 START_TEST(test_missing_entry_points)
 {
@@ -315,6 +591,10 @@ int main(void)
     tcase_add_test(tc, test_wrong_entry_points);
     tcase_add_test(tc, test_adjacent_and_unsized);
     tcase_add_test(tc, test_dot_and_custom);
+    tcase_add_test(tc, test_vmm_ranges);
+    tcase_add_test(tc, test_segment_limit);
+    tcase_add_test(tc, test_overlaps);
+    tcase_add_test(tc, test_check_stream);
     tcase_add_test(tc, test_missing_entry_points);
     tcase_add_test(tc, test_missing_needed_entry_point);
     tcase_add_test(tc, test_custom_after_reset);

@@ -221,6 +221,20 @@ START_TEST(test_axes_and_segments)
     REFUSE(CURED_ERROR_OUT_OF_RANGE, "input",
            cured_uniform_segmented_reduce_async(H, CURED_OP_SUM, X, I32, 8, 129, OUT, I64, NULL));
     REFUSE(CURED_SUCCESS, "", cured_uniform_segmented_reduce_async(H, CURED_OP_SUM, NULL, I32, 0, 7, NULL, I64, NULL));
+    REFUSE(CURED_SUCCESS, "",
+           cured_uniform_segmented_reduce_async(H, CURED_OP_SUM, NULL, I32, 0, SIZE_MAX, NULL, I64, NULL));
+    /* Issue 36: outputs over what the call reads, views past CURED_MAX_ELEMENTS. */
+    REFUSE(CURED_ERROR_OVERLAP, "overlaps the begin offsets",
+           cured_segmented_reduce_async(H, CURED_OP_SUM, X, F32, 8, OFF, OFF + 32, I32, OFF + 4, F32, NULL));
+    REFUSE(CURED_ERROR_OVERLAP, "overlaps the input's first element",
+           cured_segmented_reduce_async(H, CURED_OP_SUM, X, F32, 8, OFF, OFF + 32, I32, X, F32, NULL));
+    REFUSE(CURED_ERROR_OVERLAP, "overlaps the input",
+           cured_reduce_axes_async(H, CURED_OP_SUM, X, I32, &m, 2, X + 8, I64, NULL, NULL));
+    REFUSE(CURED_ERROR_OVERLAP, "overlaps the input [",
+           cured_reduce_async(H, CURED_OP_SUM, AUTO, X, I32, 64, X + 8, I64, NULL));
+    const cured_layout bcast = {2, {(int64_t)1 << 62, 3}, {0, 0}};
+    REFUSE(CURED_ERROR_SIZE_OVERFLOW, "CURED_MAX_ELEMENTS",
+           cured_reduce_axes_async(H, CURED_OP_SUM, X, I32, &bcast, 3, OUT, I64, NULL, NULL));
     ck_assert_int_eq(cured_destroy(H), CURED_SUCCESS);
 }
 END_TEST
