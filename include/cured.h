@@ -105,7 +105,8 @@ typedef enum cured_status {
     CURED_ERROR_OUT_OF_RANGE = 21,      /**< an input or output runs past the end of its allocation */
     CURED_ERROR_TOO_FEW_ELEMENTS = 22,  /**< MEAN of n == 0, VAR/STD/MEAN_VAR of n <= ddof (synchronous calls) */
     CURED_ERROR_NO_NCCL = 23,           /**< NCCL (libnccl.so.2) could not be loaded; the message says what was tried */
-    CURED_ERROR_NCCL = 24               /**< an NCCL call failed; the message names it and gives NCCL's error string */
+    CURED_ERROR_NCCL = 24,              /**< an NCCL call failed; the message names it and gives NCCL's error string */
+    CURED_ERROR_COMPILE_BUDGET = 25     /**< a user-defined op, or the process's ops, spent their compile budget (cured_custom_create()); nothing compiled or launched */
 } cured_status;
 
 /** Element and result types. Values are stable. FLOAT16 is IEEE binary16 and
@@ -1531,6 +1532,30 @@ typedef struct cured_custom_st *cured_custom;
  * '/' or '%' costs 2. The slowest op found within these bounds compiles in
  * about 6 s on 2 cores (without them, a 1 KiB expression took minutes).
  *
+ * Compile budget. Each shape of cured_custom_reduce_axes_async() and
+ * cured_custom_segmented_reduce_async() is a further compilation for the op
+ * (up to about 30 s for the dearest ops on 2 cores), so besides the bounds
+ * above:
+ * - an op compiles at most CURED_CUSTOM_MAX_SHAPES distinct shapes (default
+ *   16; a shape already compiled for the op, in any context, is not counted
+ *   again);
+ * - an op whose compilations and module loads (its creation's included) have
+ *   taken CURED_CUSTOM_COMPILE_SECONDS of wall time (default 120) compiles
+ *   no new shape;
+ * - once the user-defined ops of the process have taken
+ *   CURED_CUSTOM_PROCESS_COMPILE_SECONDS (default 600) in all, no op is
+ *   created and no op compiles a new shape.
+ * Each is read from the environment when a compilation is about to start
+ * (not in a privileged process: see cured_set_cache_dir()); a non-negative
+ * number, 0 for no limit; anything else is the default (with a warning
+ * through the log). Past a limit, the call returns
+ * CURED_ERROR_COMPILE_BUDGET with a message naming the limit; nothing is
+ * compiled, loaded or launched, and the shapes the op has loaded still
+ * run. The time limits are checked before a compilation starts, so the last
+ * compilation may pass them; memory and disk cache hits take only their
+ * load's time. Whole-array calls (cured_custom_reduce_async()) compile
+ * nothing new on the device the op was created for and are not refused.
+ *
  * The expressions run as device code of the caller's process with the
  * caller's privileges. A compile error (a type error the grammar lets
  * through, such as `%` of a float) returns CURED_ERROR_COMPILE, and
@@ -1550,6 +1575,8 @@ typedef struct cured_custom_st *cured_custom;
  *         expression or out); CURED_ERROR_INVALID_ENUM (a type);
  *         CURED_ERROR_TYPE_MISMATCH (a FLOAT16 or BFLOAT16 acc_type);
  *         CURED_ERROR_INVALID_VALUE (ninputs); CURED_ERROR_INVALID_EXPRESSION;
+ *         CURED_ERROR_COMPILE_BUDGET (the process has spent
+ *         CURED_CUSTOM_PROCESS_COMPILE_SECONDS: see above);
  *         CURED_ERROR_COMPILE; CURED_ERROR_NO_NVRTC; CURED_ERROR_OUT_OF_MEMORY;
  *         CURED_ERROR_CUDA (loading the module).
  * \par Thread safety
@@ -1612,17 +1639,23 @@ typedef struct cured_custom_field {
  * \param nfields   1 to 4.
  * \param out_type  type of the results (not FLOAT16 or BFLOAT16).
  * \param finalize  nresults expressions, one per result.
- * \param nresults  1 to 4, with nresults * cured_type_size(out_type) <= 32.
+ * \param nresults  1 to 4 (so the results take at most 32 bytes).
  * \param out       receives the op, for cured_custom_reduce(_async) and
  *                  cured_custom_destroy(); NULL on failure.
  * \return CURED_SUCCESS, CURED_ERROR_NULL_HANDLE, CURED_ERROR_NULL_POINTER,
  *         CURED_ERROR_INVALID_ENUM, CURED_ERROR_TYPE_MISMATCH (a half type),
- *         CURED_ERROR_INVALID_VALUE (ninputs, nfields, nresults, or results over
- *         32 bytes), CURED_ERROR_INVALID_EXPRESSION (naming the expression, e.g.
+ *         CURED_ERROR_INVALID_VALUE (ninputs, nfields, nresults),
+ *         CURED_ERROR_INVALID_EXPRESSION (naming the expression, e.g.
  *         "fields[0].map"), CURED_ERROR_COMPILE, CURED_ERROR_NO_NVRTC, ...
  *         Every expression passes the grammar of cured_custom_create(); the
  *         maps name x (and y), the combines the fields a0.. and b0.. that the
  *         state has (a0, a1 and b0, b1 for two fields), the finalizers a0.. and n.
+ *         CURED_ERROR_COMPILE_BUDGET: the fields' expressions of one kind are
+ *         compiled into one function, so together they keep one expression's
+ *         budget: the maps' costs add up to at most 32, the combines' to 16,
+ *         the identities' to 32, and the finalize expressions' to 32 (the
+ *         message gives each cost); or the process has spent
+ *         CURED_CUSTOM_PROCESS_COMPILE_SECONDS (cured_custom_create()).
  * \par Thread safety
  * May be called from any thread, as cured_custom_create().
  */
@@ -1698,10 +1731,13 @@ CURED_EXPORT cured_status cured_custom_reduce(cured_handle h, cured_custom op, c
  * \param stream     CUstream or cudaStream_t.
  * \return as cured_reduce_axes_async(); CURED_ERROR_NULL_POINTER for a NULL
  *         op; CURED_ERROR_INVALID_VALUE for a two-input op; CURED_ERROR_COMPILE
- *         when a shape's first compilation fails.
+ *         when a shape's first compilation fails; CURED_ERROR_COMPILE_BUDGET
+ *         for a shape the op has not compiled once the op or the process has
+ *         spent its compile budget (cured_custom_create()).
  * \par Thread safety
  * As cured_custom_reduce_async(): any thread; the first use of a shape in a
- * context waits for its compilation under the op's lock.
+ * context waits for its compilation, and calls of the op's shapes already
+ * loaded do not wait for it.
  */
 CURED_EXPORT cured_status cured_custom_reduce_axes_async(cured_handle h, cured_custom op, const void *in,
                                                          const cured_layout *in_layout, uint32_t axes, void *out,

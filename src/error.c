@@ -82,6 +82,7 @@ CR_API const char *cured_status_string(cured_status status)
     NAME(CURED_ERROR_TOO_FEW_ELEMENTS)
     NAME(CURED_ERROR_NO_NCCL)
     NAME(CURED_ERROR_NCCL)
+    NAME(CURED_ERROR_COMPILE_BUDGET)
 #undef NAME
     }
     return "CURED_STATUS_UNKNOWN";
