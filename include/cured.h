@@ -176,10 +176,9 @@ typedef enum cured_type {
  * Ties in ARG* give the first index, and the value is that element, bit for
  * bit (so of -0 and +0, the first). -0 and +0 compare equal: which of them
  * MIN, MAX, NANMIN, NANMAX or MINMAX return on a tie between them is not
- * specified (a thread keeps the first of its tied zeros, and the ends over
- * threads and blocks prefer -0 for a minimum and +0 for a maximum, so the
- * result depends on how the elements fall to threads; NumPy's min and
- * nanmin differ there too); a zero that is the extreme alone keeps its sign. A NaN result of MIN, MAX, NANMIN or
+ * specified (it depends on how the elements fall to threads and blocks;
+ * NumPy's min and nanmin differ there too), while a zero that is the
+ * extreme alone keeps its sign. A NaN result of MIN, MAX, NANMIN or
  * NANMAX is a NaN, not necessarily one of the input's NaNs. MINMAX results are aligned to the
  * element size.
  *
