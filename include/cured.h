@@ -1580,7 +1580,9 @@ typedef struct cured_custom_st *cured_custom;
  *   no new shape;
  * - once the user-defined ops of the process have taken
  *   CURED_CUSTOM_PROCESS_COMPILE_SECONDS (default 600) in all, no op is
- *   created and no op compiles a new shape.
+ *   created, no op compiles a new shape and none is compiled for a
+ *   communicator (cured_comm_custom_reduce_async(), whose compilations
+ *   count too).
  * Each is read from the environment when a compilation is about to start
  * (not in a privileged process: see cured_set_cache_dir()); a non-negative
  * number, 0 for no limit; anything else is the default (with a warning
@@ -1850,6 +1852,8 @@ CURED_EXPORT cured_status cured_custom_destroy(cured_custom op);
  *         CURED_ERROR_MISALIGNED; CURED_ERROR_INVALID_VALUE (flags);
  *         CURED_ERROR_NOT_DEVICE_POINTER, CURED_ERROR_OUT_OF_RANGE;
  *         CURED_ERROR_COMPILE, CURED_ERROR_NO_NVRTC (first use);
+ *         CURED_ERROR_COMPILE_BUDGET (a first use once the process has spent
+ *         CURED_CUSTOM_PROCESS_COMPILE_SECONDS, see cured_custom_create());
  *         CURED_ERROR_NCCL; CURED_ERROR_CUDA.
  * \par Thread safety
  * As cured_comm_reduce_async().

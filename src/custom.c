@@ -78,6 +78,17 @@ static cured_status seconds_left(cured_custom op, const char *call)
     return CURED_SUCCESS;
 }
 
+cured_status cr_custom_load_budgeted(cured_handle h, const struct cr_unit *u, struct cr_kernel *k, const char *call)
+{
+    cured_status st = seconds_left(NULL, call);
+    if (st != CURED_SUCCESS)
+        return st;
+    const double t0 = now_seconds();
+    st = cr_kernel_load(h, u, k);
+    charge(NULL, now_seconds() - t0);
+    return st;
+}
+
 static int has_shape(const struct cured_custom_st *op, uint64_t code)
 {
     for (size_t i = 0; i < op->nshapes; i++)
