@@ -106,9 +106,9 @@ typedef enum cured_status {
     CURED_ERROR_TOO_FEW_ELEMENTS = 22,  /**< MEAN of n == 0, VAR/STD/MEAN_VAR of n <= ddof (synchronous calls) */
     CURED_ERROR_NO_NCCL = 23,           /**< NCCL (libnccl.so.2) could not be loaded; the message says what was tried */
     CURED_ERROR_NCCL = 24,              /**< an NCCL call failed; the message names it and gives NCCL's error string */
-    /* issue 36: inputs that would fault the context */
     CURED_ERROR_OVERLAP = 25,           /**< an output overlaps an input or an offset array (nothing launched) */
-    CURED_ERROR_BAD_SEGMENT = 26        /**< a segment's offsets lay outside the input it may read (cured_check_stream()) */
+    CURED_ERROR_BAD_SEGMENT = 26,       /**< a segment's offsets lay outside the input it may read (cured_check_stream()) */
+    CURED_ERROR_COMPILE_BUDGET = 27     /**< a user-defined op, or the process's ops, spent their compile budget (cured_custom_create()); nothing compiled or launched */
 } cured_status;
 
 /** Element and result types. Values are stable. FLOAT16 is IEEE binary16 and
@@ -139,9 +139,12 @@ typedef enum cured_type {
  *
  * Result types (out_type), by element type:
  * - SUM, PRODUCT, SUM_SQUARES, SUM_ABS, DOT: signed integers give INT64
- *   (exact unless the true result overflows it) or, on request, INT32 or the
- *   element type (wrapping modulo 2^bits); unsigned integers give UINT64, or
- *   UINT32 or the element type (wrapping); FLOAT16 and BFLOAT16 accumulate in
+ *   or, on request, INT32 or the element type; unsigned integers give
+ *   UINT64, or UINT32 or the element type. Each is exact while the true
+ *   result fits the result type, and otherwise wraps modulo 2^bits (two's
+ *   complement for the signed types; INT64 and UINT64 too, as NumPy's int64
+ *   and uint64 sums and products, whatever the order of the additions or
+ *   multiplications; SUM_ABS takes |INT64_MIN| as 2^63); FLOAT16 and BFLOAT16 accumulate in
  *   float and give FLOAT32 or the element type (rounded once at the end);
  *   FLOAT32 gives FLOAT32 (float accumulation) or FLOAT64 (double
  *   accumulation); FLOAT64 gives FLOAT64. cured_default_result() gives the
@@ -163,13 +166,21 @@ typedef enum cured_type {
  * in the first bytes of an 8-byte field; 16 bytes, 8-byte aligned).
  *
  * NaN: MIN, MAX, MINMAX, ARGMIN and ARGMAX propagate NaN (ARG*: the index of
- * the first NaN), as NumPy does. The NAN* operators ignore NaNs, like
- * numpy.nanmin and nanargmax; on an all-NaN input NANMIN/NANMAX give NaN and
+ * the first NaN), as NumPy does. The NAN* operators ignore NaNs: NANMIN and
+ * NANMAX are numpy.nanmin and nanmax, and NANARGMIN/NANARGMAX give the index
+ * of the extreme of the elements that are not NaN, never a NaN's unless all
+ * are NaN: [NaN, +inf] gives NANARGMIN index 1 (numpy.nanargmin, which
+ * replaces NaNs by +inf before its argmin, gives 0 there; the two agree
+ * wherever a non-NaN element is below +inf for NANARGMIN, above -inf for
+ * NANARGMAX). On an all-NaN input NANMIN/NANMAX give NaN and
  * NANARGMIN/NANARGMAX give index -1 (with the first element, a NaN, as the
  * value), and the synchronous cured_reduce() returns CURED_ERROR_ALL_NAN.
  * Ties in ARG* give the first index, and the value is that element, bit for
- * bit. -0 and +0 compare equal: which of them MIN, MAX or MINMAX return on a
- * tie between them is not specified. A NaN result of MIN, MAX, NANMIN or
+ * bit (so of -0 and +0, the first). -0 and +0 compare equal: which of them
+ * MIN, MAX, NANMIN, NANMAX or MINMAX return on a tie between them is not
+ * specified (it depends on how the elements fall to threads and blocks;
+ * NumPy's min and nanmin differ there too), while a zero that is the
+ * extreme alone keeps its sign. A NaN result of MIN, MAX, NANMIN or
  * NANMAX is a NaN, not necessarily one of the input's NaNs. MINMAX results are aligned to the
  * element size.
  *
@@ -190,11 +201,14 @@ typedef enum cured_type {
  * for the compensated float64 results below), the sum in double-double.
  * Accuracy, against the exact value and a float64 two-pass computation
  * (mean, then the sum of squared deviations) over the same data: a FLOAT32
- * result is within twice the two-pass's error plus one float32 ulp (in
- * effect the exact value correctly rounded or its neighbour), also for
+ * result is within twice the two-pass's error plus one float32 ulp of the
+ * exact value v, an ulp being 2^(e - 23) for 2^e <= |v| < 2^(e + 1) (where
+ * the two-pass's error is negligible: v correctly rounded or a float next to
+ * it, and when v is a power of two, whose floats below are twice as dense,
+ * also the second float below it), also for
  * |mean| / std of 1e8 or more, magnitudes of 1e-30 or 1e30 and float16 or
  * bfloat16 inputs with large means; a FLOAT64 result is within twice the
- * two-pass's error plus five float64 ulps (its per-thread sums are then
+ * two-pass's error plus five float64 ulps of v (2^(e - 52)) (its per-thread sums are then
  * compensated, which costs about eight times the float64 work per element:
  * float64 results of float32 data read below the ceiling). For the 8-, 16-
  * and 32-bit integers and float16, which share one shift per block (their
@@ -209,11 +223,14 @@ typedef enum cured_type {
  * elements are rounded to float64 as they are read (as NumPy's mean and
  * var do); beyond 2^53 in magnitude the bounds then also allow what that
  * rounding moves the result by (the mean: at most the average rounding
- * error of the elements). A constant input
- * has variance exactly 0 and its mean exactly. MEAN is the sum over n and
- * overflows where the sum does (as NumPy; the variance is then NaN, where
- * NumPy gives inf); squared deviations beyond float64's range give inf (as
- * NumPy). cured_reduce() uses ddof = 0 (the population
+ * error of the elements). A constant input whose sum does not overflow
+ * float64 (n |c| below about 1.8e308) has variance and standard deviation
+ * exactly 0 and its mean exactly (the constant as the result type rounds
+ * it), whatever its magnitude. MEAN is the sum over n and overflows where
+ * the sum does: a sum beyond float64's range gives a mean of +inf or -inf
+ * and a NaN variance (also for a constant input: NumPy gives inf), even
+ * where the mean itself would fit; squared deviations beyond float64's
+ * range give inf (as NumPy). cured_reduce() uses ddof = 0 (the population
  * variance, NumPy's default); cured_reduce_stats() takes any ddof. n == 0
  * gives NaN for MEAN, and n <= ddof gives NaN for VAR, STD and MEAN_VAR's
  * variance (NumPy gives inf there when the values differ); the synchronous
@@ -226,12 +243,19 @@ typedef enum cured_type {
  * scipy.special.logsumexp. With a FLOAT64 result the exponentials are
  * float64 (slower: the GPU's float64 rate bounds it); with a FLOAT32 result
  * they are float32 (expf), the logarithm of the sum 2^e f is e ln 2 plus a
- * float32 log(f) (within 2^-24), and the absolute error is then below
- * 2^-21 + 2^-24 * (w + 3), w being the softmax-weighted mean of (max - x)
- * (about 4 for normally distributed data): within about one float32 ulp
- * for results of magnitude 8 or more,
- * while a result close to 0 (the logsumexp of log-probabilities, say) has
- * that absolute, not relative, error. Sums are float64 in both.
+ * float32 log(f) (within 2^-24). Against the exact value v, a FLOAT32 result
+ * is then within 2^-21 + 2^-24 * (w + 3) plus one float32 ulp of v (the
+ * result's own rounding; ulp as for the moments above) plus twice the
+ * error of a float64 computation of max + log(sum(exp(x - max))), w being
+ * the softmax-weighted mean of (max - x) (about 4 for normally distributed
+ * data): about two float32 ulps of a result of magnitude 8 to 16, under
+ * 1.5 from 16 on (the ulp then dominates), while a result close to
+ * 0 (the logsumexp of log-probabilities, say) has that absolute, not
+ * relative, error. A FLOAT64 result is within 2^-51 * max(1, log S), S =
+ * sum(exp(x - max)) (at most n), plus five float64 ulps of v plus twice
+ * that float64 computation's error: the sum's few relative roundings become
+ * an absolute error in log S, several ulps of a result near 0, where
+ * max + log S cancels. Sums are float64 in both.
  *
  * Determinism: the AUTO kernels use no atomics on data: per-block partials
  * are combined in a fixed order, so a float result is bitwise identical from
@@ -534,7 +558,9 @@ CURED_EXPORT cured_status cured_reduce(cured_handle h, cured_op op, cured_algori
  * \param ddof     delta degrees of freedom: VAR = m2 / (n - ddof), with m2 the sum
  *                 of squared deviations (0: population variance, 1: the unbiased
  *                 sample variance). Finite and >= 0; fractions are allowed. MEAN
- *                 and LOGSUMEXP ignore it. n <= ddof gives a NaN variance.
+ *                 and LOGSUMEXP do not use its value, but refuse a negative
+ *                 or non-finite one all the same (CURED_ERROR_INVALID_VALUE).
+ *                 n <= ddof gives a NaN variance.
  * \param out      device pointer to the result (MEAN_VAR: two values, mean then
  *                 variance), aligned to the result type's size.
  * \param out_type FLOAT32 or FLOAT64 (see cured_op).
@@ -677,12 +703,15 @@ typedef struct cured_layout {
  *                   else a layout of rank = the number of kept axes, whose
  *                   extents are the kept extents in order and whose strides
  *                   (in results: 16 bytes for ARG, two values for MINMAX)
- *                   nest: taken by increasing stride, each stride reaches
- *                   past the span of the smaller ones (the dense, padded,
- *                   permuted and keepdims layouts of NumPy and PyTorch do;
- *                   keepdims callers drop the reduced axes' strides). A
- *                   layout that does not nest is refused, even where its
- *                   results would not overlap.
+ *                   nest: the axes of extent 2 or more, taken by increasing
+ *                   stride, each reach past the span of the smaller ones
+ *                   (the dense, padded, permuted and keepdims layouts of
+ *                   NumPy and PyTorch do; keepdims callers drop the reduced
+ *                   axes' strides). An axis of extent 1 takes no part, so
+ *                   its stride may be anything (NumPy gives a C-order
+ *                   (5, 1) result strides (1, 1)). A layout that does not
+ *                   nest is refused, even where its results would not
+ *                   overlap.
  * \param stream     CUstream or cudaStream_t (NULL = the legacy default stream).
  * \return CURED_SUCCESS (also when there are no outputs: nothing is
  *         launched); CURED_ERROR_NULL_HANDLE, CURED_ERROR_NULL_POINTER,
@@ -698,7 +727,10 @@ typedef struct cured_layout {
  *         CURED_ERROR_MISALIGNED, CURED_ERROR_NOT_DEVICE_POINTER,
  *         CURED_ERROR_OUT_OF_RANGE (the last element the view reaches, or
  *         the last result of the output layout, lies past its allocation,
- *         as cured_reduce_async() checks), CURED_ERROR_NO_NVRTC,
+ *         as cured_reduce_async() checks), CURED_ERROR_NOT_SUPPORTED (a
+ *         further stream's first call during graph capture, see
+ *         cured_reduce_async()'s Streams; no architecture to compile for),
+ *         CURED_ERROR_NO_NVRTC,
  *         CURED_ERROR_COMPILE, CURED_ERROR_OUT_OF_MEMORY, CURED_ERROR_CUDA.
  *         On error nothing was launched or written.
  * \par Thread safety
@@ -714,7 +746,9 @@ CURED_EXPORT cured_status cured_reduce_axes_async(cured_handle h, cured_op op, c
  * segment s is in[begin[s] .. end[s]), and its result goes to out[s]. CSR
  * row offsets are begin = offsets, end = offsets + 1. A segment with
  * end <= begin is empty and gets the empty value of cured_reduce_axes_async().
- * Segments may overlap and come in any order. The offsets are in device
+ * Segments may overlap and come in any order. The ARG operators' index
+ * counts from the segment's begin (0 is in[begin[s]]), as a row's index
+ * counts from the row's start along axes. The offsets are in device
  * memory, which the call does not read (it does not wait): the two arrays
  * are checked (device memory, num_segments entries mapped, aligned to the
  * offset type: CURED_ERROR_MISALIGNED), and the kernel checks their values.
@@ -813,7 +847,8 @@ CURED_EXPORT cured_status cured_uniform_segmented_reduce_async(cured_handle h, c
  * \param in_layout  the input view.
  * \param axes       bit k set: reduce axis k.
  * \param ddof       delta degrees of freedom, as cured_reduce_stats_async()
- *                   (finite, >= 0; MEAN and LOGSUMEXP ignore it).
+ *                   (finite, >= 0 for every operator; MEAN and LOGSUMEXP
+ *                   do not use its value).
  * \param out        device pointer to the first result, aligned to the result type.
  * \param out_type   FLOAT32 or FLOAT64 (see cured_op).
  * \param out_layout as cured_reduce_axes_async() (strides in results: two
@@ -1219,7 +1254,8 @@ CURED_EXPORT cured_status cured_comm_reduce_axes_async(cured_comm cc, cured_op o
  * \param in_type    element type.
  * \param in_layout  the slab's layout (extents equal on every rank except axis 0's).
  * \param axes       reduced axes; bit 0 must be set.
- * \param ddof       delta degrees of freedom (finite, >= 0; MEAN and LOGSUMEXP ignore it).
+ * \param ddof       delta degrees of freedom (finite, >= 0 for every operator; MEAN and LOGSUMEXP
+ *                   do not use its value).
  * \param out        device pointer to the dense results (MEAN_VAR: two values per output).
  * \param out_type   FLOAT32 or FLOAT64.
  * \param flags      0 or CURED_COMM_BITWISE (the path is the same).
@@ -1609,6 +1645,32 @@ typedef struct cured_custom_st *cured_custom;
  * '/' or '%' costs 2. The slowest op found within these bounds compiles in
  * about 6 s on 2 cores (without them, a 1 KiB expression took minutes).
  *
+ * Compile budget. Each shape of cured_custom_reduce_axes_async() and
+ * cured_custom_segmented_reduce_async() is a further compilation for the op
+ * (up to about 30 s for the dearest ops on 2 cores), so besides the bounds
+ * above:
+ * - an op compiles at most CURED_CUSTOM_MAX_SHAPES distinct shapes (default
+ *   16; a shape already compiled for the op, in any context, is not counted
+ *   again);
+ * - an op whose compilations and module loads (its creation's included) have
+ *   taken CURED_CUSTOM_COMPILE_SECONDS of wall time (default 120) compiles
+ *   no new shape;
+ * - once the user-defined ops of the process have taken
+ *   CURED_CUSTOM_PROCESS_COMPILE_SECONDS (default 600) in all, no op is
+ *   created, no op compiles a new shape and none is compiled for a
+ *   communicator (cured_comm_custom_reduce_async(), whose compilations
+ *   count too).
+ * Each is read from the environment when a compilation is about to start
+ * (not in a privileged process: see cured_set_cache_dir()); a non-negative
+ * number, 0 for no limit; anything else is the default (with a warning
+ * through the log). Past a limit, the call returns
+ * CURED_ERROR_COMPILE_BUDGET with a message naming the limit; nothing is
+ * compiled, loaded or launched, and the shapes the op has loaded still
+ * run. The time limits are checked before a compilation starts, so the last
+ * compilation may pass them; memory and disk cache hits take only their
+ * load's time. Whole-array calls (cured_custom_reduce_async()) compile
+ * nothing new on the device the op was created for and are not refused.
+ *
  * The expressions run as device code of the caller's process with the
  * caller's privileges. A compile error (a type error the grammar lets
  * through, such as `%` of a float) returns CURED_ERROR_COMPILE, and
@@ -1628,6 +1690,8 @@ typedef struct cured_custom_st *cured_custom;
  *         expression or out); CURED_ERROR_INVALID_ENUM (a type);
  *         CURED_ERROR_TYPE_MISMATCH (a FLOAT16 or BFLOAT16 acc_type);
  *         CURED_ERROR_INVALID_VALUE (ninputs); CURED_ERROR_INVALID_EXPRESSION;
+ *         CURED_ERROR_COMPILE_BUDGET (the process has spent
+ *         CURED_CUSTOM_PROCESS_COMPILE_SECONDS: see above);
  *         CURED_ERROR_COMPILE; CURED_ERROR_NO_NVRTC; CURED_ERROR_OUT_OF_MEMORY;
  *         CURED_ERROR_CUDA (loading the module).
  * \par Thread safety
@@ -1690,17 +1754,23 @@ typedef struct cured_custom_field {
  * \param nfields   1 to 4.
  * \param out_type  type of the results (not FLOAT16 or BFLOAT16).
  * \param finalize  nresults expressions, one per result.
- * \param nresults  1 to 4, with nresults * cured_type_size(out_type) <= 32.
+ * \param nresults  1 to 4 (so the results take at most 32 bytes).
  * \param out       receives the op, for cured_custom_reduce(_async) and
  *                  cured_custom_destroy(); NULL on failure.
  * \return CURED_SUCCESS, CURED_ERROR_NULL_HANDLE, CURED_ERROR_NULL_POINTER,
  *         CURED_ERROR_INVALID_ENUM, CURED_ERROR_TYPE_MISMATCH (a half type),
- *         CURED_ERROR_INVALID_VALUE (ninputs, nfields, nresults, or results over
- *         32 bytes), CURED_ERROR_INVALID_EXPRESSION (naming the expression, e.g.
+ *         CURED_ERROR_INVALID_VALUE (ninputs, nfields, nresults),
+ *         CURED_ERROR_INVALID_EXPRESSION (naming the expression, e.g.
  *         "fields[0].map"), CURED_ERROR_COMPILE, CURED_ERROR_NO_NVRTC, ...
  *         Every expression passes the grammar of cured_custom_create(); the
  *         maps name x (and y), the combines the fields a0.. and b0.. that the
  *         state has (a0, a1 and b0, b1 for two fields), the finalizers a0.. and n.
+ *         CURED_ERROR_COMPILE_BUDGET: the fields' expressions of one kind are
+ *         compiled into one function, so together they keep one expression's
+ *         budget: the maps' costs add up to at most 32, the combines' to 16,
+ *         the identities' to 32, and the finalize expressions' to 32 (the
+ *         message gives each cost); or the process has spent
+ *         CURED_CUSTOM_PROCESS_COMPILE_SECONDS (cured_custom_create()).
  * \par Thread safety
  * May be called from any thread, as cured_custom_create().
  */
@@ -1718,7 +1788,10 @@ CURED_EXPORT cured_status cured_custom_create_multi(cured_handle h, cured_type i
  * \param x       device pointer to n elements of the op's in_type (may be NULL when n == 0).
  * \param y       the second input for a two-input op (n elements); ignored
  *                (pass NULL) for a one-input op.
- * \param n       element count; n == 0 gives the identity.
+ * \param n       element count; n == 0 gives the identity (a multi-field
+ *                op: its finalize expressions over the identity's fields
+ *                with n = 0, as the axis and segment calls give an empty
+ *                output).
  * \param out     device pointer receiving one acc_type value (a multi-field
  *                op's nresults values of its out_type), aligned to its size.
  * \param stream  CUstream or cudaStream_t (NULL = the legacy default stream).
@@ -1776,10 +1849,13 @@ CURED_EXPORT cured_status cured_custom_reduce(cured_handle h, cured_custom op, c
  * \param stream     CUstream or cudaStream_t.
  * \return as cured_reduce_axes_async(); CURED_ERROR_NULL_POINTER for a NULL
  *         op; CURED_ERROR_INVALID_VALUE for a two-input op; CURED_ERROR_COMPILE
- *         when a shape's first compilation fails.
+ *         when a shape's first compilation fails; CURED_ERROR_COMPILE_BUDGET
+ *         for a shape the op has not compiled once the op or the process has
+ *         spent its compile budget (cured_custom_create()).
  * \par Thread safety
  * As cured_custom_reduce_async(): any thread; the first use of a shape in a
- * context waits for its compilation under the op's lock.
+ * context waits for its compilation, and calls of the op's shapes already
+ * loaded do not wait for it.
  */
 CURED_EXPORT cured_status cured_custom_reduce_axes_async(cured_handle h, cured_custom op, const void *in,
                                                          const cured_layout *in_layout, uint32_t axes, void *out,
@@ -1853,6 +1929,8 @@ CURED_EXPORT cured_status cured_custom_destroy(cured_custom op);
  *         CURED_ERROR_MISALIGNED; CURED_ERROR_INVALID_VALUE (flags);
  *         CURED_ERROR_NOT_DEVICE_POINTER, CURED_ERROR_OUT_OF_RANGE;
  *         CURED_ERROR_COMPILE, CURED_ERROR_NO_NVRTC (first use);
+ *         CURED_ERROR_COMPILE_BUDGET (a first use once the process has spent
+ *         CURED_CUSTOM_PROCESS_COMPILE_SECONDS, see cured_custom_create());
  *         CURED_ERROR_NCCL; CURED_ERROR_CUDA.
  * \par Thread safety
  * As cured_comm_reduce_async().

@@ -59,6 +59,27 @@ __device__ __forceinline__ double mv_cross(MeanVarState a, MeanVarState b)
     return (pb - pa) + ((eb - ea) + (b.lo * a.n - a.lo * b.n));
 }
 
+// The term Chan's update adds to m2 for the parts a and b of a whole of n
+// elements: num^2 / (n_a n_b n), num = mv_cross(a, b) (mv_merge: n = n_a +
+// n_b; mv_term: a is the whole). Near float64's range the products n_a S_b
+// overflow where the sums do not (a constant 1e305 a thousand times gives
+// inf - inf): the sums are then scaled by 2^-128 (exact but for bits of lo
+// below 2^-1074, far below the term's rounding) and the quotients by 2^128
+// each, so that only a term beyond float64's range gives inf.
+__device__ __forceinline__ double mv_chan(MeanVarState a, MeanVarState b, double n)
+{
+    if (fmax(fabs(a.hi), fabs(b.hi)) * fmax(a.n, b.n) < 0x1p1000) {
+        const double num = mv_cross(a, b);
+        return stats_div(num, a.n * b.n) * stats_div(num, n);
+    }
+    a.hi *= 0x1p-128;
+    a.lo *= 0x1p-128;
+    b.hi *= 0x1p-128;
+    b.lo *= 0x1p-128;
+    const double num = mv_cross(a, b);
+    return (stats_div(num, a.n * b.n) * 0x1p128) * (stats_div(num, n) * 0x1p128);
+}
+
 // Chan, Golub and LeVeque's pairwise update, m2 += d^2 n_a n_b / n with d
 // the difference of the two means, here from num = mv_cross(a, b). The
 // identity (n = 0) passes the other side through; an infinite or NaN sum
@@ -78,8 +99,7 @@ __device__ __forceinline__ MeanVarState mv_merge(MeanVarState a, MeanVarState b)
         mv_renorm(r.hi, r.lo);
         r.lo += a.lo + b.lo;
         mv_renorm(r.hi, r.lo);
-        const double num = mv_cross(a, b);
-        r.m2 = a.m2 + b.m2 + stats_div(num, a.n * b.n) * stats_div(num, r.n);
+        r.m2 = a.m2 + b.m2 + mv_chan(a, b, r.n);
     } else {
         r.hi = a.hi + b.hi;
         r.lo = 0.0;
@@ -387,11 +407,10 @@ struct AddMeanSums {
         return r;
     }
 };
-// p (p.n > 0) against the total t (renormalised): mv_merge's num, exact products.
+// p (p.n > 0) against the total t (renormalised): mv_merge's term, exact products.
 __device__ __forceinline__ double mv_term(MeanVarState t, MeanVarState p)
 {
-    const double num = mv_cross(t, p);
-    return p.m2 + stats_div(num, p.n * t.n) * stats_div(num, t.n);
+    return p.m2 + mv_chan(t, p, t.n);
 }
 
 // How the statistics kernel (stats.cu) runs an operator. MIN_BLOCKS, the

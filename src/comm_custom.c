@@ -71,7 +71,7 @@ static cured_status user_for(cured_comm cc, cured_custom op, struct cr_comm_user
         memset(u, 0, sizeof *u);
         CUcontext saved;
         if ((st = make_user(op, u)) == CURED_SUCCESS && (st = cr_enter(cc->h, &saved)) == CURED_SUCCESS) {
-            st = cr_kernel_load(cc->h, &u->unit, &u->k);
+            st = cr_custom_load_budgeted(cc->h, &u->unit, &u->k, "cured_comm_custom_reduce_async");
             cr_leave(cc->h, saved);
         }
         if (st == CURED_SUCCESS)

@@ -4,12 +4,147 @@
  */
 #include "internal.h"
 #include "custom.h"
+#include "env.h"
 #include "expr.h"
 
+#include <errno.h>
+#include <math.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+
+/* ---- the compile budget of user-defined ops (cured.h: CURED_ERROR_COMPILE_BUDGET) ---- */
+
+#define DEFAULT_MAX_SHAPES 16
+#define DEFAULT_OP_SECONDS 120.0
+#define DEFAULT_PROCESS_SECONDS 600.0
+
+/* The user ops' compile and load seconds of the process, in nanoseconds. */
+static atomic_ullong process_ns;
+
+/* A non-negative number from the environment (0: no limit), or the default; read at each use, so that a
+ * process may change it between calls. */
+static double env_limit(const char *name, double def)
+{
+    const char *env = cr_getenv(name);
+    if (env == NULL || *env == '\0')
+        return def;
+    char *end;
+    errno = 0;
+    double v = strtod(env, &end);
+    if (errno || end == env || *end != '\0' || !(v >= 0) || isinf(v)) {
+        cr_log(CURED_LOG_WARN, "%s=\"%s\" is not a non-negative number; using %g", name, env, def);
+        return def;
+    }
+    return v;
+}
+
+static double now_seconds(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+static void charge(cured_custom op, double seconds)
+{
+    if (seconds > 0)
+        atomic_fetch_add(&process_ns, (unsigned long long)(seconds * 1e9));
+    if (op != NULL)
+        op->compile_seconds += seconds; /* under op->lock, or before the op is shared */
+}
+
+/* CURED_ERROR_COMPILE_BUDGET when the process has spent its seconds (op NULL), or op its own. */
+static cured_status seconds_left(cured_custom op, const char *call)
+{
+    const double process = env_limit("CURED_CUSTOM_PROCESS_COMPILE_SECONDS", DEFAULT_PROCESS_SECONDS);
+    const double spent = 1e-9 * (double)atomic_load(&process_ns);
+    if (process > 0 && spent >= process)
+        return cr_fail(CURED_ERROR_COMPILE_BUDGET,
+                       "%s: the process's user-defined ops have spent %.1f s compiling, their budget of %g s "
+                       "(CURED_CUSTOM_PROCESS_COMPILE_SECONDS)",
+                       call, spent, process);
+    if (op == NULL)
+        return CURED_SUCCESS;
+    const double own = env_limit("CURED_CUSTOM_COMPILE_SECONDS", DEFAULT_OP_SECONDS);
+    if (own > 0 && op->compile_seconds >= own)
+        return cr_fail(CURED_ERROR_COMPILE_BUDGET,
+                       "%s: the user-defined op has spent %.1f s compiling, its budget of %g s "
+                       "(CURED_CUSTOM_COMPILE_SECONDS)",
+                       call, op->compile_seconds, own);
+    return CURED_SUCCESS;
+}
+
+cured_status cr_custom_load_budgeted(cured_handle h, const struct cr_unit *u, struct cr_kernel *k, const char *call)
+{
+    cured_status st = seconds_left(NULL, call);
+    if (st != CURED_SUCCESS)
+        return st;
+    const double t0 = now_seconds();
+    st = cr_kernel_load(h, u, k);
+    charge(NULL, now_seconds() - t0);
+    return st;
+}
+
+static int has_shape(const struct cured_custom_st *op, uint64_t code)
+{
+    for (size_t i = 0; i < op->nshapes; i++)
+        if (op->shapes[i] == code)
+            return 1;
+    return 0;
+}
+
+static void drop_shape(cured_custom op, uint64_t code)
+{
+    for (size_t i = 0; i < op->nshapes; i++)
+        if (op->shapes[i] == code) {
+            op->shapes[i] = op->shapes[--op->nshapes];
+            return;
+        }
+}
+
+cured_status cr_custom_variant_load(cured_handle h, cured_custom op, struct cr_variant *v)
+{
+    static const char call[] = "a user-defined op's new shape";
+    const int fresh = !has_shape(op, v->code);
+    cured_status st;
+    if (fresh) { /* charged now, so that threads compiling at once cannot pass the cap together */
+        const double cap = env_limit("CURED_CUSTOM_MAX_SHAPES", DEFAULT_MAX_SHAPES);
+        if (cap > 0 && (double)op->nshapes >= cap)
+            return cr_fail(CURED_ERROR_COMPILE_BUDGET,
+                           "%s: the op has compiled %zu shapes along axes or over segments, its budget "
+                           "(CURED_CUSTOM_MAX_SHAPES=%g)",
+                           call, op->nshapes, cap);
+        if ((st = seconds_left(op, call)) != CURED_SUCCESS)
+            return st;
+        uint64_t *grown = realloc(op->shapes, (op->nshapes + 1) * sizeof *grown);
+        if (grown == NULL)
+            return cr_fail(CURED_ERROR_OUT_OF_MEMORY, "out of host memory");
+        op->shapes = grown;
+        op->shapes[op->nshapes++] = v->code;
+    }
+    pthread_mutex_unlock(&op->lock); /* NVRTC may take long: callers of loaded shapes go on */
+    const double t0 = now_seconds();
+    st = cr_kernel_load(h, &v->unit, &v->l.k);
+    const double took = now_seconds() - t0;
+    pthread_mutex_lock(&op->lock);
+    charge(op, took);
+    if (st != CURED_SUCCESS) {
+        if (fresh)
+            drop_shape(op, v->code); /* a failure is not cached: a later call may try again */
+        return st;
+    }
+    struct cr_variant **grown = realloc(op->variants, (op->nvariants + 1) * sizeof *grown);
+    if (grown == NULL) {
+        cr_loaded_unload(&(struct loaded){h->ctx, h->ctx_id, h->d, v->l.k});
+        return cr_fail(CURED_ERROR_OUT_OF_MEMORY, "out of host memory");
+    }
+    op->variants = grown; /* other threads may have added variants while the lock was free */
+    return CURED_SUCCESS;
+}
 
 /* Type of x and y as the expressions see them: half types as float. */
 const char *cr_custom_expr_type(cured_type t)
@@ -171,8 +306,15 @@ cured_status cr_custom_compile(cured_handle h, cured_custom op)
     int arch, ptx;
     const struct cr_image *img;
     cured_status st;
-    if ((st = cr_handle_arch(h, &arch, &ptx)) != CURED_SUCCESS ||
-        (st = cr_kcache_get(&op->unit, arch, ptx, &img)) != CURED_SUCCESS) {
+    if ((st = seconds_left(NULL, "cured_custom_create")) != CURED_SUCCESS ||
+        (st = cr_handle_arch(h, &arch, &ptx)) != CURED_SUCCESS) {
+        cured_custom_destroy(op);
+        return st;
+    }
+    const double t0 = now_seconds();
+    st = cr_kcache_get(&op->unit, arch, ptx, &img);
+    charge(op, now_seconds() - t0);
+    if (st != CURED_SUCCESS) {
         cured_custom_destroy(op);
         return st;
     }
@@ -180,40 +322,59 @@ cured_status cr_custom_compile(cured_handle h, cured_custom op)
     return CURED_SUCCESS;
 }
 
-/* The op's family, unit and kernels in h's context (current), loading them on first use there. */
+/* The op's kernels already loaded in h's context, or NULL; under op->lock. */
+static const struct cr_kernel *loaded_in(const struct cured_custom_st *op, unsigned long long ctx_id)
+{
+    for (size_t i = 0; i < op->nloaded; i++)
+        if (op->loaded[i]->ctx_id == ctx_id)
+            return &op->loaded[i]->k;
+    return NULL;
+}
+
+/* The op's family, unit and kernels in h's context (current), loading them on first use there. The load runs
+ * without the op's lock, so that callers in other contexts do not wait for it; two first uses in one context
+ * racing both load, and the second module is unloaded. */
 static cured_status target_for(cured_handle h, const void *arg, struct cr_target *t)
 {
     cured_custom op = (cured_custom)arg;
     t->fam = cr_family_for(&op->req);
     t->req = &op->req;
     t->unit = &op->unit;
-    const struct cr_kernel **k = &t->k;
     pthread_mutex_lock(&op->lock);
-    for (size_t i = 0; i < op->nloaded; i++)
-        if (op->loaded[i]->ctx_id == h->ctx_id) {
-            *k = &op->loaded[i]->k;
-            pthread_mutex_unlock(&op->lock);
-            return CURED_SUCCESS;
-        }
-    /* Loading under the op's lock: only this op's first use in a context waits. */
-    cured_status st = CURED_SUCCESS;
-    struct loaded **grown = realloc(op->loaded, (op->nloaded + 1) * sizeof *grown);
-    struct loaded *l = grown ? calloc(1, sizeof *l) : NULL;
-    if (grown != NULL)
-        op->loaded = grown;
-    if (l == NULL) {
-        st = cr_fail(CURED_ERROR_OUT_OF_MEMORY, "out of host memory");
-    } else if ((st = cr_kernel_load(h, &op->unit, &l->k)) == CURED_SUCCESS) {
-        l->ctx = h->ctx;
-        l->ctx_id = h->ctx_id;
-        l->d = h->d;
-        *k = &l->k;
-        grown[op->nloaded++] = l;
-    } else {
+    t->k = loaded_in(op, h->ctx_id);
+    pthread_mutex_unlock(&op->lock);
+    if (t->k != NULL)
+        return CURED_SUCCESS;
+    struct loaded *l = calloc(1, sizeof *l);
+    if (l == NULL)
+        return cr_fail(CURED_ERROR_OUT_OF_MEMORY, "out of host memory");
+    const double t0 = now_seconds();
+    cured_status st = cr_kernel_load(h, &op->unit, &l->k);
+    const double took = now_seconds() - t0;
+    if (st != CURED_SUCCESS) {
         free(l);
+        return st;
+    }
+    l->ctx = h->ctx;
+    l->ctx_id = h->ctx_id;
+    l->d = h->d;
+    pthread_mutex_lock(&op->lock);
+    charge(op, took);
+    t->k = loaded_in(op, h->ctx_id);
+    struct loaded **grown = t->k ? NULL : realloc(op->loaded, (op->nloaded + 1) * sizeof *grown);
+    if (grown != NULL) {
+        op->loaded = grown;
+        grown[op->nloaded++] = l;
+        t->k = &l->k;
     }
     pthread_mutex_unlock(&op->lock);
-    return st;
+    if (grown == NULL) { /* another thread's module serves, or no memory to keep ours */
+        cr_loaded_unload(l);
+        free(l);
+        if (t->k == NULL)
+            return cr_fail(CURED_ERROR_OUT_OF_MEMORY, "out of host memory");
+    }
+    return CURED_SUCCESS;
 }
 
 static cured_status custom_run(cured_handle h, cured_custom op, const void *x, const void *y, size_t n,
@@ -272,6 +433,7 @@ CR_API cured_status cured_custom_destroy(cured_custom op)
         free(op->loaded[i]);
     }
     cr_custom_variants_free(op);
+    free(op->shapes);
     cr_kcache_put(op->compiled);
     pthread_mutex_destroy(&op->lock);
     free(op->loaded);

@@ -41,7 +41,23 @@ struct cured_custom_st {
     size_t nloaded;
     struct cr_variant **variants;
     size_t nvariants;
+    /* The compile budget (cr_custom_variant_load): the distinct shapes charged, those being compiled
+     * included, and the seconds the op's compiles and loads took. */
+    uint64_t *shapes;
+    size_t nshapes;
+    double compile_seconds;
 };
+
+/*
+ * Load variant v (built, not yet in op->variants) in h's context (current),
+ * called with op->lock held: refuses a shape the op has not compiled yet with
+ * CURED_ERROR_COMPILE_BUDGET once the op has CURED_CUSTOM_MAX_SHAPES shapes or
+ * the op or the process has spent its compile seconds, and charges the time
+ * the load takes. The lock is released while NVRTC runs, so that callers of
+ * loaded variants do not wait; on return it is held again and op->variants
+ * has room for one more.
+ */
+cured_status cr_custom_variant_load(cured_handle h, cured_custom op, struct cr_variant *v);
 
 /* Unload and free the op's many-result kernels (cured_custom_destroy). */
 void cr_custom_variants_free(cured_custom op);

@@ -41,7 +41,7 @@ static cured_status variant_target(cured_handle h, const void *arg, struct cr_ta
             v->req = *w->req;
             v->code = code;
             cr_family_segmented.build(&v->req, &v->unit);
-            if ((st = cr_kernel_load(h, &v->unit, &v->l.k)) == CURED_SUCCESS) {
+            if ((st = cr_custom_variant_load(h, op, v)) == CURED_SUCCESS) {
                 v->l.ctx = h->ctx;
                 v->l.ctx_id = h->ctx_id;
                 v->l.d = h->d;

@@ -15,11 +15,13 @@
 #include <string.h>
 
 #define MAX_FIELDS 4
+/* The results of any out_type fit: at most MAX_FIELDS values of at most 8 bytes. */
+_Static_assert(MAX_FIELDS * 8 <= CR_MAX_RESULT, "the results of a multi-field op fit CR_MAX_RESULT");
 
 /* Every expression is checked here, by the grammar of src/expr.c. names:
  * the variables it may use, separated by spaces ("a0.." stands for the state's
  * nfields fields a0 a1 ...). */
-static cured_status check(const char *what, const char *e, const char *names, int nfields, int budget)
+static cured_status check(const char *what, const char *e, const char *names, int nfields, int budget, int *cost)
 {
     const char *vars[16];
     char buf[16][4];
@@ -44,7 +46,25 @@ static cured_status check(const char *what, const char *e, const char *names, in
         n++;
         p += len;
     }
-    return cr_expr_check(what, e, vars, n, budget);
+    return cr_expr_check_cost(what, e, vars, n, budget, cost);
+}
+
+/* The fields' expressions of one role go into one generated function (map, combine, identity, write), whose
+ * compile time grows faster than linearly with its cost: together they keep one expression's budget. */
+static cured_status within_budget(const char *role_name, const int *cost, int count, int budget)
+{
+    int total = 0;
+    for (int k = 0; k < count; k++)
+        total += cost[k];
+    if (total <= budget)
+        return CURED_SUCCESS;
+    char parts[96] = "";
+    for (int k = 0; k < count; k++)
+        snprintf(parts + strlen(parts), sizeof parts - strlen(parts), "%s%d", k ? " + " : "", cost[k]);
+    return cr_fail(CURED_ERROR_COMPILE_BUDGET,
+                   "cured_custom_create_multi: the %s expressions together cost %d (%s), past the operator's "
+                   "compile-time budget of %d for them (see cured.h)",
+                   role_name, total, parts, budget);
 }
 
 /* ---- the generated source, with the line count that #line needs ---------------- */
@@ -169,13 +189,11 @@ cured_status cr_custom_build_multi(cured_type in_type, int ninputs, const cured_
                        (int)out_type);
     if (is_half(out_type))
         return cr_fail(CURED_ERROR_TYPE_MISMATCH, "the result type of a user-defined op must not be a half type");
-    if ((size_t)nresults * cr_type_size(out_type) > CR_MAX_RESULT)
-        return cr_fail(CURED_ERROR_INVALID_VALUE, "%d results of %s take more than %d bytes", nresults,
-                       cr_type_name(out_type), CR_MAX_RESULT);
     /* The fields at their natural alignment; the struct a whole number of 32-bit words. */
     size_t size = 0, align = 4;
     char what[48];
     cured_status st;
+    int cost[4][MAX_FIELDS]; /* [role][k]: map, combine, identity, finalize */
     for (int k = 0; k < nfields; k++) {
         const cured_custom_field *f = &fields[k];
         if (cr_type(f->type) == NULL)
@@ -191,16 +209,21 @@ cured_status cr_custom_build_multi(cured_type in_type, int ninputs, const cured_
             snprintf(what, sizeof what, "fields[%d].%s", k, role[part]);
             /* a combine is inlined at every step of the reduction: the smaller budget */
             const int budget = part == 1 ? CR_MAX_COMBINE_COST : CR_MAX_EXPR_COST;
-            if ((st = check(what, e[part], names[part], nfields, budget)) != CURED_SUCCESS)
+            if ((st = check(what, e[part], names[part], nfields, budget, &cost[part][k])) != CURED_SUCCESS)
                 return st;
         }
     }
     size = (size + align - 1) / align * align;
     for (int k = 0; k < nresults; k++) {
         snprintf(what, sizeof what, "finalize[%d]", k);
-        if ((st = check(what, finalize[k], "a0.. n", nfields, CR_MAX_EXPR_COST)) != CURED_SUCCESS)
+        if ((st = check(what, finalize[k], "a0.. n", nfields, CR_MAX_EXPR_COST, &cost[3][k])) != CURED_SUCCESS)
             return st;
     }
+    static const char *const roles[4] = {"fields' map", "fields' combine", "fields' identity", "finalize"};
+    for (int part = 0; part < 4; part++)
+        if ((st = within_budget(roles[part], cost[part], part == 3 ? nresults : nfields,
+                                part == 1 ? CR_MAX_COMBINE_COST : CR_MAX_EXPR_COST)) != CURED_SUCCESS)
+            return st;
     struct cr_request r;
     memset(&r, 0, sizeof r);
     r.out = out_type;

@@ -84,6 +84,7 @@ CR_API const char *cured_status_string(cured_status status)
     NAME(CURED_ERROR_NCCL)
     NAME(CURED_ERROR_OVERLAP)
     NAME(CURED_ERROR_BAD_SEGMENT)
+    NAME(CURED_ERROR_COMPILE_BUDGET)
 #undef NAME
     }
     return "CURED_STATUS_UNKNOWN";

@@ -392,6 +392,14 @@ static void parse_expr(struct parser *p)
 
 cured_status cr_expr_check(const char *what, const char *e, const char *const *vars, size_t nvars, int max_cost)
 {
+    int cost;
+    return cr_expr_check_cost(what, e, vars, nvars, max_cost, &cost);
+}
+
+cured_status cr_expr_check_cost(const char *what, const char *e, const char *const *vars, size_t nvars, int max_cost,
+                                int *cost)
+{
+    *cost = 0;
     if (e == NULL)
         return cr_fail(CURED_ERROR_NULL_POINTER, "%s is NULL", what);
     size_t n = strlen(e);
@@ -407,5 +415,6 @@ cured_status cr_expr_check(const char *what, const char *e, const char *const *v
     if (p.st == CURED_SUCCESS && p.kind != T_END)
         fail(&p, is(&p, ")") ? "unbalanced ')'%s" : "'%s' where an operator or the end is expected", e + p.pos,
              is(&p, ")") ? 0 : p.len);
+    *cost = p.cost;
     return p.st;
 }

@@ -33,6 +33,9 @@
  * name, what is allowed).
  */
 cured_status cr_expr_check(const char *what, const char *e, const char *const *vars, size_t nvars, int max_cost);
+/* cr_expr_check, and *cost: the expression's compile cost (0 unless it passed). */
+cured_status cr_expr_check_cost(const char *what, const char *e, const char *const *vars, size_t nvars, int max_cost,
+                                int *cost);
 
 /* The device functions an expression may call, with their argument counts
  * and costs (for the tests, the fuzzers and the documentation). */

@@ -243,6 +243,10 @@ const char *cr_custom_expr_type(cured_type t);
 cured_status cr_custom_new(cured_type in_type, int ninputs, const struct cr_request *proto, char *source,
                            cured_custom *out);
 cured_status cr_custom_compile(cured_handle h, cured_custom op);
+/* cr_kernel_load for a user op's unit outside custom.c (a communicator's), within the process's compile
+ * budget (CURED_CUSTOM_PROCESS_COMPILE_SECONDS, cured.h): refused with CURED_ERROR_COMPILE_BUDGET naming call
+ * once spent, else charged with the load's time. */
+cured_status cr_custom_load_budgeted(cured_handle h, const struct cr_unit *u, struct cr_kernel *k, const char *call);
 /* Check the fields' expressions and generate a multi-field op without compiling (tests). */
 cured_status cr_custom_build_multi(cured_type in_type, int ninputs, const cured_custom_field *fields, int nfields,
                                    cured_type out_type, const char *const *finalize, int nresults,

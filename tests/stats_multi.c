@@ -111,6 +111,56 @@ START_TEST(test_multi_checks)
 }
 END_TEST
 
+/* The operator's budget (cured.h): each kind of expression (maps, combines, identities, finalizes) together
+ * within one expression's budget, else COMPILE_BUDGET naming the kind and the costs, before anything compiles;
+ * at the budget the op is made. Four float64 results (32 bytes) are accepted. */
+START_TEST(test_multi_budget)
+{
+    static const struct {
+        const char *map[4], *combine[4], *identity[4], *fin[4];
+        int nf, nr;
+        cured_status want;
+        const char *needle;
+    } cases[] = {
+        /* maps of 16 + 16: the budget of 32 */
+        {{"exp(x)+exp(x)+exp(x)+exp(x)", "pow(x,2.0)+pow(x,2.0)+pow(x,2.0)+pow(x,2.0)"}, {"a0+b0", "a1+b1"}, {"0", "0"},
+         {"a0", "a1"}, 2, 2, CURED_SUCCESS, NULL},
+        /* maps of 16 + 20 */
+        {{"exp(x)+exp(x)+exp(x)+exp(x)", "exp(x)+exp(x)+exp(x)+exp(x)+exp(x)"}, {"a0+b0", "a1+b1"}, {"0", "0"},
+         {"a0", "a1"}, 2, 2, CURED_ERROR_COMPILE_BUDGET, "the fields' map expressions together cost 36 (16 + 20)"},
+        /* combines of 8 + 8 + 4: each within 16, together past it */
+        {{"x", "x", "x"}, {"exp(a0)+exp(b0)", "exp(a1)+exp(b1)", "exp(a2)"}, {"0", "0", "0"}, {"a0"}, 3, 1,
+         CURED_ERROR_COMPILE_BUDGET, "fields' combine expressions together cost 20 (8 + 8 + 4), past the operator's "
+                                    "compile-time budget of 16"},
+        /* identities of 16 + 16 + 4 */
+        {{"x", "x", "x"}, {"a0", "a1", "a2"}, {"tgamma(1.5)", "fmod(1.0,2.0)", "exp(1.0)"}, {"a0"}, 3, 1,
+         CURED_ERROR_COMPILE_BUDGET, "identity expressions together cost 36"},
+        /* finalizes of 16 + 16 + 2, four float64 results */
+        {{"x"}, {"a0"}, {"0"}, {"tgamma(a0)", "lgamma(a0)+lgamma(n)", "a0/n", "n"}, 1, 4,
+         CURED_ERROR_COMPILE_BUDGET, "the finalize expressions together cost 34 (16 + 16 + 2 + 0)"},
+        {{"x"}, {"a0"}, {"0"}, {"tgamma(a0)", "lgamma(a0)+lgamma(n)", "a0", "n"}, 1, 4, CURED_SUCCESS, NULL},
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
+        cured_custom_field f[4];
+        for (int j = 0; j < cases[k].nf; j++)
+            f[j] = (cured_custom_field){CURED_TYPE_FLOAT64, cases[k].map[j], cases[k].combine[j],
+                                        cases[k].identity[j]};
+        cured_custom op;
+        const cured_status st = multi(CURED_TYPE_FLOAT32, 1, f, cases[k].nf, CURED_TYPE_FLOAT64, cases[k].fin,
+                                      cases[k].nr, &op);
+        ck_assert_msg(st == cases[k].want, "case %zu: got %s, want %s: %s", k, cured_status_string(st),
+                      cured_status_string(cases[k].want), cured_last_error());
+        if (st == CURED_SUCCESS) {
+            ck_assert_uint_eq(cr_custom_request(op)->acc.result_size, (size_t)cases[k].nr * 8);
+            cured_custom_destroy(op);
+        } else {
+            ck_assert_ptr_null(op);
+            assert_message_contains("the operator's budget", cases[k].needle);
+        }
+    }
+}
+END_TEST
+
 /* The fields at their natural alignment, in whole 32-bit words: the request's accumulator. */
 START_TEST(test_multi_layout)
 {
@@ -264,6 +314,7 @@ TCase *stats_multi_tcase(void)
     TCase *tc = tcase_create("multi_field");
     tcase_set_timeout(tc, 300);
     tcase_add_test(tc, test_multi_checks);
+    tcase_add_test(tc, test_multi_budget);
     tcase_add_test(tc, test_multi_layout);
     tcase_add_test(tc, test_multi_compiles);
     tcase_add_test(tc, test_multi_compile_errors);

@@ -29,8 +29,8 @@ START_TEST(test_status_strings)
         names[count] = cured_status_string((cured_status)count);
         count++;
     }
-    ck_assert_msg(count == CURED_ERROR_BAD_SEGMENT + 1,
-                  "statuses 0..%d should be named, the names stop at %d", CURED_ERROR_BAD_SEGMENT, count);
+    ck_assert_msg(count == CURED_ERROR_COMPILE_BUDGET + 1,
+                  "statuses 0..%d should be named, the names stop at %d", CURED_ERROR_COMPILE_BUDGET, count);
     for (int i = 0; i < count; i++) {
         ck_assert_msg(names[i] != NULL && strncmp(names[i], "CURED_", 6) == 0,
                       "status %d is named \"%s\"", i, names[i] ? names[i] : "(null)");
@@ -58,9 +58,11 @@ START_TEST(test_status_strings)
     ck_assert_str_eq(cured_status_string(CURED_ERROR_NCCL), "CURED_ERROR_NCCL");
     ck_assert_int_eq(CURED_ERROR_OVERLAP, 25);
     ck_assert_int_eq(CURED_ERROR_BAD_SEGMENT, 26);
+    ck_assert_int_eq(CURED_ERROR_COMPILE_BUDGET, 27);
     ck_assert_str_eq(cured_status_string(CURED_ERROR_OVERLAP), "CURED_ERROR_OVERLAP");
     ck_assert_str_eq(cured_status_string(CURED_ERROR_BAD_SEGMENT), "CURED_ERROR_BAD_SEGMENT");
-    static const int unknown[] = {CURED_ERROR_BAD_SEGMENT + 1, -1, 1000, INT_MAX, INT_MIN};
+    ck_assert_str_eq(cured_status_string(CURED_ERROR_COMPILE_BUDGET), "CURED_ERROR_COMPILE_BUDGET");
+    static const int unknown[] = {CURED_ERROR_COMPILE_BUDGET + 1, -1, 1000, INT_MAX, INT_MIN};
     for (size_t i = 0; i < sizeof unknown / sizeof *unknown; i++)
         ck_assert_str_eq(cured_status_string((cured_status)unknown[i]), "CURED_STATUS_UNKNOWN");
 }

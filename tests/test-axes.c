@@ -306,6 +306,16 @@ START_TEST(test_bad_layouts)
     expect_bad(CURED_ERROR_INVALID_VALUE, "two results at one address", CURED_OP_SUM, &l3, 2u, &zero, IN_OK, OUT_OK);
     cured_layout keep = {2, {4, 6}, {12, 2}}; /* padded, no overlap */
     expect_bad(CURED_SUCCESS, "", CURED_OP_SUM, &l3, 2u, &keep, IN_OK, OUT_OK);
+    /* NumPy's C-order (5, 1) result has strides (1, 1): an extent-1 axis takes no part in the nesting rule
+     * (cured.h), whatever its stride, even 0 */
+    cured_layout l51 = {3, {5, 1, 7}, {7, 7, 1}};
+    cured_layout numpy51 = {2, {5, 1}, {1, 1}}, zero51 = {2, {5, 1}, {1, 0}}, big51 = {2, {5, 1}, {1, 1000}};
+    expect_bad(CURED_SUCCESS, "", CURED_OP_SUM, &l51, 4u, &numpy51, IN_OK, OUT_OK);
+    expect_bad(CURED_SUCCESS, "", CURED_OP_SUM, &l51, 4u, &zero51, IN_OK, OUT_OK);
+    expect_bad(CURED_SUCCESS, "", CURED_OP_SUM, &l51, 4u, &big51, IN_OK, OUT_OK);
+    cured_layout tie = {2, {5, 2}, {1, 1}}; /* extent 2: a tie that does overlap */
+    cured_layout l52 = {3, {5, 2, 7}, {14, 7, 1}};
+    expect_bad(CURED_ERROR_INVALID_VALUE, "two results at one address", CURED_OP_SUM, &l52, 4u, &tie, IN_OK, OUT_OK);
     /* pointers and alignment */
     expect_bad(CURED_ERROR_NULL_POINTER, "input", CURED_OP_SUM, &l, 1u, NULL, NULL, OUT_OK);
     expect_bad(CURED_ERROR_NULL_POINTER, "output", CURED_OP_SUM, &l, 1u, NULL, IN_OK, NULL);

@@ -290,9 +290,22 @@ START_TEST(test_custom_path)
     ck_assert_int_eq(nccl_calls(&c), 1);
     ck_assert_uint_eq(c[0].count, 16); /* count + int64 */
     ck_assert_ptr_eq(c[0].send, (char *)c[0].recv + 16);
+    /* The process's compile budget spent (cured.h): a first use in the communicator is refused, nothing
+     * launched or gathered; the op already compiled for it still runs. */
+    ck_assert_int_eq(setenv("CURED_CUSTOM_PROCESS_COMPILE_SECONDS", "1e-6", 1), 0);
+    const int before_budget = fake_launches();
+    expect(cured_comm_custom_reduce_async(cc, mv, x, NULL, 1024, out, 0, NULL), CURED_ERROR_COMPILE_BUDGET,
+           "two fields past the process's compile budget");
+    ck_assert_msg(strstr(cured_last_error(), "CURED_CUSTOM_PROCESS_COMPILE_SECONDS") != NULL, "message: %s",
+                  cured_last_error());
+    ck_assert_int_eq(fake_launches(), before_budget);
+    ck_assert_int_eq(nccl_calls(&c), 1);
+    expect(cured_comm_custom_reduce_async(cc, sq, x, NULL, 1024, out, 0, NULL), CURED_SUCCESS,
+           "sum of squares, compiled before");
+    ck_assert_int_eq(unsetenv("CURED_CUSTOM_PROCESS_COMPILE_SECONDS"), 0);
     expect(cured_comm_custom_reduce_async(cc, mv, x, NULL, 1024, out, 0, NULL), CURED_SUCCESS, "two fields");
-    ck_assert_int_eq(nccl_calls(&c), 2);
-    ck_assert_uint_eq(c[1].count, 24); /* count + two 8-byte fields */
+    ck_assert_int_eq(nccl_calls(&c), 3);
+    ck_assert_uint_eq(c[2].count, 24); /* count + two 8-byte fields */
     ck_assert_int_eq(cured_custom_destroy(sq), CURED_SUCCESS);
     expect(cured_comm_destroy(cc), CURED_SUCCESS, "destroy");
     ck_assert_int_eq(cured_custom_destroy(mv), CURED_SUCCESS);

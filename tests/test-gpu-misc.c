@@ -429,6 +429,45 @@ START_TEST(test_arch)
 }
 END_TEST
 
+/* cured.h: INT64 and UINT64 sums, sums of squares and products whose true value does not fit wrap modulo
+ * 2^64 (two's complement), whatever the grouping, as NumPy's int64 and uint64: against the host's unsigned
+ * arithmetic, over enough elements for many blocks. */
+START_TEST(test_wide_integer_wrap)
+{
+    struct rng r;
+    rng_init(&r, "wide-wrap", 0);
+    const size_t n = ((size_t)1 << 20) + 5;
+    uint64_t *h = malloc(n * sizeof *h);
+    ck_assert_ptr_nonnull(h);
+    uint64_t sum = 0, squares = 0, product = 1;
+    for (size_t i = 0; i < n; i++) {
+        /* large magnitudes of both signs; odd, so that the product does not become 0 */
+        h[i] = ((uint64_t)rng_u32(&r) << 32 | rng_u32(&r)) | 1u;
+        sum += h[i];
+        squares += h[i] * h[i];
+        product *= h[i];
+    }
+    CUdeviceptr d = dev_alloc(n * sizeof *h);
+    upload(d, h, n * sizeof *h);
+    static const struct {
+        cured_op op;
+        cured_type t;
+    } cases[] = {{CURED_OP_SUM, CURED_TYPE_INT64},         {CURED_OP_SUM, CURED_TYPE_UINT64},
+                 {CURED_OP_SUM_SQUARES, CURED_TYPE_INT64}, {CURED_OP_SUM_SQUARES, CURED_TYPE_UINT64},
+                 {CURED_OP_PRODUCT, CURED_TYPE_INT64},     {CURED_OP_PRODUCT, CURED_TYPE_UINT64}};
+    for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
+        const uint64_t want = cases[k].op == CURED_OP_SUM ? sum : cases[k].op == CURED_OP_PRODUCT ? product : squares;
+        uint64_t got = POISON64;
+        CURED_OK(cured_reduce(H, cases[k].op, CURED_ALGO_AUTO, DP(d), cases[k].t, n, &got, cases[k].t, NULL));
+        ck_assert_msg(got == want, "%s of %zu %s: 0x%016llx, want 0x%016llx (mod 2^64) (seed %llu)",
+                      cured_op_name(cases[k].op), n, cured_type_name(cases[k].t), (unsigned long long)got,
+                      (unsigned long long)want, test_seed);
+    }
+    dev_free(d);
+    free(h);
+}
+END_TEST
+
 /*
  * cured_prepare: the kernel is compiled and loaded by the call itself, so
  * the first reduction of that specialization compiles nothing and looks in
@@ -504,6 +543,7 @@ static Suite *misc_suite(void)
     tcase_add_test(api, test_create_and_context);
     tcase_add_test(api, test_arch);
     tcase_add_test(api, test_prepare);
+    tcase_add_test(api, test_wide_integer_wrap);
     suite_add_tcase(s, api);
     return s;
 }

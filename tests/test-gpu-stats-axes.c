@@ -382,6 +382,59 @@ START_TEST(test_lse_rows_specials)
 END_TEST
 
 /* Every shape, three runs: bitwise the same results. */
+/* Large float64 constants whose sums fit (cured.h: variance exactly 0, the mean exactly) through the row,
+ * column, strided, packed and segment kernels: 1e305 in rows of 1000, 1e300 in rows of 65,539. */
+START_TEST(test_constant_large_axes)
+{
+    static const struct {
+        double c;
+        int64_t len;
+    } cases[] = {{1e305, 1000}, {-1e300, 65539}};
+    for (size_t k = 0; k < 2; k++) {
+        enum { rows = 6 };
+        const int64_t len = cases[k].len;
+        const size_t n = (size_t)len * rows;
+        double *host = ops_malloc(n * 8);
+        for (size_t i = 0; i < n; i++)
+            host[i] = cases[k].c;
+        CUdeviceptr d = dev_alloc(n * 8), out = dev_alloc(16 * (size_t)len), off = dev_alloc(16 * 8);
+        upload(d, host, n * 8);
+        int64_t offs[rows + 1];
+        for (int64_t i = 0; i <= rows; i++)
+            offs[i] = i * len;
+        upload(off, offs, sizeof offs);
+        /* rows (axis 1 of rows x len), columns (axis 0 of len x rows), every other row element (stride 2) */
+        const cured_layout row = {2, {rows, len}, {len, 1}}, col = {2, {len, rows}, {rows, 1}},
+                           strided = {2, {rows, len / 2}, {len, 2}};
+        const cured_layout *views[3] = {&row, &col, &strided};
+        const uint32_t axes[3] = {2u, 1u, 2u};
+        for (int v = 0; v < 4; v++) {
+            const size_t nout = (size_t)rows; /* one result per row, column or segment */
+            poison(out, 16 * nout);
+            if (v < 3)
+                CURED_OK(cured_reduce_axes_stats_async(H, CURED_OP_MEAN_VAR, DP(d), CURED_TYPE_FLOAT64, views[v],
+                                                       axes[v], 0.0, DP(out), CURED_TYPE_FLOAT64, NULL, NULL));
+            else
+                CURED_OK(cured_segmented_reduce_stats_async(H, CURED_OP_MEAN_VAR, DP(d), CURED_TYPE_FLOAT64,
+                                                            (size_t)rows, DP(off), DP(off + 8), CURED_TYPE_INT64,
+                                                            0.0, DP(out), CURED_TYPE_FLOAT64, NULL));
+            CU_OK(D->CtxSynchronize());
+            double got[2 * rows];
+            download(got, out, sizeof got);
+            for (size_t j = 0; j < nout; j++)
+                ck_assert_msg(got[2 * j] == cases[k].c && got[2 * j + 1] == 0,
+                              "constant %g, %s %zu: mean %.17g, variance %.17g", cases[k].c,
+                              v == 0 ? "row" : v == 1 ? "column" : v == 2 ? "strided row" : "segment", j,
+                              got[2 * j], got[2 * j + 1]);
+        }
+        ops_free(host);
+        dev_free(d);
+        dev_free(out);
+        dev_free(off);
+    }
+}
+END_TEST
+
 START_TEST(test_stats_determinism)
 {
     const cured_layout ls[] = {{2, {4096, 40}, {40, 1}}, {2, {3, 300000}, {300000, 1}}, {2, {20000, 48}, {48, 1}},
@@ -522,6 +575,7 @@ static Suite *stats_axes_suite(void)
     tcase_add_loop_test(tc, test_stats_short_rows, 0, (int)NSHORT);
     tcase_add_loop_test(tc, test_lse_rows_specials, 0, 2);
     tcase_add_test(tc, test_stats_determinism);
+    tcase_add_test(tc, test_constant_large_axes);
     tcase_add_loop_test(tc, test_user_ops, 0, 2);
     suite_add_tcase(s, tc);
     return s;

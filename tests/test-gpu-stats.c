@@ -121,6 +121,43 @@ START_TEST(test_constant)
 }
 END_TEST
 
+/* Constant float64 inputs near the top of the range whose sums do not overflow: variance and standard
+ * deviation exactly 0 (their merges' products n_a S_b overflow float64 unless scaled), the mean exactly. */
+START_TEST(test_constant_large)
+{
+    static const struct {
+        double c;
+        size_t n;
+    } cases[] = {{1e305, 1000}, {-1e305, 1000}, {1e300, 65539}, {-1e300, 65539}, {1.7e308, 1}, {1e308, 1 << 20}};
+    for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
+        size_t n = cases[k].n;
+        if (n > gs_big())
+            n = gs_big();
+        const double c = cases[k].n > 1 && n * cases[k].c > 1e308 ? 1e308 / (double)n : cases[k].c;
+        double *h = gs_malloc(n * sizeof *h);
+        for (size_t i = 0; i < n; i++)
+            h[i] = c;
+        for (size_t off = 0; off < 2; off++) {
+            CUdeviceptr d = gs_upload(CURED_TYPE_FLOAT64, h, n, off);
+            double mean = -1, var = -1, sd = -1, mv[2] = {-1, -1};
+            CURED_OK(cured_reduce_stats(H, CURED_OP_MEAN, DP(d), CURED_TYPE_FLOAT64, n, 0, &mean, CURED_TYPE_FLOAT64,
+                                        NULL));
+            CURED_OK(cured_reduce_stats(H, CURED_OP_VAR, DP(d), CURED_TYPE_FLOAT64, n, 0, &var, CURED_TYPE_FLOAT64,
+                                        NULL));
+            CURED_OK(cured_reduce_stats(H, CURED_OP_STD, DP(d), CURED_TYPE_FLOAT64, n, 0, &sd, CURED_TYPE_FLOAT64,
+                                        NULL));
+            CURED_OK(cured_reduce_stats(H, CURED_OP_MEAN_VAR, DP(d), CURED_TYPE_FLOAT64, n, 0, mv,
+                                        CURED_TYPE_FLOAT64, NULL));
+            ck_assert_msg(mean == c && mv[0] == c && var == 0 && sd == 0 && mv[1] == 0,
+                          "constant %.17g, n = %zu, offset %zu: mean %.17g / %.17g, variance %.17g / %.17g, "
+                          "std %.17g (seed %llu)",
+                          c, n, off, mean, mv[0], var, mv[1], sd, test_seed);
+        }
+        gs_free(h);
+    }
+}
+END_TEST
+
 /* NaN and inf at the first element (in the misaligned head), the second, the middle, the tail and the last. */
 START_TEST(test_specials)
 {
@@ -436,6 +473,7 @@ static Suite *stats_suite(void)
     ADD_LOOP(test_normal, 4);
     ADD(test_magnitudes);
     ADD_LOOP(test_constant, 4);
+    ADD(test_constant_large);
     ADD_LOOP(test_specials, 4);
     ADD(test_sorted_outliers);
     ADD_LOOP(test_integers, 8);

@@ -123,6 +123,24 @@ START_TEST(test_stream_workspaces)
                                STREAM(32)),
            CURED_ERROR_NOT_SUPPORTED, "a 33rd stream's first call, captured");
     assert_message_contains("captured first call", "capture");
+    /* the axis, segment and statistics calls alike (cured.h lists NOT_SUPPORTED for them) */
+    const cured_layout rows = {2, {8, 128}, {128, 1}};
+    int64_t *off = fake_alloc(256, 1, 0);
+    const cured_status captured[] = {
+        cured_reduce_axes_async(h, CURED_OP_MAX, x, CURED_TYPE_INT32, &rows, 2u, out, CURED_TYPE_INT32, NULL,
+                                STREAM(32)),
+        cured_reduce_axes_stats_async(h, CURED_OP_VAR, x, CURED_TYPE_INT32, &rows, 1u, 0.0, out, CURED_TYPE_FLOAT64,
+                                      NULL, STREAM(32)),
+        cured_segmented_reduce_async(h, CURED_OP_MIN, x, CURED_TYPE_INT32, 8, off, off + 1, CURED_TYPE_INT64, out,
+                                     CURED_TYPE_INT32, STREAM(32)),
+        cured_uniform_segmented_reduce_async(h, CURED_OP_SUM, x, CURED_TYPE_INT32, 8, 100, out, CURED_TYPE_INT64,
+                                             STREAM(32)),
+        cured_reduce_stats_async(h, CURED_OP_MEAN, x, CURED_TYPE_INT32, 8, 0.0, out, CURED_TYPE_FLOAT64, STREAM(32))};
+    for (size_t k = 0; k < sizeof captured / sizeof *captured; k++) {
+        char what[80];
+        snprintf(what, sizeof what, "a 33rd stream's first call, captured (call %zu)", k);
+        expect(captured[k], CURED_ERROR_NOT_SUPPORTED, what);
+    }
     fake_capture(STREAM(5)); /* a captured stream with a workspace passes */
     expect(cured_reduce_async(h, CURED_OP_SUM, CURED_ALGO_AUTO, x, CURED_TYPE_INT32, 8, out, CURED_TYPE_INT64,
                                STREAM(5)),

@@ -51,6 +51,11 @@ START_TEST(test_stats_args)
     for (size_t k = 0; k < sizeof bad / sizeof *bad; k++) {
         ck_assert_int_eq(args(CURED_OP_STD, 10, bad[k], 0, &r), CURED_ERROR_INVALID_VALUE);
         assert_message_contains("ddof", "ddof");
+        /* MEAN and LOGSUMEXP do not use ddof's value, and refuse a bad one all the same (cured.h) */
+        ck_assert_int_eq(args(CURED_OP_MEAN, 10, bad[k], 1, &r), CURED_ERROR_INVALID_VALUE);
+        assert_message_contains("MEAN's ddof", "ddof must be finite and >= 0");
+        ck_assert_int_eq(args(CURED_OP_LOGSUMEXP, 10, bad[k], 0, &r), CURED_ERROR_INVALID_VALUE);
+        assert_message_contains("LOGSUMEXP's ddof", "ddof must be finite and >= 0");
     }
     /* Another operator is INVALID_VALUE before its types or its empty input are looked at
      * (SUM has no int32 -> float64; ARGMAX of nothing is EMPTY_INPUT elsewhere). */
