@@ -19,7 +19,7 @@ struct cured_comm_st {
     CUdeviceptr records;          /* nranks * max_outputs * CR_COMM_SLOT_MAX bytes */
     CUdeviceptr result;           /* CR_MAX_RESULT bytes: the synchronous call's result */
     pthread_mutex_t lock;         /* users */
-    struct cr_comm_user *users;   /* user ops' kernels, by source text */
+    struct cr_comm_user **users;  /* user ops' kernels, by source text, each allocated apart */
     size_t nusers;
 };
 /* Free the user ops' kernels (cured_comm_destroy), unloading their modules

@@ -57,27 +57,32 @@ static cured_status user_for(cured_comm cc, cured_custom op, struct cr_comm_user
     cured_status st = CURED_SUCCESS;
     pthread_mutex_lock(&cc->lock);
     for (size_t i = 0; i < cc->nusers; i++)
-        if (strncmp(cc->users[i].source, src, len) == 0 && cc->users[i].source[len] == '\n') {
-            *out = &cc->users[i];
+        if (strncmp(cc->users[i]->source, src, len) == 0 && cc->users[i]->source[len] == '\n') {
+            *out = cc->users[i];
             pthread_mutex_unlock(&cc->lock);
             return CURED_SUCCESS;
         }
-    struct cr_comm_user *grown = realloc(cc->users, (cc->nusers + 1) * sizeof *grown);
-    if (grown == NULL) {
+    /* Each entry is its own allocation: callers keep *out after the lock is released,
+     * while other threads may grow the array. */
+    struct cr_comm_user **grown = realloc(cc->users, (cc->nusers + 1) * sizeof *grown);
+    struct cr_comm_user *u = grown ? calloc(1, sizeof *u) : NULL;
+    if (grown != NULL)
+        cc->users = grown;
+    if (u == NULL) {
         st = cr_fail(CURED_ERROR_OUT_OF_MEMORY, "out of host memory");
     } else {
-        cc->users = grown;
-        struct cr_comm_user *u = &grown[cc->nusers];
-        memset(u, 0, sizeof *u);
         CUcontext saved;
         if ((st = make_user(op, u)) == CURED_SUCCESS && (st = cr_enter(cc->h, &saved)) == CURED_SUCCESS) {
             st = cr_custom_load_budgeted(cc->h, &u->unit, &u->k, "cured_comm_custom_reduce_async");
             cr_leave(cc->h, saved);
         }
-        if (st == CURED_SUCCESS)
-            *out = &grown[cc->nusers++];
-        else
+        if (st == CURED_SUCCESS) {
+            grown[cc->nusers++] = u;
+            *out = u;
+        } else {
             free(u->source);
+            free(u);
+        }
     }
     pthread_mutex_unlock(&cc->lock);
     return st;
@@ -87,8 +92,9 @@ void cr_comm_users_free(cured_comm cc, int unload)
 {
     for (size_t i = 0; i < cc->nusers; i++) {
         if (unload)
-            cc->h->d->ModuleUnload(cc->users[i].k.module);
-        free(cc->users[i].source);
+            cc->h->d->ModuleUnload(cc->users[i]->k.module);
+        free(cc->users[i]->source);
+        free(cc->users[i]);
     }
     free(cc->users);
     cc->users = NULL;

@@ -30,7 +30,7 @@ static cured_status variant_target(cured_handle h, const void *arg, struct cr_ta
     for (size_t i = 0; i < op->nvariants && v == NULL; i++)
         if (op->variants[i]->l.ctx_id == h->ctx_id && op->variants[i]->code == code)
             v = op->variants[i];
-    if (v == NULL) { /* under the op's lock: only this op's first use of the shape waits */
+    if (v == NULL) { /* cr_custom_variant_load releases the op's lock while it compiles */
         struct cr_variant **grown = realloc(op->variants, (op->nvariants + 1) * sizeof *grown);
         v = calloc(1, sizeof *v);
         if (grown != NULL)
