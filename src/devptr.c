@@ -63,18 +63,18 @@ static enum reach reach_of(const struct range *r, CUdeviceptr p, CUdeviceptr *en
 {
     if (r->type == 0)
         return NOT_MAPPED;
-    if (r->map_size != 0 && r->map_base <= p && p - r->map_base < r->map_size) {
-        *end = r->map_base + r->map_size;
-        return MAPPED_TO;
-    }
+    const int in_map = r->map_size != 0 && r->map_base <= p && p - r->map_base < r->map_size;
+    const int in_range = r->size != 0 && r->start <= p && p - r->start < r->size;
     /* Device memory in a reservation with no backing at p (host memory is left to its range). */
-    if (r->mapped_known && !r->mapped && r->type == CU_MEMORYTYPE_DEVICE)
+    if (!in_map && r->mapped_known && !r->mapped && r->type == CU_MEMORYTYPE_DEVICE)
         return NOT_MAPPED;
-    if (r->size != 0 && r->start <= p && p - r->start < r->size) {
-        *end = r->start + r->size;
-        return MAPPED_TO;
-    }
-    return UNSIZED;
+    if (!in_map && !in_range)
+        return UNSIZED;
+    /* The nearer end: a reservation's range holds more than its mapped chunk, and a cuMemAlloc
+     * allocation is a part of the driver's larger mapping. */
+    const CUdeviceptr map_end = r->map_base + r->map_size, range_end = r->start + r->size;
+    *end = in_map && in_range ? (map_end < range_end ? map_end : range_end) : in_map ? map_end : range_end;
+    return MAPPED_TO;
 }
 
 enum walk { COVERED, GAP, TOO_MANY };
