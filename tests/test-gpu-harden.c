@@ -284,7 +284,8 @@ START_TEST(test_overlap_and_huge_views)
     struct rng r;
     rng_init(&r, "overlap", 0);
     fill_random(&r, h, SMALL);
-    CUdeviceptr x = dev_alloc(SMALL * 4), off = dev_alloc(64 * 8), out = dev_alloc(256);
+    /* x holds the largest output below (1024 int64 results), so that each is an overlap, not a range past x */
+    CUdeviceptr x = dev_alloc(SMALL * 4 > 8192 ? SMALL * 4 : 8192), off = dev_alloc(64 * 8), out = dev_alloc(256);
     upload(x, h, sizeof h);
     int64_t hoff[64];
     for (int i = 0; i < 64; i++)
