@@ -35,7 +35,8 @@ if [ -z "$cudart_dir" ]; then
     exit 0
 fi
 # shellcheck disable=SC2086
-${CC:-cc} $cflags "$tmp/first.c" -o "$tmp/first" -L"$libdir" -Wl,-rpath,"$libdir" -lcured \
+# CFLAGS and LDFLAGS: the build's own (a sanitizer build's libcured needs its runtime).
+${CC:-cc} $cflags ${CFLAGS:-} "$tmp/first.c" -o "$tmp/first" ${LDFLAGS:-} -L"$libdir" -Wl,-rpath,"$libdir" -lcured \
     -L"$cudart_dir" -Wl,-rpath,"$cudart_dir" -lcudart ||
     { echo "FAIL: README.md's first example does not compile or link"; exit 1; }
 if ! "$top_builddir/examples/sum" >/dev/null 2>&1; then
