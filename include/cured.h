@@ -904,16 +904,21 @@ CURED_EXPORT cured_status cured_segmented_reduce_stats_async(cured_handle h, cur
  * capture-safe), reads the word and clears it: the next check reports only
  * later calls. The message names the lowest bad segment index among them.
  *
+ * A stream that has had no call of this handle has no word: the call
+ * returns CURED_SUCCESS without waiting for it or allocating anything.
+ *
  * \param h      handle.
  * \param stream the stream the segmented calls ran on (NULL = the legacy default stream).
  * \return CURED_SUCCESS (no bad segment since the last check);
  *         CURED_ERROR_BAD_SEGMENT (some segment was bad; the word is now
- *         clear); CURED_ERROR_NULL_HANDLE; CURED_ERROR_NOT_SUPPORTED (the
- *         stream's first call made during capture, as cured_reduce_async());
- *         CURED_ERROR_CUDA (the stream reports an error, e.g. a kernel fault).
+ *         clear); CURED_ERROR_NULL_HANDLE; CURED_ERROR_CUDA (the stream
+ *         reports an error, e.g. a kernel fault).
  * \par Thread safety
- * Any thread; checking a stream while another thread launches on it
- * reports those calls now or at the next check.
+ * Any thread. The word is read, then cleared, in the stream's order: a
+ * segmented call that another thread issues on the stream while the check
+ * runs is reported now or at the next check, except one that lands between
+ * the read and the clear, whose report is lost. Check a stream from the
+ * thread that issues its segmented calls, or after they are issued.
  */
 CURED_EXPORT cured_status cured_check_stream(cured_handle h, struct CUstream_st *stream);
 /** @} */

@@ -1,8 +1,10 @@
 """Builds libcured with the project's own build and puts it in the wheel.
 
 `pip install ./python` (from a cured source tree) copies the tree beside
-this folder to a scratch directory, runs autoreconf (when there is no
-configure script), configure and `make libcured.la` there, and installs
+this folder to a scratch directory (a git checkout: its files that git
+tracks or would, so autoreconf runs; a release tarball: all of it, with
+its configure script), runs autoreconf where there is no configure
+script, then configure and `make libcured.la` there, and installs
 .libs/libcured.so* as cured/libcured.so.0 inside the package, which the
 front end then loads before any system copy (cured/_lib.py). Building needs
 what building cured needs (a C compiler, make, autotools and the CUDA
@@ -42,8 +44,13 @@ def _copy_tree(src, dst):
     """The source files of src, without a configured tree's outputs (so configure runs afresh):
     git's list of them in a checkout, else the tree less what a build leaves."""
     try:
+        top = subprocess.run(["git", "-C", src, "rev-parse", "--show-toplevel"], capture_output=True,
+                             check=True).stdout.decode().strip()
         listed = subprocess.run(["git", "-C", src, "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
                                 capture_output=True, check=True).stdout.split(b"\0")
+        # Only cured's own checkout: a tarball unpacked inside another repository is copied whole.
+        if os.path.realpath(top) != os.path.realpath(src) or b"configure.ac" not in listed:
+            listed = None
     except (OSError, subprocess.CalledProcessError):
         listed = None
     if listed is not None:

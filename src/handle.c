@@ -74,17 +74,38 @@ static cured_status add_chunk(cured_handle h)
 
 /* The per-stream workspace of s. The per-thread default stream is a
  * different stream in each thread: its workspaces are the threads'. */
-cured_status cr_slot_for(cured_handle h, CUstream s, CUdeviceptr *base)
+/* The index of s's slot, or h->nslots if it has none. Caller holds h->lock. */
+static size_t slot_index(cured_handle h, CUstream s)
 {
     const int per_thread = s == CU_STREAM_PER_THREAD;
     const pthread_t me = pthread_self();
+    size_t i = 0;
+    while (i < h->nslots && !(h->slots[i].stream == s && (!per_thread || pthread_equal(h->slots[i].owner, me))))
+        i++;
+    return i;
+}
+
+int cr_slot_find(cured_handle h, CUstream s, CUdeviceptr *base)
+{
     pthread_mutex_lock(&h->lock);
-    for (size_t i = 0; i < h->nslots; i++)
-        if (h->slots[i].stream == s && (!per_thread || pthread_equal(h->slots[i].owner, me))) {
-            *base = h->slots[i].base;
-            pthread_mutex_unlock(&h->lock);
-            return CURED_SUCCESS;
-        }
+    const size_t i = slot_index(h, s);
+    const int found = i < h->nslots;
+    if (found)
+        *base = h->slots[i].base;
+    pthread_mutex_unlock(&h->lock);
+    return found;
+}
+
+cured_status cr_slot_for(cured_handle h, CUstream s, CUdeviceptr *base)
+{
+    const pthread_t me = pthread_self();
+    pthread_mutex_lock(&h->lock);
+    const size_t i = slot_index(h, s);
+    if (i < h->nslots) {
+        *base = h->slots[i].base;
+        pthread_mutex_unlock(&h->lock);
+        return CURED_SUCCESS;
+    }
     cured_status st = CURED_SUCCESS;
     if (h->nslots == h->slots_cap) {
         /* Allocating is not allowed while the stream is being captured. */

@@ -224,6 +224,8 @@ int cr_ranges_overlap(const void *a, uint64_t a_bytes, const void *b, uint64_t b
 cured_status cr_check_second_input(const void *y, cured_type type, size_t n);
 void cr_leave(cured_handle h, CUcontext saved);
 /* The workspace slot of a stream (assigning one on first use). */
+/* s's workspace slot if it has one (1), without making one (0). */
+int cr_slot_find(cured_handle h, CUstream s, CUdeviceptr *base);
 cured_status cr_slot_for(cured_handle h, CUstream s, CUdeviceptr *base);
 /* Compile (through the caches) and load a unit into h's context, which is current. */
 cured_status cr_kernel_load(cured_handle h, const struct cr_unit *u, struct cr_kernel *k);

@@ -102,7 +102,8 @@ CR_API cured_status cured_check_stream(cured_handle h, struct CUstream_st *strea
         return st;
     CUdeviceptr ws = 0;
     uint64_t word = 0;
-    if ((st = cr_slot_for(h, stream, &ws)) == CURED_SUCCESS) {
+    /* A stream without a workspace has made no segmented call: nothing to report, nothing to allocate. */
+    if (cr_slot_find(h, stream, &ws)) {
         CUresult e = h->d->StreamSynchronize(stream);
         if (e == CUDA_SUCCESS)
             e = h->d->MemcpyDtoHAsync(&word, ws + CR_WS_ERROR, sizeof word, stream);

@@ -511,6 +511,8 @@ START_TEST(test_check_stream)
     /* another stream's word is its own */
     *word = ~(uint64_t)0;
     expect(cured_check_stream(h, (struct CUstream_st *)(uintptr_t)0x5), CURED_SUCCESS, "another stream");
+    CUdeviceptr other = 0;
+    ck_assert_msg(!cr_slot_find(h, (CUstream)(uintptr_t)0x5, &other), "checking a stream made it a workspace slot");
     expect(cured_check_stream(h, NULL), CURED_ERROR_BAD_SEGMENT, "segment 0");
     ck_assert_int_eq(fake_launches(), 0);
     ck_assert_int_eq(cured_destroy(h), CURED_SUCCESS);
