@@ -55,6 +55,15 @@ if [ -f "${CURED_TEST_FAKE_DRIVER:-}" ]; then
             fail "cured $b without a GPU: no 'no GPU' message on stderr: $(cat "$tmp/err")"
         [ -s "$tmp/out" ] && fail "cured $b without a GPU: wrote to stdout: $(head -n 2 "$tmp/out")"
     done
+    # warmstart still times the cache lookup, which needs no GPU, but compiles nothing else.
+    start=$(date +%s)
+    CURED_CUDA_DRIVER_LIBRARY=$CURED_TEST_FAKE_DRIVER CURED_CACHE_DIR="$tmp/cache" \
+        "$cured" bench warmstart --runs 2 >"$tmp/out" 2>"$tmp/err"; rc=$?
+    took=$(($(date +%s) - start))
+    [ $took -le 60 ] || fail "cured bench warmstart without a GPU took $took s"
+    [ $rc -eq 1 ] || fail "cured bench warmstart without a GPU: exit $rc, not 1"
+    grep -q "no CUDA GPU here" "$tmp/err" ||
+        fail "cured bench warmstart without a GPU: no 'no GPU' message on stderr: $(cat "$tmp/err")"
 else
     echo "note: no fake driver (CURED_TEST_FAKE_DRIVER): the no-GPU messages were not checked"
 fi
