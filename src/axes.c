@@ -201,14 +201,15 @@ static void plan_shape(cured_handle h, struct cr_request *r, const struct dim *d
         c->fold = c->spare = 0;
         if (c->batches <= 65535) {
             int vec = 16 / (int)size;
-            const int aligned = (uintptr_t)in % 16 == 0 && (c->batch * (int64_t)size) % 16 == 0;
+            /* Only the residues mod 16 matter, and unsigned products keep them (strides may be huge). */
+            const int aligned = (uintptr_t)in % 16 == 0 && ((uint64_t)c->batch * size) % 16 == 0;
             if (aligned && c->cols < vec && c->row == c->cols && vec % c->cols == 0 &&
-                (c->rows * c->cols) % vec == 0 && foldable(r)) {
+                ((uint64_t)c->rows * (uint64_t)c->cols) % (uint64_t)vec == 0 && foldable(r)) {
                 /* Dense rows narrower than 16 bytes: read as 16-byte rows of VEC / cols rows each. */
                 c->fold = (uint32_t)c->cols;
                 c->rows = c->rows * c->cols / vec;
                 c->row = vec;
-            } else if (!aligned || (c->row * (int64_t)size) % 16 || c->cols < vec) {
+            } else if (!aligned || ((uint64_t)c->row * size) % 16 || c->cols < vec) {
                 vec = 1;
             }
             /* Few rows: each thread takes them all (loads in flight down the rows, no phase
