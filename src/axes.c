@@ -5,7 +5,7 @@
  * given by offsets are checked in segments.c.
  * The model behind its choices is in bench/NOTES.md (v6, axes).
  */
-#include "internal.h"
+#include "call.h"
 
 #include <stdint.h>
 #include <string.h>
@@ -215,10 +215,11 @@ static void plan_shape(cured_handle h, struct cr_request *r, const struct dim *d
             /* Few rows: each thread takes them all (loads in flight down the rows, no phase
              * combine); many: 32 lanes across (512-byte row pieces) and up to 8 phases down. */
             const uint64_t vc = ((uint64_t)c->cols + vec - 1) / vec; /* folded: 1 (cols < vec) */
-            unsigned tx = pow2_at_least(vc, c->rows <= 64 ? 256 : 32), ty = 256 / tx;
+            const unsigned tx = pow2_at_least(vc, c->rows <= 64 ? 256 : 32);
             const uint64_t tiles = ((uint64_t)c->cols + (uint64_t)tx * vec - 1) / ((uint64_t)tx * vec);
             c->tiles = tiles <= 0x7fffffffu ? (uint32_t)tiles : 0;
-            cr_cols_splits(c, guess, ty, partial_room);
+            /* the rows' splits follow the loaded kernel's occupancy: the launch plan chooses them */
+            c->splits = c->group = c->ngroups = 1;
             if (tiles <= 0x7fffffffu) {
                 r->shape = CR_SHAPE_COLS;
                 r->group = (int)tx;
@@ -246,20 +247,15 @@ cured_status cr_axes_request(cured_handle h, cured_op op, const void *in, cured_
                              const cured_layout *out_lay, int state, struct cr_request *r, struct cr_geometry *g,
                              int *whole)
 {
-    cured_status st = layout_head(lay, axes);
-    if (st != CURED_SUCCESS)
-        return st;
-    /* The operator and types (stand-in pointers: the real ones are checked below). */
-    st = cr_check_args(op, CURED_ALGO_AUTO, (const void *)(uintptr_t)64, in_type, 1, (const void *)(uintptr_t)64,
-                       out_type, r);
-    if (st != CURED_SUCCESS)
-        return st;
-    if (r->ninputs != 1)
-        return cr_fail(CURED_ERROR_INVALID_VALUE, "CURED_OP_%s takes two inputs; axis and segmented reductions take one",
-                       cr_op(op)->name);
-    if (state) /* results are state records (comm_axes.c) */
-        cr_request_state(r);
-    return cr_axes_layout(h, in, lay, axes, out, out_lay, r, g, whole);
+    const struct cr_call c = {.name = "cr_axes_request", .h = h, .op = op, .in_type = in_type, .out_type = out_type,
+                              .view = CR_VIEW_AXES, .in = in, .lay = lay, .axes = axes, .out_lay = out_lay,
+                              .out = (void *)(uintptr_t)out, .state = state};
+    struct cr_planned p;
+    cured_status st = cr_call_check(&c, &p);
+    *r = p.r;
+    *g = p.g;
+    *whole = p.whole;
+    return st;
 }
 
 cured_status cr_axes_layout(cured_handle h, const void *in, const cured_layout *lay, uint32_t axes, const void *out,
@@ -372,49 +368,4 @@ cured_status cr_axes_layout(cured_handle h, const void *in, const cured_layout *
     }
     plan_shape(h, r, d, n, in, out, g);
     return CURED_SUCCESS;
-}
-
-/* An axis request of a built-in operator; with_ddof == 0: the call takes none (0). */
-static cured_status axes_run(cured_handle h, const char *call, cured_op op, const void *in, cured_type in_type,
-                             const cured_layout *in_layout, uint32_t axes, int with_ddof, double ddof, void *out,
-                             cured_type out_type, const cured_layout *out_layout, CUstream stream)
-{
-    if (h == NULL)
-        return cr_fail(CURED_ERROR_NULL_HANDLE, "%s: the handle is NULL", call);
-    struct cr_request r;
-    struct cr_geometry g;
-    memset(&g, 0, sizeof g);
-    int whole = 0;
-    cured_status st = with_ddof ? cr_stats_check_ddof(call, op, ddof) : CURED_SUCCESS;
-    if (st == CURED_SUCCESS)
-        st = cr_axes_request(h, op, in, in_type, in_layout, axes, out, out_type, out_layout, 0, &r, &g, &whole);
-    if (st != CURED_SUCCESS || g.nout == 0)
-        return st;
-    if ((uintptr_t)out % r.acc.result_align)
-        return cr_fail(CURED_ERROR_MISALIGNED, "the output %p is not aligned to %zu bytes", out, r.acc.result_align);
-    r.ddof = with_ddof ? ddof : 0.0;
-    if (whole && (cr_op(op)->flags & CR_OP_STATS))
-        return cured_reduce_stats_async(h, op, in, in_type, (size_t)g.len, r.ddof, out, out_type, stream);
-    if (whole)
-        return cured_reduce_async(h, op, CURED_ALGO_AUTO, in, in_type, (size_t)g.len, out, out_type, stream);
-    struct cr_args a = {in, NULL, 0, (CUdeviceptr)(uintptr_t)out, 0, &g, r.ddof, NULL};
-    return cr_reduce_run_many(h, &a, stream, cr_builtin_target, &r);
-}
-
-CR_API cured_status cured_reduce_axes_async(cured_handle h, cured_op op, const void *in, cured_type in_type,
-                                            const cured_layout *in_layout, uint32_t axes, void *out,
-                                            cured_type out_type, const cured_layout *out_layout,
-                                            struct CUstream_st *stream)
-{
-    return axes_run(h, "cured_reduce_axes_async", op, in, in_type, in_layout, axes, 0, 0.0, out, out_type, out_layout,
-                    stream);
-}
-
-CR_API cured_status cured_reduce_axes_stats_async(cured_handle h, cured_op op, const void *in, cured_type in_type,
-                                                  const cured_layout *in_layout, uint32_t axes, double ddof,
-                                                  void *out, cured_type out_type, const cured_layout *out_layout,
-                                                  struct CUstream_st *stream)
-{
-    return axes_run(h, "cured_reduce_axes_stats_async", op, in, in_type, in_layout, axes, 1, ddof, out, out_type,
-                    out_layout, stream);
 }

@@ -1,8 +1,7 @@
 /*
  * Column reductions (reduce_cols, kernels-src/segmented.cu): how many
  * blocks share each column tile's rows, and how their partials meet
- * (cols_combine.cuh). The axis planner calls it with the device's
- * resident-block bound; the launch plan again with the loaded kernel's own
+ * (cols_combine.cuh). The launch plan calls it with the loaded kernel's own
  * occupancy, so that the splits fill one wave of the blocks that really fit.
  */
 #include "family.h"

@@ -4,6 +4,7 @@
  * ncclAllGather moves them, and the combine kernel (family_comm.c) writes the
  * result from them on every rank, in rank order.
  */
+#include "call.h"
 #include "comm.h"
 
 #include <stdint.h>
@@ -139,26 +140,6 @@ cured_status cr_comm_finish(cured_comm cc, const struct cr_request *r, uint64_t 
     return st;
 }
 
-/* The checks of both calls; *r is the plain request. Empty shards are allowed. */
-static cured_status check(cured_comm cc, const char *call, cured_op op, const void *in, cured_type in_type,
-                          size_t n, const void *out, cured_type out_type, unsigned flags, struct cr_request *r)
-{
-    if (cc == NULL)
-        return cr_fail(CURED_ERROR_NULL_HANDLE, "%s: the communicator is NULL", call);
-    /* An empty shard is allowed (another rank may hold elements): checked as one element of a
-     * stand-in input when in is NULL, so that EMPTY_INPUT leaves no message behind a success. */
-    const void *checked = n == 0 && in == NULL ? (const void *)(uintptr_t)64 : in;
-    cured_status st = cr_check_args(op, CURED_ALGO_AUTO, checked, in_type, n == 0 ? 1 : n, out, out_type, r);
-    if (st != CURED_SUCCESS)
-        return st;
-    if (r->ninputs != 1)
-        return cr_fail(CURED_ERROR_INVALID_VALUE, "%s: CURED_OP_%s takes two inputs: use cured_comm_dot%s()", call,
-                       cr_op(op)->name, strcmp(call, "cured_comm_reduce") == 0 ? "" : "_async");
-    if (flags != 0)
-        return cr_fail(CURED_ERROR_INVALID_VALUE, "%s: unknown flags 0x%x", call, flags);
-    return CURED_SUCCESS;
-}
-
 cured_status cr_comm_check_memory(cured_comm cc, const struct cr_request *r, const void *in, const void *in2,
                                   size_t n, const void *out)
 {
@@ -217,17 +198,18 @@ cured_status cr_comm_sync(cured_comm cc, const struct cr_request *r, const void 
     return st != CURED_SUCCESS ? st : cr_comm_read_back(cc, r, cr_state_slot(&sr), host_out, s);
 }
 
-CR_API cured_status cured_comm_reduce_async(cured_comm cc, cured_op op, const void *in, cured_type in_type,
-                                            size_t n_local, void *out, cured_type out_type, unsigned flags,
-                                            struct CUstream_st *stream)
+cured_status cr_comm_call(const struct cr_call *c, struct cr_planned *p)
 {
-    struct cr_request r;
-    cured_status st = check(cc, "cured_comm_reduce_async", op, in, in_type, n_local, out, out_type, flags, &r);
-    if (st != CURED_SUCCESS)
-        return st;
-    return (st = cr_comm_check_memory(cc, &r, in, NULL, n_local, out)) != CURED_SUCCESS
-               ? st
-               : cr_comm_run(cc, &r, in, NULL, n_local, (CUdeviceptr)(uintptr_t)out, stream);
+    if (c->view != CR_VIEW_ARRAY)
+        return cr_comm_axes(c, p);
+    if (c->is_user)
+        return cr_comm_custom(c, &p->r);
+    cured_comm cc = c->comm;
+    const void *in2 = p->r.ninputs == 2 ? c->in2 : NULL;
+    if (c->host_out)
+        return cr_comm_sync(cc, &p->r, c->in, in2, c->n, c->out, c->stream);
+    cured_status st = cr_comm_check_memory(cc, &p->r, c->in, in2, c->n, c->out);
+    return st != CURED_SUCCESS ? st : cr_comm_run(cc, &p->r, c->in, in2, c->n, (CUdeviceptr)(uintptr_t)c->out, c->stream);
 }
 
 /* The synchronous call's statuses, from the result and the gathered counts (as cured_reduce's). */
@@ -243,15 +225,6 @@ static cured_status sync_status(const struct cr_request *r, uint64_t total, cons
     if (cr_op_all_nan(r->op, r->out, result))
         return cr_fail(CURED_ERROR_ALL_NAN, "every element is NaN, and the operator ignores NaNs");
     return CURED_SUCCESS;
-}
-
-CR_API cured_status cured_comm_reduce(cured_comm cc, cured_op op, const void *in, cured_type in_type, size_t n_local,
-                                      void *host_out, cured_type out_type, unsigned flags, struct CUstream_st *stream)
-{
-    struct cr_request r;
-    cured_status st =
-        check(cc, "cured_comm_reduce", op, in, in_type, n_local, cr_checked_out(host_out, 1), out_type, flags, &r);
-    return st != CURED_SUCCESS ? st : cr_comm_sync(cc, &r, in, NULL, n_local, host_out, stream);
 }
 
 cured_status cr_comm_read_back(cured_comm cc, const struct cr_request *r, size_t slot, void *host_out, CUstream s)

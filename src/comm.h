@@ -1,4 +1,4 @@
-/* A communicator's side of cured (comm.c, comm_axes.c, comm_stats.c, comm_custom.c): shared declarations. */
+/* A communicator's side of cured (comm.c, comm_axes.c, comm_custom.c): shared declarations. */
 #ifndef CURED_COMM_H
 #define CURED_COMM_H
 

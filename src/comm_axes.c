@@ -5,6 +5,7 @@
  * itself, else the state records of each output (a statistic's: its state)
  * gathered and combined as comm.c does, in chunks that fit the buffers.
  */
+#include "call.h"
 #include "comm.h"
 
 #include <string.h>
@@ -87,39 +88,27 @@ static cured_status check_ranges(cured_comm cc, const void *in, const struct cr_
     return st;
 }
 
-/* Both calls; with_ddof == 0: cured_comm_reduce_axes_async (ddof 0). */
-static cured_status axes_run(cured_comm cc, const char *call, cured_op op, const void *in, cured_type in_type,
-                             const cured_layout *lay, uint32_t axes, int with_ddof, double ddof, void *out,
-                             cured_type out_type, unsigned flags, CUstream stream)
+/* A planned axis call across the ranks (cr_comm_call). */
+cured_status cr_comm_axes(const struct cr_call *c, struct cr_planned *p)
 {
-    if (cc == NULL)
-        return cr_fail(CURED_ERROR_NULL_HANDLE, "%s: the communicator is NULL", call);
-    if (flags & ~CURED_COMM_BITWISE)
-        return cr_fail(CURED_ERROR_INVALID_VALUE, "%s: unknown flags 0x%x", call, flags);
-    if (lay != NULL && (lay->rank < 1 || !(axes & 1u)))
-        return cr_fail(CURED_ERROR_INVALID_VALUE, "the sharded axis 0 must exist and be reduced (rank %d, axes 0x%x)",
-                       lay->rank, axes);
-    if (with_ddof && cr_op(op) == NULL)
-        return cr_fail(CURED_ERROR_INVALID_ENUM, "unknown operator %d", (int)op);
-    cured_status st = with_ddof ? cr_stats_check_ddof(call, op, ddof) : CURED_SUCCESS;
+    cured_comm cc = c->comm;
+    const cured_op op = c->op;
+    const void *in = c->in;
+    const cured_type in_type = c->in_type, out_type = c->out_type;
+    const cured_layout *lay = c->lay;
+    const uint32_t axes = c->axes;
+    void *out = c->out;
+    const CUstream stream = c->stream;
+    const struct cr_request r = p->r;
+    const struct cr_geometry g = p->g;
+    cured_status st = check_ranges(cc, in, &g, out);
     if (st != CURED_SUCCESS)
         return st;
-    struct cr_request r;
-    struct cr_geometry g;
-    memset(&g, 0, sizeof g);
-    int whole = 0;
-    st = cr_axes_request(cc->h, op, in, in_type, lay, axes, out, out_type, NULL, 0, &r, &g, &whole);
-    if (st != CURED_SUCCESS || g.nout == 0)
-        return st;
-    r.ddof = with_ddof ? ddof : 0.0;
-    if ((uintptr_t)out % r.acc.result_align)
-        return cr_fail(CURED_ERROR_MISALIGNED, "the output %p is not aligned to %zu bytes", out, r.acc.result_align);
-    if ((st = check_ranges(cc, in, &g, out)) != CURED_SUCCESS)
-        return st;
     int ntype, nop;
-    if (!(flags & CURED_COMM_BITWISE) && g.nout > cc->max_outputs && nccl_maps(&r, &ntype, &nop)) {
-        st = cured_reduce_axes_async(cc->h, op, in, in_type, lay, axes, out, out_type, NULL, stream);
-        if (st != CURED_SUCCESS)
+    if (!(c->flags & CURED_COMM_BITWISE) && g.nout > cc->max_outputs && nccl_maps(&r, &ntype, &nop)) {
+        struct cr_call local = *c; /* the same plan on this rank, then NCCL's sum of the results */
+        local.dest = CR_DEST_LOCAL;
+        if ((st = cr_call_local(&local, p)) != CURED_SUCCESS)
             return st;
         int res = cc->n->AllReduce(out, out, (size_t)g.nout, ntype, nop, cc->nccl, stream);
         return res == CR_NCCL_SUCCESS ? CURED_SUCCESS : cr_fail_nccl(cc->n, res, "ncclAllReduce of the results");
@@ -151,21 +140,4 @@ static cured_status axes_run(cured_comm cc, const char *call, cured_op op, const
                    (CUdeviceptr)(uintptr_t)out + (CUdeviceptr)((uint64_t)i * inner * r.acc.result_size), stream);
     }
     return st;
-}
-
-CR_API cured_status cured_comm_reduce_axes_async(cured_comm cc, cured_op op, const void *in, cured_type in_type,
-                                                 const cured_layout *lay, uint32_t axes, void *out,
-                                                 cured_type out_type, unsigned flags, struct CUstream_st *stream)
-{
-    return axes_run(cc, "cured_comm_reduce_axes_async", op, in, in_type, lay, axes, 0, 0.0, out, out_type, flags,
-                    stream);
-}
-
-CR_API cured_status cured_comm_reduce_axes_stats_async(cured_comm cc, cured_op op, const void *in,
-                                                       cured_type in_type, const cured_layout *lay, uint32_t axes,
-                                                       double ddof, void *out, cured_type out_type, unsigned flags,
-                                                       struct CUstream_st *stream)
-{
-    return axes_run(cc, "cured_comm_reduce_axes_stats_async", op, in, in_type, lay, axes, 1, ddof, out, out_type,
-                    flags, stream);
 }

@@ -6,6 +6,7 @@
  * Loaded once per communicator for each op's source (kept until
  * cured_comm_destroy, so an op may be destroyed and made again).
  */
+#include "call.h"
 #include "comm.h"
 
 #include <stdint.h>
@@ -117,26 +118,16 @@ static cured_status user_target(cured_handle h, const void *arg, struct cr_targe
     return CURED_SUCCESS;
 }
 
-static cured_status custom(cured_comm cc, cured_custom op, const void *x, const void *y, size_t n, void *out,
-                           int host_out, unsigned flags, CUstream s)
+/* A planned user op's call across the ranks (cr_comm_call): its request r is checked. */
+cured_status cr_comm_custom(const struct cr_call *c, const struct cr_request *r)
 {
-    if (cc == NULL)
-        return cr_fail(CURED_ERROR_NULL_HANDLE, "the communicator is NULL");
-    if (op == NULL || out == NULL)
-        return cr_fail(CURED_ERROR_NULL_POINTER, "the %s is NULL", op == NULL ? "user-defined op" : "output pointer");
-    const struct cr_request *r = cr_custom_request(op);
-    const int two = r->ninputs == 2;
-    const size_t size = cr_type_size(r->in);
-    if ((x == NULL || (two && y == NULL)) && n > 0)
-        return cr_fail(CURED_ERROR_NULL_POINTER, "an input pointer is NULL and n_local = %zu", n);
-    if (n > SIZE_MAX / size)
-        return cr_fail(CURED_ERROR_SIZE_OVERFLOW, "n_local = %zu elements of %zu bytes overflows size_t", n, size);
-    if ((uintptr_t)x % size || (two && (uintptr_t)y % size))
-        return cr_fail(CURED_ERROR_MISALIGNED, "an input is not aligned to its %zu-byte elements", size);
-    if (!host_out && (uintptr_t)out % r->acc.result_align) /* a host buffer is filled by memcpy */
-        return cr_fail(CURED_ERROR_MISALIGNED, "the output %p is not aligned to %zu bytes", out, r->acc.result_align);
-    if (flags != 0)
-        return cr_fail(CURED_ERROR_INVALID_VALUE, "unknown flags 0x%x", flags);
+    cured_comm cc = c->comm;
+    cured_custom op = c->user;
+    const void *x = c->in, *y = c->in2;
+    const size_t n = c->n;
+    void *out = c->out;
+    const int host_out = c->host_out, two = r->ninputs == 2;
+    const CUstream s = c->stream;
     if (cr_state_slot(r) > CR_COMM_SLOT_MAX) /* cannot happen: states are at most 32 bytes */
         return cr_fail(CURED_ERROR_INTERNAL, "a user op's state of %zu bytes", r->acc.size);
     CUcontext saved;
@@ -158,18 +149,4 @@ static cured_status custom(cured_comm cc, cured_custom op, const void *x, const 
     if (st == CURED_SUCCESS && host_out)
         st = cr_comm_read_back(cc, r, cr_state_slot(&u->state), out, s);
     return st;
-}
-
-CR_API cured_status cured_comm_custom_reduce_async(cured_comm cc, cured_custom op, const void *x, const void *y,
-                                                   size_t n_local, void *out, unsigned flags,
-                                                   struct CUstream_st *stream)
-{
-    return custom(cc, op, x, y, n_local, out, 0, flags, stream);
-}
-
-CR_API cured_status cured_comm_custom_reduce(cured_comm cc, cured_custom op, const void *x, const void *y,
-                                             size_t n_local, void *host_out, unsigned flags,
-                                             struct CUstream_st *stream)
-{
-    return custom(cc, op, x, y, n_local, host_out, 1, flags, stream);
 }

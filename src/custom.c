@@ -2,7 +2,7 @@
  * User-defined reductions: three C++ expressions placed into a generated
  * operator struct and compiled with the AUTO kernels of kernels-src/fast.cu.
  */
-#include "internal.h"
+#include "call.h"
 #include "custom.h"
 #include "env.h"
 #include "expr.h"
@@ -334,7 +334,7 @@ static const struct cr_kernel *loaded_in(const struct cured_custom_st *op, unsig
 /* The op's family, unit and kernels in h's context (current), loading them on first use there. The load runs
  * without the op's lock, so that callers in other contexts do not wait for it; two first uses in one context
  * racing both load, and the second module is unloaded. */
-static cured_status target_for(cured_handle h, const void *arg, struct cr_target *t)
+cured_status cr_custom_target(cured_handle h, const void *arg, struct cr_target *t)
 {
     cured_custom op = (cured_custom)arg;
     t->fam = cr_family_for(&op->req);
@@ -375,41 +375,6 @@ static cured_status target_for(cured_handle h, const void *arg, struct cr_target
             return cr_fail(CURED_ERROR_OUT_OF_MEMORY, "out of host memory");
     }
     return CURED_SUCCESS;
-}
-
-static cured_status custom_run(cured_handle h, cured_custom op, const void *x, const void *y, size_t n,
-                               void *out, int host_out, CUstream stream)
-{
-    if (h == NULL)
-        return cr_fail(CURED_ERROR_NULL_HANDLE, "the handle is NULL");
-    if (op == NULL)
-        return cr_fail(CURED_ERROR_NULL_POINTER, "the user-defined op is NULL");
-    const struct cr_request *r = &op->req;
-    const int two = r->ninputs == 2;
-    if (out == NULL)
-        return cr_fail(CURED_ERROR_NULL_POINTER, "the output pointer is NULL");
-    size_t size = cr_type_size(r->in);
-    if ((x == NULL || (two && y == NULL)) && n > 0)
-        return cr_fail(CURED_ERROR_NULL_POINTER, "an input pointer is NULL and n = %zu", n);
-    if (n > SIZE_MAX / size)
-        return cr_fail(CURED_ERROR_SIZE_OVERFLOW, "n = %zu elements of %zu bytes overflows size_t", n, size);
-    if ((uintptr_t)x % size || (two && (uintptr_t)y % size))
-        return cr_fail(CURED_ERROR_MISALIGNED, "an input is not aligned to its %zu-byte elements", size);
-    if (!host_out && (uintptr_t)out % r->acc.result_align) /* a host buffer is filled by memcpy */
-        return cr_fail(CURED_ERROR_MISALIGNED, "the output %p is not aligned to %zu bytes", out, r->acc.result_align);
-    return cr_reduce_run(h, r, x, two ? y : NULL, n, out, host_out, stream, target_for, op);
-}
-
-CR_API cured_status cured_custom_reduce_async(cured_handle h, cured_custom op, const void *x, const void *y,
-                                              size_t n, void *out, struct CUstream_st *stream)
-{
-    return custom_run(h, op, x, y, n, out, 0, stream);
-}
-
-CR_API cured_status cured_custom_reduce(cured_handle h, cured_custom op, const void *x, const void *y,
-                                        size_t n, void *host_out, struct CUstream_st *stream)
-{
-    return custom_run(h, op, x, y, n, host_out, 1, stream);
 }
 
 void cr_loaded_unload(const struct loaded *l)

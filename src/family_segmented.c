@@ -194,11 +194,10 @@ static void plan(const struct cr_request *r, const struct cr_unit *u, const stru
         (void)u;
         return; /* both launches took ddof */
     case CR_SHAPE_COLS: {
-        /* the planner split the rows for the device's bound on resident blocks: again for this kernel's */
+        /* how many blocks share a tile's rows: one wave of the blocks this kernel fits (cols_split.c) */
         struct cr_cols c = g->cols;
-        if (c.splits > 1)
-            cr_cols_splits(&c, (uint64_t)k->blocks_per_sm * (uint64_t)dev->sms, BLOCK / (unsigned)r->group,
-                           cr_cols_room(dev, r->acc.size));
+        cr_cols_splits(&c, (uint64_t)k->blocks_per_sm * (uint64_t)dev->sms, BLOCK / (unsigned)r->group,
+                       cr_cols_room(dev, r->acc.size));
         l = cr_plan_launch(p, 0, c.tiles, BLOCK);
         l->grid_y = (unsigned)c.batches * c.splits;
         cr_plan_param(p, l, in);

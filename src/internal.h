@@ -263,20 +263,17 @@ const char *cr_user_axes_source(const struct cr_user *u); /* with segmented.cu's
 /* A synchronous call's rule for the operators with no value for n <= ddof:
  * CURED_ERROR_TOO_FEW_ELEMENTS (recorded) for them, else CURED_SUCCESS. */
 cured_status cr_stats_check_sync(const struct cr_request *r, size_t n);
-/* ddof's rule (finite, >= 0) and that op is a statistic, for call's message (an unknown op: INVALID_ENUM). */
-cured_status cr_stats_check_ddof(const char *call, cured_op op, double ddof);
-/* The output pointer the argument checks see: a synchronous call's host
- * buffer is filled by memcpy and needs no alignment (NULL stays NULL). */
-static inline const void *cr_checked_out(const void *out, int host_out)
-{
-    return host_out && out != NULL ? (const void *)(uintptr_t)64 : out;
-}
-/* cured_reduce_stats(_async)'s checks without the handle (tests): *r is the request, with ddof. */
+/* ddof's rule (finite, >= 0) and that op is a statistic, for call's message (an unknown op: INVALID_ENUM);
+ * other (or NULL) ends the message of an operator that is not a statistic (the call it takes). */
+cured_status cr_stats_check_ddof(const char *call, cured_op op, double ddof, const char *other);
+/* cured_reduce_stats(_async)'s checks without the handle (the planner's, for the tests): *r is the request, with
+ * ddof. */
 cured_status cr_stats_check_args(const char *call, cured_op op, const void *in, cured_type in_type, size_t n,
                                  double ddof, const void *out, cured_type out_type, int host_out, struct cr_request *r);
 
-/* ---- reduce.c, plan.c ------------------------------------------------------ */
-/* Argument checks that need no GPU; exposed for the tests. On success *r is the request. */
+/* ---- call.c, run.c (call.h: the one internal request) ---------------------- */
+/* A whole-array call's checks, which need no GPU (cr_check_op, then cr_check_array; the tests'). On success *r is
+ * the request. */
 cured_status cr_check_args(cured_op op, cured_algorithm algo, const void *in, cured_type in_type,
                            size_t n, const void *out, cured_type out_type, struct cr_request *r);
 /* Run a planned request: the common path of every reduce call after its argument
@@ -295,9 +292,9 @@ cured_status cr_reduce_run(cured_handle h, const struct cr_request *r, const voi
 cured_status cr_reduce_run_many(cured_handle h, struct cr_args *a, CUstream stream,
                                 cr_target_fn target, const void *arg);
 /* ---- axes.c --------------------------------------------------------------- */
-/* The checks and the plan of an axis request; nothing touches the GPU (the
- * handle gives device facts only). state: results are state records (state.c). g->nout == 0: nothing to do; *whole: one
- * contiguous result, for the whole-array kernels over g->len elements. */
+/* The planner's checks and plan of an axis request of a built-in operator (comm_axes.c's chunks, the tests);
+ * nothing touches the GPU (the handle gives device facts only). state: results are state records (state.c).
+ * g->nout == 0: nothing to do; *whole: one contiguous result, for the whole-array kernels over g->len elements. */
 cured_status cr_axes_request(cured_handle h, cured_op op, const void *in, cured_type in_type,
                              const cured_layout *lay, uint32_t axes, const void *out, cured_type out_type,
                              const cured_layout *out_lay, int state, struct cr_request *r, struct cr_geometry *g,

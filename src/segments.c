@@ -19,16 +19,6 @@ cured_status cr_uniform_layout(size_t num_segments, size_t segment_size, cured_l
     return CURED_SUCCESS;
 }
 
-CR_API cured_status cured_uniform_segmented_reduce_async(cured_handle h, cured_op op, const void *in,
-                                                         cured_type in_type, size_t num_segments,
-                                                         size_t segment_size, void *out, cured_type out_type,
-                                                         struct CUstream_st *stream)
-{
-    cured_layout lay;
-    cured_status st = cr_uniform_layout(num_segments, segment_size, &lay);
-    return st != CURED_SUCCESS ? st : cured_reduce_axes_async(h, op, in, in_type, &lay, 2u, out, out_type, NULL, stream);
-}
-
 cured_status cr_segments_layout(const void *in, size_t num_segments, const void *begin, const void *end,
                                 cured_type offset_type, const void *out, struct cr_request *r,
                                 struct cr_geometry *g)
@@ -123,49 +113,4 @@ CR_API cured_status cured_check_stream(cured_handle h, struct CUstream_st *strea
     }
     cr_leave(h, saved);
     return st;
-}
-
-/* A segmented request of a built-in operator; with_ddof == 0: the call takes none (0). */
-static cured_status segments_run(cured_handle h, const char *call, cured_op op, const void *in, cured_type in_type,
-                                 size_t num_segments, const void *begin, const void *end, cured_type offset_type,
-                                 int with_ddof, double ddof, void *out, cured_type out_type, CUstream stream)
-{
-    if (h == NULL)
-        return cr_fail(CURED_ERROR_NULL_HANDLE, "%s: the handle is NULL", call);
-    struct cr_request r;
-    cured_status st = with_ddof ? cr_stats_check_ddof(call, op, ddof) : CURED_SUCCESS;
-    if (st != CURED_SUCCESS ||
-        (st = cr_check_args(op, CURED_ALGO_AUTO, in ? in : (const void *)(uintptr_t)64, in_type, 1,
-                            out ? out : (const void *)(uintptr_t)64, out_type, &r)) != CURED_SUCCESS)
-        return st;
-    if (r.ninputs != 1)
-        return cr_fail(CURED_ERROR_INVALID_VALUE, "CURED_OP_%s takes two inputs; segmented reductions take one",
-                       cr_op(op)->name);
-    struct cr_geometry g;
-    if ((st = cr_segments_layout(in, num_segments, begin, end, offset_type, out, &r, &g)) != CURED_SUCCESS ||
-        g.nout == 0)
-        return st;
-    r.ddof = with_ddof ? ddof : 0.0;
-    if ((st = cr_segment_limit(h, in, out, &g)) != CURED_SUCCESS)
-        return st;
-    struct cr_args a = {in, NULL, 0, (CUdeviceptr)(uintptr_t)out, 0, &g, r.ddof, NULL};
-    return cr_reduce_run_many(h, &a, stream, cr_builtin_target, &r);
-}
-
-CR_API cured_status cured_segmented_reduce_async(cured_handle h, cured_op op, const void *in, cured_type in_type,
-                                                 size_t num_segments, const void *begin, const void *end,
-                                                 cured_type offset_type, void *out, cured_type out_type,
-                                                 struct CUstream_st *stream)
-{
-    return segments_run(h, "cured_segmented_reduce_async", op, in, in_type, num_segments, begin, end, offset_type,
-                        0, 0.0, out, out_type, stream);
-}
-
-CR_API cured_status cured_segmented_reduce_stats_async(cured_handle h, cured_op op, const void *in,
-                                                       cured_type in_type, size_t num_segments, const void *begin,
-                                                       const void *end, cured_type offset_type, double ddof,
-                                                       void *out, cured_type out_type, struct CUstream_st *stream)
-{
-    return segments_run(h, "cured_segmented_reduce_stats_async", op, in, in_type, num_segments, begin, end,
-                        offset_type, 1, ddof, out, out_type, stream);
 }

@@ -1,13 +1,15 @@
 /*
- * The statistics calls: cured_reduce_stats(_async) take a delta degrees of
- * freedom for VAR, STD and MEAN_VAR, and the synchronous calls report
- * n <= ddof (MEAN: n == 0) instead of a NaN. The kernels are the stats
- * family's (family_stats.c).
+ * The statistics' rules: the calls that take a delta degrees of freedom take
+ * it for the statistics only, and the synchronous calls report n <= ddof
+ * (MEAN: n == 0) instead of a NaN. The kernels are the stats family's
+ * (family_stats.c).
  */
-#include "internal.h"
+#include "call.h"
 
 #include <math.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <string.h>
 
 cured_status cr_stats_check_sync(const struct cr_request *r, size_t n)
 {
@@ -23,13 +25,19 @@ cured_status cr_stats_check_sync(const struct cr_request *r, size_t n)
                    r->op == CURED_OP_STD ? "standard deviation" : "variance", n, ddof);
 }
 
-cured_status cr_stats_check_ddof(const char *call, cured_op op, double ddof)
+cured_status cr_stats_check_ddof(const char *call, cured_op op, double ddof, const char *other)
 {
     if (cr_op(op) == NULL)
         return cr_fail(CURED_ERROR_INVALID_ENUM, "%s: unknown operator %d", call, (int)op);
-    if (!(cr_op(op)->flags & CR_OP_STATS))
-        return cr_fail(CURED_ERROR_INVALID_VALUE, "%s takes MEAN, VAR, STD, MEAN_VAR or LOGSUMEXP, not %s", call,
-                       cr_op(op)->name);
+    if (!(cr_op(op)->flags & CR_OP_STATS)) {
+        char names[256] = "";
+        for (int k = 0; k < CURED_OP_COUNT; k++) /* the statistics, from the operator table */
+            if (cr_op((cured_op)k)->flags & CR_OP_STATS)
+                snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s", names[0] ? ", " : "",
+                         cr_op((cured_op)k)->name);
+        return cr_fail(CURED_ERROR_INVALID_VALUE, "%s takes a statistic (%s), not %s%s", call, names, cr_op(op)->name,
+                       other ? other : "");
+    }
     if (!(ddof >= 0.0) || isinf(ddof))
         return cr_fail(CURED_ERROR_INVALID_VALUE, "%s: ddof must be finite and >= 0, not %g", call, ddof);
     return CURED_SUCCESS;
@@ -38,37 +46,11 @@ cured_status cr_stats_check_ddof(const char *call, cured_op op, double ddof)
 cured_status cr_stats_check_args(const char *call, cured_op op, const void *in, cured_type in_type, size_t n,
                                  double ddof, const void *out, cured_type out_type, int host_out, struct cr_request *r)
 {
-    /* the operator and ddof first: another operator is INVALID_VALUE whatever its types */
-    if (cr_op(op) != NULL && !(cr_op(op)->flags & CR_OP_STATS))
-        return cr_fail(CURED_ERROR_INVALID_VALUE,
-                       "%s takes MEAN, VAR, STD, MEAN_VAR or LOGSUMEXP, not %s: use cured_reduce%s()", call,
-                       cr_op(op)->name, host_out ? "" : "_async");
-    cured_status st = cr_stats_check_ddof(call, op, ddof);
-    if (st != CURED_SUCCESS || (st = cr_check_args(op, CURED_ALGO_AUTO, in, in_type, n, cr_checked_out(out, host_out), out_type, r)) != CURED_SUCCESS)
-        return st;
-    r->ddof = ddof;
-    return host_out ? cr_stats_check_sync(r, n) : CURED_SUCCESS;
-}
-
-static cured_status stats(cured_handle h, const char *call, cured_op op, const void *in, cured_type in_type,
-                          size_t n, double ddof, void *out, cured_type out_type, int host_out, CUstream stream)
-{
-    if (h == NULL)
-        return cr_fail(CURED_ERROR_NULL_HANDLE, "%s: the handle is NULL", call);
-    struct cr_request r;
-    cured_status st = cr_stats_check_args(call, op, in, in_type, n, ddof, out, out_type, host_out, &r);
-    return st != CURED_SUCCESS ? st : cr_reduce_run(h, &r, in, NULL, n, out, host_out, stream, cr_builtin_target, &r);
-}
-
-CR_API cured_status cured_reduce_stats_async(cured_handle h, cured_op op, const void *in, cured_type in_type,
-                                             size_t n, double ddof, void *out, cured_type out_type,
-                                             struct CUstream_st *stream)
-{
-    return stats(h, "cured_reduce_stats_async", op, in, in_type, n, ddof, out, out_type, 0, stream);
-}
-
-CR_API cured_status cured_reduce_stats(cured_handle h, cured_op op, const void *in, cured_type in_type, size_t n,
-                                       double ddof, void *host_out, cured_type out_type, struct CUstream_st *stream)
-{
-    return stats(h, "cured_reduce_stats", op, in, in_type, n, ddof, host_out, out_type, 1, stream);
+    const struct cr_call c = {.name = call, .op = op, .in_type = in_type, .out_type = out_type, .takes_ddof = 1,
+                              .ddof = ddof, .view = CR_VIEW_ARRAY, .in = in, .n = n, .out = (void *)(uintptr_t)out,
+                              .host_out = host_out};
+    struct cr_planned p;
+    cured_status st = cr_call_check(&c, &p);
+    *r = p.r;
+    return st;
 }

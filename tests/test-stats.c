@@ -45,7 +45,7 @@ START_TEST(test_stats_args)
     ck_assert_int_eq(args(CURED_OP_SUM, 10, 0, 0, &r), CURED_ERROR_INVALID_VALUE);
     assert_message_contains("SUM", "cured_reduce_async()");
     ck_assert_int_eq(args(CURED_OP_ARGMAX, 10, 0, 1, &r), CURED_ERROR_INVALID_VALUE);
-    assert_message_contains("ARGMAX", "MEAN, VAR, STD, MEAN_VAR or LOGSUMEXP");
+    assert_message_contains("ARGMAX", "a statistic (MEAN, VAR, STD, MEAN_VAR, LOGSUMEXP)");
     /* ddof: finite and >= 0. */
     static const double bad[] = {-1, -0.5, INFINITY, -INFINITY, NAN};
     for (size_t k = 0; k < sizeof bad / sizeof *bad; k++) {
