@@ -2,8 +2,9 @@
  * Many results at once: the checks of an axis request, and the planner that
  * maps any layout onto one of the shapes of family_segmented.c (or the
  * whole-array kernels when one contiguous result is asked for). Segments
- * given by offsets are checked in segments.c.
- * The model behind its choices is in bench/NOTES.md (v6, axes).
+ * given by offsets are checked in segments.c. The model behind its choices
+ * is bench/NOTES.md's "Axes and segments"; what each operator allows
+ * (packing, folding, warps a row) is its row's traits (cr_request_traits).
  */
 #include "call.h"
 
@@ -98,35 +99,21 @@ static unsigned pow2_at_least(uint64_t x, unsigned cap)
     return p;
 }
 
-/* Short contiguous rows (up to 64 bytes, a power of two, 16-byte aligned
- * input) and views that reduce nothing: whole vectors per thread across row
- * boundaries (packed.cuh). The statistics only for rows of one vector at
- * most (their VecStep makes a vector one state; rows of several vectors
- * would take a float64 merge a vector, where the row kernel's shifted sums
- * are cheaper) (bench/NOTES.md v16). 1 if chosen. */
+/* Short contiguous rows (up to the operator's packed_max bytes, a power of
+ * two, 16-byte aligned input) and views that reduce nothing: whole vectors
+ * per thread across row boundaries (packed.cuh). 1 if chosen. */
 static int plan_packed(struct cr_request *r, struct cr_geometry *g, const void *in, const void *out, size_t size)
 {
     const struct cr_kept *k = &g->kept;
     const uint64_t rb = g->len * size;
-    const uint64_t most = (cr_op(r->op)->flags & CR_OP_STATS) ? 16 : 64;
-    if (k->n != 1 || (uint64_t)k->in_stride[0] != g->len || (uintptr_t)in % 16 || rb > most || (rb & (rb - 1)) ||
-        r->user != NULL) /* packed.cuh's vector steps: built-in ops only */
+    const uint64_t most = cr_request_traits(r).packed_max;
+    if (k->n != 1 || (uint64_t)k->in_stride[0] != g->len || (uintptr_t)in % 16 || rb > most || (rb & (rb - 1)))
         return 0;
     const size_t rs = r->acc.result_size, rpv = rb < 16 ? 16 / rb : 1, w = rpv * rs < 16 ? rpv * rs : 16;
     r->shape = CR_SHAPE_PACKED;
     r->group = (int)rb;
     g->dense = k->out_stride[0] == 1 && (rs & (rs - 1)) == 0 && (uintptr_t)out % w == 0;
     return 1;
-}
-
-/* Whether columns may be folded (reduce_cols' fold): the operator's values
- * combine in any order and grouping of rows — not ARG (its index is the row), not the
- * statistics' or a user's states; accumulators of 8 bytes at most. */
-static int foldable(const struct cr_request *r)
-{
-    const struct cr_op_info *o = cr_op(r->op);
-    return r->user == NULL && o->layout != CR_LAYOUT_ARG && !(o->flags & (CR_OP_STATS | CR_OP_TWO_INPUTS)) &&
-           r->acc.size <= 8; /* the kernel's fold code is there for these only */
 }
 
 /* The planner: the shape, its variant and its geometry. */
@@ -167,12 +154,9 @@ static void plan_shape(cured_handle h, struct cr_request *r, const struct dim *d
         red_at = 0;
     } else if (nr == 0 || (nr == 1 && g->red.stride[0] == 1)) { /* a contiguous row per output */
         const uint64_t bytes = g->len * size;
-        /* A statistic's block-level merge (float64 Chan steps) and ARG's (value, index, the
-         * winner read back) are dear: rows up to 64 KiB keep a warp each while there are rows
-         * enough for several waves of blocks (ARGMAX of 4096 and 16384 rows of 64 and 16 KiB:
-         * 0.81 and 0.64 of the ceiling a block a row, bench/NOTES.md v14). */
-        const struct cr_op_info *o = cr_op(r->op);
-        const uint64_t warps_from = (o->flags & CR_OP_STATS) ? 4 * guess : o->layout == CR_LAYOUT_ARG ? 2 * guess : 0;
+        /* An operator whose block-level merge is dear keeps a warp a row up to 64 KiB rows
+         * while there are rows enough for that many waves of blocks (its row_warp_waves). */
+        const uint64_t warps_from = (uint64_t)cr_request_traits(r).row_warp_waves * guess;
         if (bytes < 16384 || (warps_from > 0 && bytes <= 65536 && g->nout >= warps_from)) {
             r->shape = CR_SHAPE_ROWS;
             r->group = (int)pow2_at_least((bytes + 63) / 64, 32);
@@ -204,7 +188,7 @@ static void plan_shape(cured_handle h, struct cr_request *r, const struct dim *d
             /* Only the residues mod 16 matter, and unsigned products keep them (strides may be huge). */
             const int aligned = (uintptr_t)in % 16 == 0 && ((uint64_t)c->batch * size) % 16 == 0;
             if (aligned && c->cols < vec && c->row == c->cols && vec % c->cols == 0 &&
-                ((uint64_t)c->rows * (uint64_t)c->cols) % (uint64_t)vec == 0 && foldable(r)) {
+                ((uint64_t)c->rows * (uint64_t)c->cols) % (uint64_t)vec == 0 && cr_request_traits(r).foldable) {
                 /* Dense rows narrower than 16 bytes: read as 16-byte rows of VEC / cols rows each. */
                 c->fold = (uint32_t)c->cols;
                 c->rows = c->rows * c->cols / vec;

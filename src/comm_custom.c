@@ -27,7 +27,7 @@ struct cr_comm_user {
 /* The program: reduce_fast(2) with Record<UserOp, A, true>, then combine_states<UserOp, A, true>. */
 static cured_status make_user(cured_custom op, struct cr_comm_user *u)
 {
-    const char *src = cr_user_source(cr_custom_request(op)->user);
+    const char *src = cr_custom_request(op)->user->source;
     static const char tail[] = "\n// The rank-order combine (src/comm_custom.c).\n#include \"combine.cu\"\n";
     size_t len = strlen(src) + sizeof tail;
     if ((u->source = malloc(len)) == NULL)
@@ -53,7 +53,7 @@ static cured_status make_user(cured_custom op, struct cr_comm_user *u)
 /* The op's kernels in this communicator, compiled and loaded on first use. */
 static cured_status user_for(cured_comm cc, cured_custom op, struct cr_comm_user **out)
 {
-    const char *src = cr_user_source(cr_custom_request(op)->user);
+    const char *src = cr_custom_request(op)->user->source;
     const size_t len = strlen(src);
     cured_status st = CURED_SUCCESS;
     pthread_mutex_lock(&cc->lock);

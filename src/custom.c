@@ -272,16 +272,6 @@ const struct cr_unit *cr_custom_unit(cured_custom op)
     return &op->unit;
 }
 
-const char *cr_user_source(const struct cr_user *u)
-{
-    return u->source;
-}
-
-const char *cr_user_axes_source(const struct cr_user *u)
-{
-    return u->axes_source;
-}
-
 CR_API cured_status cured_custom_create(cured_handle h, cured_type in_type, cured_type acc_type,
                                         int ninputs, const char *map_expr, const char *combine_expr,
                                         const char *identity_expr, cured_custom *out)

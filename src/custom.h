@@ -18,10 +18,6 @@ struct loaded {
 /* Unload l's module if its context still lives (a module of a context since reset went with it). */
 void cr_loaded_unload(const struct loaded *l);
 
-struct cr_user {
-    char *source;      /* the generated program (the whole-array kernels of fast.cu) */
-    char *axes_source; /* the same op with the many-result kernels of segmented.cu */
-};
 
 /* One many-result shape of the op (custom_axes.c), loaded in one context. */
 struct cr_variant {

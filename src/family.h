@@ -59,6 +59,16 @@ struct cr_op_info {
 };
 const struct cr_op_info *cr_op(cured_op op); /* NULL for an unknown value */
 
+/* What an operator allows the axis planner (src/axes.c), for built-in rows and user ops alike. */
+struct cr_traits {
+    unsigned packed_max;     /* longest row, in bytes, of the PACKED shape (0: never packed) */
+    unsigned row_warp_waves; /* rows up to 64 KiB keep a warp each from this many waves of blocks of rows on
+                                (0: from 16 KiB a row always takes blocks) */
+    int foldable;            /* columns narrower than 16 bytes may be read as 16-byte rows (any order and grouping) */
+};
+struct cr_request;
+struct cr_traits cr_request_traits(const struct cr_request *r);
+
 /* An operator's accumulator for an element and result type. */
 struct cr_acc {
     enum cr_layout layout;
@@ -72,7 +82,11 @@ int cr_op_accumulator(cured_op op, cured_type in, cured_type out, struct cr_acc 
 int cr_op_all_nan(cured_op op, cured_type out, const void *result);
 
 /* ---- requests, units, plans ----------------------------------------------- */
-struct cr_user; /* a user-defined operator (custom.c) */
+/* A user-defined operator's programs (custom.c makes them): the families build their units from them. */
+struct cr_user {
+    char *source;      /* the generated program (the whole-array kernels of fast.cu) */
+    char *axes_source; /* the same op with the many-result kernels of segmented.cu */
+};
 
 /* What the request reduces: one array to one result, or many results at once
  * (family_segmented.c; the geometry travels in struct cr_args). */

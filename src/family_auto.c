@@ -75,7 +75,7 @@ static void build(const struct cr_request *r, struct cr_unit *u)
     u->nkernels = 1;
     if (r->user != NULL) {
         u->file = "user-op.cu";
-        u->source = cr_user_source(r->user);
+        u->source = r->user->source;
         u->unroll = UNROLL;
         /* The generated UserOp names its accumulator (a scalar, or a struct of fields). */
         snprintf(u->kernels[0], sizeof u->kernels[0], "%s<%s, UserOp::A, UserOp, %d, %d>", kernel, t, BLOCK,

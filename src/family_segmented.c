@@ -38,7 +38,7 @@ static void build(const struct cr_request *r, struct cr_unit *u)
     state_cxx(r, f, a, sizeof a);
     memset(u, 0, sizeof *u);
     u->file = r->user != NULL ? "user-op.cu" : "segmented.cu";
-    u->source = r->user != NULL ? cr_user_axes_source(r->user) : NULL;
+    u->source = r->user != NULL ? r->user->axes_source : NULL;
     u->block = BLOCK;
     u->unroll = cr_type(r->in)->cls == CR_HALF && r->acc.layout == CR_LAYOUT_ARG ? 8 : UNROLL;
     /* reduce_segments: 2 vectors in flight a lane, no spills at 64 registers (bench/NOTES.md v16,

@@ -160,7 +160,7 @@ size_t cr_kcache_blocked(void);
 #define CR_WS_TICKETS 256     /* tickets of results split over blocks, kept at zero */
 #define CR_WS_NTICKETS 1024
 #define CR_WS_PARTIALS (CR_WS_TICKETS + 4 * CR_WS_NTICKETS) /* CR_MAX_ACC bytes per resident block */
-#define CR_WS_COLS_BYTES ((size_t)2 << 20) /* column partials and the long-segment list, after the block partials (bench/NOTES.md v13) */
+#define CR_WS_COLS_BYTES ((size_t)2 << 20) /* column partials and the long-segment list, after the block partials */
 #define CR_SLOTS_PER_CHUNK 16
 
 struct cr_slot {
@@ -256,8 +256,6 @@ cured_status cr_custom_build_multi(cured_type in_type, int ninputs, const cured_
 /* The op's request and compile unit. */
 const struct cr_request *cr_custom_request(cured_custom op);
 const struct cr_unit *cr_custom_unit(cured_custom op);
-const char *cr_user_source(const struct cr_user *u);
-const char *cr_user_axes_source(const struct cr_user *u); /* with segmented.cu's kernels */
 
 /* ---- stats.c --------------------------------------------------------------- */
 /* A synchronous call's rule for the operators with no value for n <= ddof:

@@ -190,3 +190,21 @@ CR_API cured_status cured_default_result(cured_op op, cured_type in, cured_type 
     }
     return cr_fail(CURED_ERROR_TYPE_MISMATCH, "%s does not take %s", ops[op].name, cr_type_name(in));
 }
+
+struct cr_traits cr_request_traits(const struct cr_request *r)
+{
+    struct cr_traits t = {0, 0, 0};
+    if (r->user != NULL) /* a user's state: no vector steps (packed.cuh), no folding, rows by the generic loop */
+        return t;
+    const struct cr_op_info *o = cr_op(r->op);
+    /* The statistics pack rows of one vector at most: their VecStep makes a vector one state, and rows of several
+     * vectors would take a float64 merge a vector where the row kernel's shifted sums are cheaper. */
+    t.packed_max = (o->flags & CR_OP_STATS) ? 16 : 64;
+    /* A statistic's block-level merge (float64 Chan steps) and ARG's (value, index, the winner read back) are dear
+     * next to a warp's. */
+    t.row_warp_waves = (o->flags & CR_OP_STATS) ? 4 : o->layout == CR_LAYOUT_ARG ? 2 : 0;
+    /* Folding joins lanes of rows in any order and grouping: not ARG (its index is the row), not the statistics'
+     * states or DOT's pairs, and only accumulators of 8 bytes at most (reduce_cols' fold code). */
+    t.foldable = o->layout != CR_LAYOUT_ARG && !(o->flags & (CR_OP_STATS | CR_OP_TWO_INPUTS)) && r->acc.size <= 8;
+    return t;
+}

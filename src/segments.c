@@ -57,7 +57,7 @@ cured_status cr_segments_layout(const void *in, size_t num_segments, const void 
     g->offset_bytes = num_segments * osize;
     g->offsets_32 = osize == 4;
     r->shape = CR_SHAPE_SEGMENTS;
-    r->group = 4; /* lanes a segment: 8 short segments a warp at once (bench/NOTES.md v15) */
+    r->group = 4; /* lanes a segment: 8 short segments a warp at once */
     r->offsets = offset_type;
     return CURED_SUCCESS;
 }
