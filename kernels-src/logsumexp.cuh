@@ -169,7 +169,6 @@ template <class T, class P, class R> struct ThreadLoop<LogSumExp<T, P, R> > {
     }
 };
 
-#ifdef CURED_STATE_CUH // (not in tests/stats_emu_kernels.cc)
 // segmented.cu's groups of G lanes (rows, short segments, strided layouts):
 // the group's maximum by xor shuffles, then the scaled sums down to the
 // group's first lane, which holds the result (as the generic group_reduce).
@@ -226,6 +225,5 @@ template <class T, class P, class R> struct ColumnAcc1<LogSumExp<T, P, R>, T, Ls
 };
 template <class T, class P, class R, bool RAW>
 struct ColumnAcc1<Record<LogSumExp<T, P, R>, LseState, RAW>, T, LseState> : ColumnAcc1<LogSumExp<T, P, R>, T, LseState> {};
-#endif
 
 #endif

@@ -436,7 +436,6 @@ template <class T, class R, int KIND> __device__ __forceinline__ void bind_ddof(
 {
     op.ddof = d;
 }
-#ifdef CURED_STATE_CUH // (not in tests/stats_emu_kernels.cc, which has no state records or columns)
 template <class Op, class A, bool RAW> struct StatsTuning<Record<Op, A, RAW> > : StatsTuning<Op> {};
 template <class Op, class A, bool RAW> __device__ __forceinline__ void bind_ddof(Record<Op, A, RAW> &op, double d)
 {
@@ -444,8 +443,6 @@ template <class Op, class A, bool RAW> __device__ __forceinline__ void bind_ddof
 }
 
 #include "stats_columns.cuh"
-#endif
-
-#include "stats_blocks.cuh" // (with grid.cuh only)
+#include "stats_blocks.cuh"
 
 #endif

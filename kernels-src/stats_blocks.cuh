@@ -1,13 +1,14 @@
-// The statistics over blocks (included by stats.cuh where grid.cuh is):
-// the block loops (BlockLoop: the moments' threads share the block's
-// shift, LOGSUMEXP scales once to the block's maximum), for the
-// whole-array kernel (stats.cu) and rows split over blocks (segmented.cu),
-// and the whole-array kernel's last block, which takes all the partials at
-// once (CombinePartials). tests/stats_emu_kernels.cc, which has no blocks,
+// The statistics over blocks (included by stats.cuh): the block loops
+// (BlockLoop: the moments' threads share the block's shift, LOGSUMEXP
+// scales once to the block's maximum), for the whole-array kernel
+// (stats.cu) and rows split over blocks (segmented.cu), and the
+// whole-array kernel's last block, which takes all the partials at once
+// (CombinePartials). tests/stats_emu_kernels.cc, which has no blocks,
 // reproduces them on the CPU.
-#ifdef CURED_GRID_CUH
 #ifndef CURED_STATS_BLOCKS_CUH
 #define CURED_STATS_BLOCKS_CUH
+
+#include "grid.cuh"
 
 // A block's state over its share of one input (the whole-array kernel,
 // stats.cu; rows split over blocks, segmented.cu), held by thread 0: its
@@ -171,5 +172,4 @@ template <class T, class P, class R> struct CombinePartials<LogSumExp<T, P, R> >
     }
 };
 
-#endif
 #endif

@@ -104,14 +104,8 @@ static void build(const struct cr_request *r, struct cr_unit *u)
  * all the same). The kernel's prefix sum holds 2 BLOCK entries. */
 _Static_assert(LONG_CAP + 2 <= CR_WS_NTICKETS, "the long list's tickets");
 _Static_assert(LONG_CAP <= 2 * BLOCK, "the long list's prefix sum");
-_Static_assert((uint64_t)LONG_CAP * (LONG_PARTS * CR_MAX_ACC + 32) <= CR_WS_COLS_BYTES, "the long list's area");
-struct long_list { /* struct LongList of segments_short.cuh; seg: its 32-byte LongEntry array */
-    uint64_t seg, count, done, tickets;
-    uint32_t cap, parts;
-};
-struct seg_guard { /* struct SegGuard of segments_short.cuh */
-    uint64_t limit, bad;
-};
+#define LONG_PER_ENTRY ((uint64_t)LONG_PARTS * CR_MAX_ACC + sizeof(struct cr_long_entry)) /* its partials and entry */
+_Static_assert(LONG_CAP * LONG_PER_ENTRY <= CR_WS_COLS_BYTES, "the long list's area");
 
 static void plan_segments(const struct cr_request *r, const struct cr_kernel *k, const struct cr_device_facts *dev,
                           const struct cr_args *a, unsigned grid, uint64_t ddof, struct cr_plan *p)
@@ -119,11 +113,11 @@ static void plan_segments(const struct cr_request *r, const struct cr_kernel *k,
     const struct cr_geometry *g = a->geo;
     const uint64_t tickets = a->ws + CR_WS_TICKETS, partials = a->ws + CR_WS_PARTIALS;
     _Static_assert(CR_MAX_ACC % 16 == 0, "the entries after the partials are 16-byte aligned");
-    const uint64_t room = cr_partials_area(dev), per = (uint64_t)LONG_PARTS * CR_MAX_ACC + 32;
+    const uint64_t room = cr_partials_area(dev), per = LONG_PER_ENTRY;
     const unsigned cap = room / per < LONG_CAP ? (unsigned)(room / per) : LONG_CAP;
-    struct long_list list = {partials + (uint64_t)cap * LONG_PARTS * CR_MAX_ACC, tickets + 4 * LONG_CAP,
-                             tickets + 4 * (LONG_CAP + 1), tickets, cap, LONG_PARTS};
-    const struct seg_guard guard = {g->limit, a->ws + CR_WS_ERROR};
+    struct cr_long_list list = {partials + (uint64_t)cap * LONG_PARTS * CR_MAX_ACC, tickets + 4 * LONG_CAP,
+                                tickets + 4 * (LONG_CAP + 1), tickets, cap, LONG_PARTS};
+    const struct cr_seg_guard guard = {g->limit, a->ws + CR_WS_ERROR};
     struct cr_launch *l = cr_plan_launch(p, 0, grid, BLOCK);
     cr_plan_param(p, l, (uint64_t)(uintptr_t)a->in);
     cr_plan_param(p, l, g->nout);
