@@ -60,8 +60,8 @@ template <class P> __device__ __forceinline__ P lse_ref(P m) { return fabs(m) < 
 // float64 sum s. m is the first vector's largest number (a NaN element makes
 // its term and so the sum NaN), raised only when a vector holds one more
 // than LSE_SLACK above it (the sum is then rescaled in float64). A raise at
-// every larger element cost each warp a float64 exponential at nearly every
-// vector (some lane raised; bench/NOTES.md v16). The slack bounds what it
+// every larger element would cost each warp a float64 exponential at nearly
+// every vector (some lane raises; bench/NOTES.md, Statistics). The slack bounds what it
 // costs in accuracy: an x - m in (0, 2] rounds by at most 2^-23, which
 // cured.h's LOGSUMEXP error bound includes.
 #define LSE_SLACK 2

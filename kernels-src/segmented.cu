@@ -110,12 +110,12 @@ struct GroupLoop<Record<MeanVarOf<T, R, KIND>, MeanVarState, RAW> > : GroupLoop<
 // A row's G lanes start from one reference, the largest of their first elements (a
 // NaN left out), so that their states mostly meet at the group's maximum, without a
 // float64 exponential a lane (logsumexp.cuh's lse_group_reduce); a lane raises it
-// as before (LseVisitor).
+// as LseVisitor does.
 template <class T, class P, class R> struct GroupLoop<LogSumExp<T, P, R> > {
     template <int G, class TT, class A, int UNROLL>
     __device__ static __forceinline__ A run(const T *in, size_t n, bool live, int lane, LogSumExp<T, P, R> op)
     {
-        if (G < 8) // (the first load and shuffles then cost more than the exponentials saved: NOTES v22)
+        if (G < 8) // (the first load and shuffles then cost more than the exponentials saved)
             return GroupLoopEach<LogSumExp<T, P, R> >::template run<G, T, A, UNROLL>(in, n, live, lane, op);
         P m = limits<P>::lowest();
         if (live) {
@@ -287,7 +287,7 @@ reduce_cols(const T *in, Cols g, void *out, unsigned result_size, A *partials, u
                     acc[k] = op(acc[k], sm[y * TX + tx]);
             __syncthreads();
         }
-    else if (TY > 1) // a tree: one thread's chain of TY - 1 combines was the tail of narrow tiles
+    else if (TY > 1) // a tree: one thread's chain of TY - 1 combines would be the tail of narrow tiles
         for (int k = 0; k < VEC; k++) {
             if (k >= lanes)
                 break;

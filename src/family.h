@@ -202,8 +202,11 @@ struct cr_family {
 extern const struct cr_family cr_family_segmented, cr_family_auto, cr_family_auto2, cr_family_two_pass_shared,
     cr_family_two_pass_shuffle, cr_family_two_pass_cg, cr_family_single_pass_ticket,
     cr_family_single_pass_atomic, cr_family_listing_12_4, cr_family_stats, cr_family_comm;
-/* The families, in catalog order: AUTO one-input, AUTO two-input, the
- * statistics, then the Handbook variants (one per cured_algorithm). */
+/* The families, in the order cr_family_for tries them (src/plan.c; the
+ * first that offers a request serves it): the combine and many-result
+ * families, which offer only their own shapes, AUTO one-input, AUTO
+ * two-input, the statistics, then the Handbook variants (one per
+ * cured_algorithm). The catalog lists their kernels in this order. */
 extern const struct cr_family *const cr_families[];
 extern const size_t cr_nfamilies;
 const char *cr_algo_name(cured_algorithm a); /* "auto", "two_pass_shared", ... */

@@ -41,8 +41,8 @@ static void build(const struct cr_request *r, struct cr_unit *u)
     u->source = r->user != NULL ? cr_user_axes_source(r->user) : NULL;
     u->block = BLOCK;
     u->unroll = cr_type(r->in)->cls == CR_HALF && r->acc.layout == CR_LAYOUT_ARG ? 8 : UNROLL;
-    /* reduce_segments: 2 vectors in flight a lane, no spills at 64 registers (bench/NOTES.md v16,
-     * measured on float32 SUM); reduce_long_segments' blocks keep the usual number. */
+    /* reduce_segments: 2 vectors in flight a lane, which keep its registers from spilling
+     * (bench/NOTES.md, Segments); reduce_long_segments' blocks keep the usual number. */
     const unsigned long_unroll = u->unroll;
     if (r->shape == CR_SHAPE_SEGMENTS && u->unroll == UNROLL)
         u->unroll = 2;
@@ -90,10 +90,9 @@ static void build(const struct cr_request *r, struct cr_unit *u)
  * its blocks (its own occupancy; LONG_PER_SM an SM for a kernel never
  * loaded, as in the planner tests), each cut into at most LONG_PARTS parts;
  * any more, and every one of them gets one block.
- * Why 16 KiB: in reduce_segments a warp reads ~64 KiB of a 256 MiB call on
- * an H200, and a threshold of 16 KiB, not 128, keeps one long segment from
- * doubling its warp's time (power-law segments 0.43 -> 0.47 of the ceiling,
- * bench/NOTES.md v15). */
+ * Why 16 KiB: a segment much longer than a warp's share of the call would
+ * hold its warp long after the others end; past the threshold the blocks
+ * share it out instead (bench/NOTES.md, Segments). */
 #define LONG_BYTES ((uint64_t)16 << 10)
 #define LONG_CAP 512u
 #define LONG_PARTS 64u
