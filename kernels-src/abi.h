@@ -53,6 +53,11 @@ CR_ABI_ASSERT(sizeof(void *) == 8, "64-bit device pointers");
  * kernel's partials fit them (grid.cuh, cols_combine.cuh assert it). */
 #define CR_MAX_ACC 32
 
+/* A state record (state.cuh writes it, combine.cu reads it, src/state.c
+ * sizes it): the element count (a 64-bit integer), then the state from
+ * this offset. */
+#define CR_RECORD_STATE 8
+
 /* Dimensions of a view the geometry holds: CURED_MAX_RANK of cured.h, which
  * NVRTC cannot include (family.h asserts that they are equal). */
 #define CR_ABI_MAX_RANK 8
