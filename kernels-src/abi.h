@@ -1,6 +1,7 @@
 /*
  * The kernels' ABI: the structs the many-result kernels (segmented.cu) take
- * by value, written once for both sides. The host compiles this file as C
+ * by value and the constants both sides size things by, written once for
+ * both sides. The host compiles this file as C
  * (src/family.h includes it) and NVRTC as CUDA C++ (it is embedded with the
  * other kernel sources), so the planner fills the very struct the kernel
  * reads. The C names (struct cr_kept, ...) are the tags; the kernels use
@@ -11,8 +12,8 @@
  * fixes every offset) and, where the compiler has offsetof (the host's C,
  * nvcc; not NVRTC), each field's offset. A field added, removed or widened
  * without its assertion, or a layout one compiler makes differently, fails
- * the host build or the kernel's NVRTC compile (test-axes compiles the
- * axis kernels off the GPU). Fields are 8-byte values first, 4-byte ones
+ * the host build or the kernel's NVRTC compile (off the GPU, test-compile
+ * compiles the catalog's kernels and test-axes the axis kernels). Fields are 8-byte values first, 4-byte ones
  * paired, so that no compiler pads.
  *
  * Only the common subset of C and CUDA C++: no standard headers (NVRTC has
@@ -39,10 +40,11 @@ typedef long long cr_i64;
 typedef unsigned long long cr_u64;
 typedef int cr_i32;
 typedef unsigned int cr_u32;
+/* A device pointer: typed in CUDA, the host's CUdeviceptr in C. */
 #ifdef __CUDACC__
-#define CR_DEVPTR(T) T * /* a device pointer: the kernel's typed pointer, */
+#define CR_DEVPTR(T) T *
 #else
-#define CR_DEVPTR(T) cr_u64 /* the host's CUdeviceptr */
+#define CR_DEVPTR(T) cr_u64
 #endif
 CR_ABI_ASSERT(sizeof(cr_i64) == 8 && sizeof(cr_u64) == 8 && sizeof(cr_i32) == 4 && sizeof(cr_u32) == 4,
               "fixed widths");
