@@ -89,6 +89,7 @@ __device__ __forceinline__ void cols_finish(const Geo &g, u64 b, unsigned split,
                                             A *partials, unsigned int *tickets, void *out, unsigned result_size,
                                             Op op, A *sm)
 {
+    static_assert(sizeof(A) <= CR_MAX_ACC, "a partial fits the workspace's");
     const unsigned grp = split / g.group, g0 = grp * g.group;
     const unsigned gn = (g0 + g.group < g.splits ? g0 + g.group : g.splits) - g0;
     const unsigned tbase = g.ngroups > 1 ? tile * (g.ngroups + 1) : tile;

@@ -33,7 +33,7 @@ template <class Op, class A, bool RAW> struct Combine {
             const u64 n = *(const u64 *)s;
             if (n == 0)
                 continue;
-            const A v = Restore<Op, A, RAW>::get(s + 8);
+            const A v = Restore<Op, A, RAW>::get(s + CR_RECORD_STATE);
             acc = total == 0 ? v : op(acc, v);
             total += n;
         }
@@ -54,8 +54,8 @@ template <class T, class K, class R, bool MAX, bool IGN> struct Combine<ArgOf<T,
             const u64 n = *(const u64 *)s;
             if (n == 0)
                 continue;
-            const long long i = *(const long long *)(s + 8);
-            const R v = *(const R *)(s + 16);
+            const long long i = *(const long long *)(s + CR_RECORD_STATE); // the ARG result: index, value
+            const R v = *(const R *)(s + CR_RECORD_STATE + 8);
             if (total == 0)
                 first = v; // an all-NaN result's value: the first element's
             if (i >= 0) {  // -1: an all-NaN shard of a NaN-ignoring operator

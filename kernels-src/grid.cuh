@@ -5,6 +5,7 @@
 #ifndef CURED_GRID_CUH
 #define CURED_GRID_CUH
 
+#include "abi.h" // CR_MAX_ACC
 #include "block.cuh"
 
 // How the last block combines the nblocks partials, in block order (so
@@ -47,6 +48,7 @@ template <int BLOCK, class A, class Op, int PER = 1>
 __device__ void finish_last_block(A block_value, void *out, size_t n, A *partials, unsigned int *ticket,
                                   unsigned block, unsigned nblocks, Op op)
 {
+    static_assert(sizeof(A) <= CR_MAX_ACC, "a partial fits the workspace's");
     if (nblocks == 1) {
         if (threadIdx.x == 0)
             op.write(out, block_value, n);

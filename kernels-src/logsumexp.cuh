@@ -60,8 +60,8 @@ template <class P> __device__ __forceinline__ P lse_ref(P m) { return fabs(m) < 
 // float64 sum s. m is the first vector's largest number (a NaN element makes
 // its term and so the sum NaN), raised only when a vector holds one more
 // than LSE_SLACK above it (the sum is then rescaled in float64). A raise at
-// every larger element cost each warp a float64 exponential at nearly every
-// vector (some lane raised; bench/NOTES.md v16). The slack bounds what it
+// every larger element would cost each warp a float64 exponential at nearly
+// every vector (some lane raises; bench/NOTES.md, Statistics). The slack bounds what it
 // costs in accuracy: an x - m in (0, 2] rounds by at most 2^-23, which
 // cured.h's LOGSUMEXP error bound includes.
 #define LSE_SLACK 2
@@ -169,7 +169,6 @@ template <class T, class P, class R> struct ThreadLoop<LogSumExp<T, P, R> > {
     }
 };
 
-#ifdef CURED_STATE_CUH // (not in tests/stats_emu_kernels.cc)
 // segmented.cu's groups of G lanes (rows, short segments, strided layouts):
 // the group's maximum by xor shuffles, then the scaled sums down to the
 // group's first lane, which holds the result (as the generic group_reduce).
@@ -226,6 +225,5 @@ template <class T, class P, class R> struct ColumnAcc1<LogSumExp<T, P, R>, T, Ls
 };
 template <class T, class P, class R, bool RAW>
 struct ColumnAcc1<Record<LogSumExp<T, P, R>, LseState, RAW>, T, LseState> : ColumnAcc1<LogSumExp<T, P, R>, T, LseState> {};
-#endif
 
 #endif

@@ -34,7 +34,7 @@ template <int N> __device__ __forceinline__ void store_bytes(const unsigned char
 // one contiguous run of the output: staged in shared memory, then stored as
 // 16-byte pieces across the lanes, so that each store instruction writes
 // 512 consecutive bytes (a thread's own N bytes would land 32 to 128 bytes
-// apart across the warp, and wide results then ran at a half or less of
+// apart across the warp, and wide results would run at a half or less of
 // the ceiling). All 32 lanes call it.
 template <int N> __device__ __forceinline__ void warp_store(const unsigned char *buf, unsigned char *stage, char *dst)
 {

@@ -4,17 +4,11 @@
 // operators and ends are the whole-array kernels' pieces (common.cuh), given
 // a group of threads or blocks per output instead of the whole grid. Every
 // kernel takes the statistics' ddof last (bind_ddof: ignored by the others).
+#include "abi.h" // Kept, Reduced, Cols, LongList, SegGuard: the structs the host fills
 #include "stats.cuh"
 #include "packed.cuh"
 
-#define CURED_MAX_DIMS 8
-
-// Where output o's elements start in the input and where its result goes:
-// o is decomposed row-major over the kept dimensions (innermost last).
-struct Kept {
-    int n;
-    long long extent[CURED_MAX_DIMS], in_stride[CURED_MAX_DIMS], out_stride[CURED_MAX_DIMS];
-};
+// Where output o's elements start in the input and where its result goes.
 __device__ __forceinline__ void kept_offsets(const Kept &k, u64 o, long long &in_off, long long &out_off)
 {
     if (k.n == 1) { // the common case, without a division
@@ -32,12 +26,7 @@ __device__ __forceinline__ void kept_offsets(const Kept &k, u64 o, long long &in
     }
 }
 
-// The elements reduced into one output: row-major over the reduced
-// dimensions, whose index is the ARG index.
-struct Reduced {
-    int n;
-    long long extent[CURED_MAX_DIMS], stride[CURED_MAX_DIMS];
-};
+// The offset of element i of one output's reduced dimensions.
 __device__ __forceinline__ long long reduced_offset(const Reduced &r, u64 i)
 {
     long long off = 0;
@@ -121,12 +110,12 @@ struct GroupLoop<Record<MeanVarOf<T, R, KIND>, MeanVarState, RAW> > : GroupLoop<
 // A row's G lanes start from one reference, the largest of their first elements (a
 // NaN left out), so that their states mostly meet at the group's maximum, without a
 // float64 exponential a lane (logsumexp.cuh's lse_group_reduce); a lane raises it
-// as before (LseVisitor).
+// as LseVisitor does.
 template <class T, class P, class R> struct GroupLoop<LogSumExp<T, P, R> > {
     template <int G, class TT, class A, int UNROLL>
     __device__ static __forceinline__ A run(const T *in, size_t n, bool live, int lane, LogSumExp<T, P, R> op)
     {
-        if (G < 8) // (the first load and shuffles then cost more than the exponentials saved: NOTES v22)
+        if (G < 8) // (the first load and shuffles then cost more than the exponentials saved)
             return GroupLoopEach<LogSumExp<T, P, R> >::template run<G, T, A, UNROLL>(in, n, live, lane, op);
         P m = limits<P>::lowest();
         if (live) {
@@ -207,14 +196,7 @@ reduce_rows_split(const T *in, u64 nout, u64 len, Kept kept, void *out, unsigned
 // rows r (stride row) of each batch b. A block is TX x TY threads: TX lanes
 // across VEC-wide column groups, TY phases down the rows; the rows may be
 // split over gridDim.y / nbatch blocks, whose partials cols_finish combines
-// (cols_combine.cuh).
-struct Cols {
-    long long rows, row, batches, batch, cols, out_batch, out_col;
-    unsigned splits, tiles;
-    unsigned group, ngroups; // splits > 1: splits per group, groups (cols_finish)
-    long long len;           // rows reduced into each result
-    unsigned fold, spare;    // fold: dense rows narrower than a vector, read as 16-byte rows
-};
+// (cols_combine.cuh). The geometry is a Cols (abi.h).
 #include "cols_combine.cuh"
 // reduce_cols' blocks an SM to keep resident (0: no bound; bench/colstune.cu tries others).
 template <class Op> struct ColsTuning { enum { MIN_BLOCKS = 0 }; };
@@ -305,7 +287,7 @@ reduce_cols(const T *in, Cols g, void *out, unsigned result_size, A *partials, u
                     acc[k] = op(acc[k], sm[y * TX + tx]);
             __syncthreads();
         }
-    else if (TY > 1) // a tree: one thread's chain of TY - 1 combines was the tail of narrow tiles
+    else if (TY > 1) // a tree: one thread's chain of TY - 1 combines would be the tail of narrow tiles
         for (int k = 0; k < VEC; k++) {
             if (k >= lanes)
                 break;

@@ -9,32 +9,13 @@
 #ifndef CURED_SEGMENTS_SHORT_CUH
 #define CURED_SEGMENTS_SHORT_CUH
 
-// The segments over `huge` elements, in the workspace: the first cap met
-// (in whatever order the warps meet them), their count, which goes on past
-// cap, a done word and a ticket per entry. The count alone decides how they
-// are reduced, and it does not depend on timing. An entry keeps the
-// segment's start and length, so that its blocks need not look them up.
-struct LongEntry {
-    unsigned long long seg;
-    long long begin;
-    unsigned long long len, pad;
-};
-struct LongList {
-    LongEntry *seg; // cap entries
-    unsigned int *count, *done, *tickets; // tickets: one per entry
-    unsigned cap, parts; // parts: the most blocks of one entry (its partials' stride)
-};
+#include "abi.h" // LongList (the segments over `huge` elements, in the workspace), SegGuard
 
 // What the offsets may index: elements [0, limit) of the input (the host
 // found them mapped and before the output). A segment with either offset
 // outside [0, limit] is bad: it reads nothing, gets the empty value, and
 // *bad keeps the complement of the lowest bad index (0: none), which
 // cured_check_stream reads and clears. One compare a segment, none an element.
-struct SegGuard {
-    u64 limit;
-    unsigned long long *bad;
-};
-
 __device__ __forceinline__ bool seg_bad(const SegGuard &g, long long b, long long e)
 {
     return (u64)b > g.limit || (u64)e > g.limit; // a negative offset is above any limit as u64

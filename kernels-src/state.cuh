@@ -8,6 +8,7 @@
 #ifndef CURED_STATE_CUH
 #define CURED_STATE_CUH
 
+#include "abi.h" // CR_RECORD_STATE
 #include "arg.cuh"
 
 template <class Op, class A, bool RAW> struct Record : Op {
@@ -15,9 +16,9 @@ template <class Op, class A, bool RAW> struct Record : Op {
     {
         *(u64 *)out = n;
         if (RAW)
-            *(A *)((char *)out + 8) = a;
+            *(A *)((char *)out + CR_RECORD_STATE) = a;
         else
-            Op::write((char *)out + 8, a, n);
+            Op::write((char *)out + CR_RECORD_STATE, a, n);
     }
 };
 

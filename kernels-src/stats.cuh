@@ -417,7 +417,7 @@ __device__ __forceinline__ double mv_term(MeanVarState t, MeanVarState p)
 // blocks per SM to keep resident: 4 (64 registers) for the shifted-sum
 // moments: their loop would fit 32 registers (8 blocks), but the last
 // block's end then spills, and the end of 1056 partials takes longer than
-// that of 528 (bench/NOTES.md, v8, v20). Others keep no minimum (0).
+// that of 528 (bench/NOTES.md, Statistics). Others keep no minimum (0).
 // END_PER, the partials each thread of the last block holds
 // (CombinePartials below): 4, all of up to 1024 blocks in one trip, for
 // LOGSUMEXP and the moments without COMP (float32 results, and the float64
@@ -436,7 +436,6 @@ template <class T, class R, int KIND> __device__ __forceinline__ void bind_ddof(
 {
     op.ddof = d;
 }
-#ifdef CURED_STATE_CUH // (not in tests/stats_emu_kernels.cc, which has no state records or columns)
 template <class Op, class A, bool RAW> struct StatsTuning<Record<Op, A, RAW> > : StatsTuning<Op> {};
 template <class Op, class A, bool RAW> __device__ __forceinline__ void bind_ddof(Record<Op, A, RAW> &op, double d)
 {
@@ -444,8 +443,6 @@ template <class Op, class A, bool RAW> __device__ __forceinline__ void bind_ddof
 }
 
 #include "stats_columns.cuh"
-#endif
-
-#include "stats_blocks.cuh" // (with grid.cuh only)
+#include "stats_blocks.cuh"
 
 #endif

@@ -1,13 +1,14 @@
-// The statistics over blocks (included by stats.cuh where grid.cuh is):
-// the block loops (BlockLoop: the moments' threads share the block's
-// shift, LOGSUMEXP scales once to the block's maximum), for the
-// whole-array kernel (stats.cu) and rows split over blocks (segmented.cu),
-// and the whole-array kernel's last block, which takes all the partials at
-// once (CombinePartials). tests/stats_emu_kernels.cc, which has no blocks,
+// The statistics over blocks (included by stats.cuh): the block loops
+// (BlockLoop: the moments' threads share the block's shift, LOGSUMEXP
+// scales once to the block's maximum), for the whole-array kernel
+// (stats.cu) and rows split over blocks (segmented.cu), and the
+// whole-array kernel's last block, which takes all the partials at once
+// (CombinePartials). tests/stats_emu_kernels.cc, which has no blocks,
 // reproduces them on the CPU.
-#ifdef CURED_GRID_CUH
 #ifndef CURED_STATS_BLOCKS_CUH
 #define CURED_STATS_BLOCKS_CUH
+
+#include "grid.cuh"
 
 // A block's state over its share of one input (the whole-array kernel,
 // stats.cu; rows split over blocks, segmented.cu), held by thread 0: its
@@ -86,12 +87,12 @@ template <class T, class P, class R> struct BlockLoop<LogSumExp<T, P, R> > {
 // The last block's end (grid.cuh's CombinePartials) for the moments and
 // LOGSUMEXP: all the partials meet at once, as the threads of a block do
 // above, instead of in a tree of pairwise merges (a Chan merge is a chain of
-// ~30 dependent float64 operations and two divisions: 3.4 of the 5.7 us
-// that the end of 528 partials took, bench/NOTES.md v21), where the kernel
+// ~30 dependent float64 operations and two divisions, and a tree of them is
+// most of the kernel's end: bench/NOTES.md, Statistics), where the kernel
 // passes PER > 1 (the whole-array kernel: StatsTuning's END_PER). The groups
 // of a few blocks of segmented.cu pass 1 and keep grid.cuh's pairwise tree,
-// whose merges with the identity cost little and whose registers (48 for
-// float32 MEAN_VAR rows, against 64) leave their loops a fifth block an SM.
+// whose merges with the identity cost little and whose fewer registers
+// leave their loops one more block an SM.
 // Two trips over the nblocks partials, PER a thread at a time (absent
 // ones are the identity): first(p) for each, then between() (every thread
 // calls it: the block's trees), then second(p) for each, from the registers
@@ -171,5 +172,4 @@ template <class T, class P, class R> struct CombinePartials<LogSumExp<T, P, R> >
     }
 };
 
-#endif
 #endif

@@ -7,8 +7,8 @@
 // shifted sums about the first of them, as ThreadLoop's (about eight operations
 // per element instead of a Chan merge), formed into states once, at close, from
 // the kernel's 64-bit row count. One run of rows, not chunks of 2^31 (the sums'
-// own count is 32-bit): merging chunk states held ~24 more registers through the
-// loop, a third of the blocks an SM (bench/NOTES.md, v22).
+// own count is 32-bit): merging chunk states would hold more registers through
+// the loop and cost a third of the blocks an SM (bench/NOTES.md, Statistics).
 template <class Op, class T, int VEC> struct MeanVarColumns {
     // 32-bit integers into float64: s2 compensated (ShiftedSums' S2C), as a run of rows is long.
     typedef ShiftedSums<T, Op::KIND_M2, Op::COMP, Op::S2C> S;

@@ -48,7 +48,7 @@ static uint64_t last_offset(const struct dim *d, int n, int out, int *overflow)
  * smaller ones. */
 static int outputs_overlap(const struct dim *d, int n)
 {
-    struct dim k[CR_MAX_DIMS];
+    struct dim k[CURED_MAX_RANK];
     int m = 0;
     for (int i = 0; i < n; i++)
         if (!d[i].reduced && d[i].extent > 1)
@@ -249,7 +249,7 @@ cured_status cr_axes_layout(cured_handle h, const void *in, const cured_layout *
     if (st != CURED_SUCCESS)
         return st;
     const cured_type in_type = r->in;
-    struct dim d[CR_MAX_DIMS];
+    struct dim d[CURED_MAX_RANK];
     int nkept = 0, empty = 0, kept_empty = 0, overflow = 0, total_over = 0, nout_over = 0;
     uint64_t nout = 1, total = 1;
     for (int k = 0; k < lay->rank; k++) {

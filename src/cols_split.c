@@ -12,12 +12,11 @@ uint64_t cr_cols_room(const struct cr_device_facts *dev, size_t acc_size)
     return cr_partials_area(dev) / acc_size;
 }
 
-/* Enough blocks for one wave of `resident`, at least 4 rows a thread, within
- * the partials area and the tickets (as many as fit: a partials-bound int8
- * column once ran 256 blocks, 0.75 of the ceiling, bench/NOTES.md v13; more
- * than one wave lost up to 0.07, v14). Over 16 splits they meet in groups of
- * about sqrt(splits), then the groups, so that no block combines more than a
- * few dozen partials per column. */
+/* Enough blocks for one wave of `resident` (fewer leave SMs idle on a
+ * partials-bound column; more wait on a second wave: bench/NOTES.md, COLS),
+ * at least 4 rows a thread, within the partials area and the tickets. Over
+ * 16 splits they meet in groups of about sqrt(splits), then the groups, so
+ * that no block combines more than a few dozen partials per column. */
 void cr_cols_splits(struct cr_cols *c, uint64_t resident, unsigned ty, uint64_t partial_room)
 {
     const uint64_t blocks = (uint64_t)c->tiles * (uint64_t)c->batches;

@@ -15,6 +15,7 @@
 #include <cuda.h>
 
 #include "cured.h"
+#include "../kernels-src/abi.h"
 
 /* ---- types.c -------------------------------------------------------------- */
 enum cr_type_class { CR_SIGNED, CR_UNSIGNED, CR_HALF, CR_FLOAT };
@@ -127,26 +128,10 @@ struct cr_unit {
     int block, unroll;  /* compile-time shape the plan needs */
 };
 
-/* The geometry of a many-result request, as the kernels of
- * kernels-src/segmented.cu take it (the same layouts: 8-byte fields). */
-#define CR_MAX_DIMS 8
-struct cr_kept {
-    int32_t n, pad;
-    int64_t extent[CR_MAX_DIMS], in_stride[CR_MAX_DIMS], out_stride[CR_MAX_DIMS];
-};
-struct cr_reduced {
-    int32_t n, pad;
-    int64_t extent[CR_MAX_DIMS], stride[CR_MAX_DIMS];
-};
-struct cr_cols {
-    int64_t rows, row, batches, batch, cols, out_batch, out_col;
-    uint32_t splits, tiles;
-    uint32_t group, ngroups; /* splits > 1: splits per group, groups (their partials meet in two levels) */
-    int64_t len;             /* rows reduced into each result (rows, unless folded) */
-    uint32_t fold;           /* 0, or dense rows of cols < vec elements read as 16-byte rows: rows, row
-                                are of those, and vector lane k holds column k % fold (= cols) */
-    uint32_t spare;
-};
+/* The geometry of a many-result request: struct cr_kept, cr_reduced and
+ * cr_cols are the kernels' own (kernels-src/abi.h, one definition for both
+ * sides), as are the segment kernels' cr_long_list and cr_seg_guard. */
+_Static_assert(CR_ABI_MAX_RANK == CURED_MAX_RANK, "the kernels' dimensions are cured_layout's");
 struct cr_geometry {
     uint64_t nout, len;      /* outputs; elements per output (ROWS, STRIDED) */
     struct cr_kept kept;
@@ -231,8 +216,11 @@ struct cr_family {
 extern const struct cr_family cr_family_segmented, cr_family_auto, cr_family_auto2, cr_family_two_pass_shared,
     cr_family_two_pass_shuffle, cr_family_two_pass_cg, cr_family_single_pass_ticket,
     cr_family_single_pass_atomic, cr_family_listing_12_4, cr_family_stats, cr_family_comm;
-/* The families, in catalog order: AUTO one-input, AUTO two-input, the
- * statistics, then the Handbook variants (one per cured_algorithm). */
+/* The families, in the order cr_family_for tries them (src/plan.c; the
+ * first that offers a request serves it): the combine and many-result
+ * families, which offer only their own shapes, AUTO one-input, AUTO
+ * two-input, the statistics, then the Handbook variants (one per
+ * cured_algorithm). The catalog lists their kernels in this order. */
 extern const struct cr_family *const cr_families[];
 extern const size_t cr_nfamilies;
 const char *cr_algo_name(cured_algorithm a); /* "auto", "two_pass_shared", ... */

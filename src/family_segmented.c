@@ -41,8 +41,8 @@ static void build(const struct cr_request *r, struct cr_unit *u)
     u->source = r->user != NULL ? r->user->axes_source : NULL;
     u->block = BLOCK;
     u->unroll = cr_type(r->in)->cls == CR_HALF && r->acc.layout == CR_LAYOUT_ARG ? 8 : UNROLL;
-    /* reduce_segments: 2 vectors in flight a lane, no spills at 64 registers (bench/NOTES.md v16,
-     * measured on float32 SUM); reduce_long_segments' blocks keep the usual number. */
+    /* reduce_segments: 2 vectors in flight a lane, which keep its registers from spilling
+     * (bench/NOTES.md, Segments); reduce_long_segments' blocks keep the usual number. */
     const unsigned long_unroll = u->unroll;
     if (r->shape == CR_SHAPE_SEGMENTS && u->unroll == UNROLL)
         u->unroll = 2;
@@ -90,10 +90,9 @@ static void build(const struct cr_request *r, struct cr_unit *u)
  * its blocks (its own occupancy; LONG_PER_SM an SM for a kernel never
  * loaded, as in the planner tests), each cut into at most LONG_PARTS parts;
  * any more, and every one of them gets one block.
- * Why 16 KiB: in reduce_segments a warp reads ~64 KiB of a 256 MiB call on
- * an H200, and a threshold of 16 KiB, not 128, keeps one long segment from
- * doubling its warp's time (power-law segments 0.43 -> 0.47 of the ceiling,
- * bench/NOTES.md v15). */
+ * Why 16 KiB: a segment much longer than a warp's share of the call would
+ * hold its warp long after the others end; past the threshold the blocks
+ * share it out instead (bench/NOTES.md, Segments). */
 #define LONG_BYTES ((uint64_t)16 << 10)
 #define LONG_CAP 512u
 #define LONG_PARTS 64u
@@ -104,14 +103,8 @@ static void build(const struct cr_request *r, struct cr_unit *u)
  * all the same). The kernel's prefix sum holds 2 BLOCK entries. */
 _Static_assert(LONG_CAP + 2 <= CR_WS_NTICKETS, "the long list's tickets");
 _Static_assert(LONG_CAP <= 2 * BLOCK, "the long list's prefix sum");
-_Static_assert((uint64_t)LONG_CAP * (LONG_PARTS * CR_MAX_ACC + 32) <= CR_WS_COLS_BYTES, "the long list's area");
-struct long_list { /* struct LongList of segments_short.cuh; seg: its 32-byte LongEntry array */
-    uint64_t seg, count, done, tickets;
-    uint32_t cap, parts;
-};
-struct seg_guard { /* struct SegGuard of segments_short.cuh */
-    uint64_t limit, bad;
-};
+#define LONG_PER_ENTRY ((uint64_t)LONG_PARTS * CR_MAX_ACC + sizeof(struct cr_long_entry)) /* its partials and entry */
+_Static_assert(LONG_CAP * LONG_PER_ENTRY <= CR_WS_COLS_BYTES, "the long list's area");
 
 static void plan_segments(const struct cr_request *r, const struct cr_kernel *k, const struct cr_device_facts *dev,
                           const struct cr_args *a, unsigned grid, uint64_t ddof, struct cr_plan *p)
@@ -119,11 +112,11 @@ static void plan_segments(const struct cr_request *r, const struct cr_kernel *k,
     const struct cr_geometry *g = a->geo;
     const uint64_t tickets = a->ws + CR_WS_TICKETS, partials = a->ws + CR_WS_PARTIALS;
     _Static_assert(CR_MAX_ACC % 16 == 0, "the entries after the partials are 16-byte aligned");
-    const uint64_t room = cr_partials_area(dev), per = (uint64_t)LONG_PARTS * CR_MAX_ACC + 32;
+    const uint64_t room = cr_partials_area(dev), per = LONG_PER_ENTRY;
     const unsigned cap = room / per < LONG_CAP ? (unsigned)(room / per) : LONG_CAP;
-    struct long_list list = {partials + (uint64_t)cap * LONG_PARTS * CR_MAX_ACC, tickets + 4 * LONG_CAP,
-                             tickets + 4 * (LONG_CAP + 1), tickets, cap, LONG_PARTS};
-    const struct seg_guard guard = {g->limit, a->ws + CR_WS_ERROR};
+    struct cr_long_list list = {partials + (uint64_t)cap * LONG_PARTS * CR_MAX_ACC, tickets + 4 * LONG_CAP,
+                                tickets + 4 * (LONG_CAP + 1), tickets, cap, LONG_PARTS};
+    const struct cr_seg_guard guard = {g->limit, a->ws + CR_WS_ERROR};
     struct cr_launch *l = cr_plan_launch(p, 0, grid, BLOCK);
     cr_plan_param(p, l, (uint64_t)(uintptr_t)a->in);
     cr_plan_param(p, l, g->nout);

@@ -47,8 +47,8 @@ static cured_status add_chunk(cured_handle h)
         return cr_fail_cuda(r, "cuMemAlloc of the per-stream workspace");
     /* Tickets and accumulators start at zero; kernels leave them at zero.
      * The memset runs on a private non-blocking stream and is waited for: a
-     * cuMemsetD8 on the legacy stream was not ordered before a non-blocking
-     * stream's first kernel, which then saw a stale ticket (racecheck);
+     * cuMemsetD8 on the legacy stream is not ordered before a non-blocking
+     * stream's first kernel, which would see a stale ticket (racecheck);
      * one on the caller's stream would only be recorded when a stream's
      * first call is captured. */
     CUstream zero = NULL;

@@ -104,7 +104,6 @@ extern const size_t cr_nsources;
 const char *cr_source_text(const char *name);
 
 /* ---- the request, family and plan types (family.h) ---------------------- */
-#define CR_MAX_ACC 32    /* largest accumulator: bytes per partial in a workspace */
 #define CR_MAX_RESULT 32 /* largest result: four 8-byte values of a user-defined op (CR_WS_RESULT holds 32) */
 
 /* ---- jit.c: one NVRTC compilation --------------------------------------- */

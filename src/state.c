@@ -2,8 +2,9 @@
  * State records (kernels-src/state.cuh): what a state request writes, and
  * how large a record is. Gathered records combine in rank order by
  * kernels-src/combine.cu (tests/state_host.c has the same rule on the host,
- * for the tests' oracles). A record is the element count (8 bytes), then the
- * raw accumulator or, for MIN, MAX, MINMAX and ARG, the result itself.
+ * for the tests' oracles). A record is the element count, then from
+ * CR_RECORD_STATE (kernels-src/abi.h) the raw accumulator or, for MIN, MAX,
+ * MINMAX and ARG, the result itself.
  */
 #include "internal.h"
 
@@ -18,7 +19,7 @@ size_t cr_state_slot(const struct cr_request *r)
     if (r->state) /* already a state request: its result is the record */
         return r->acc.result_size;
     size_t s = cr_state_raw(r) ? r->acc.size : r->acc.result_size;
-    return 8 + (s + 7) / 8 * 8;
+    return CR_RECORD_STATE + (s + 7) / 8 * 8;
 }
 
 void cr_request_state(struct cr_request *r)

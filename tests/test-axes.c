@@ -458,13 +458,13 @@ START_TEST(test_plans_fit)
         ck_assert_msg(!p.overflow && p.nlaunch == 2 && p.l[1].fn == 1 && p.l[1].grid == 4u * (unsigned)sms[k] &&
                           p.l[1].grid_y == 1 && p.l[1].nparams == 11 && p.l[0].nparams == 10,
                       "segments, %d SMs: overflow %d, %d launches", sms[k], p.overflow, p.nlaunch);
-        /* struct LongList (the 8th parameter of both kernels): entries, count, done, tickets, cap, parts */
-        struct { uint64_t seg, count, done, tickets; uint32_t cap, parts; } list, list0;
+        /* the long list (the 8th parameter of both kernels) */
+        struct cr_long_list list, list0;
         memcpy(&list, p.l[1].params[7], sizeof list);
         memcpy(&list0, p.l[0].params[7], sizeof list0);
         ck_assert_msg(memcmp(&list, &list0, sizeof list) == 0, "both kernels see one list");
-        /* struct SegGuard (the 9th): the limit the offsets may reach and the slot's error word */
-        struct { uint64_t limit, bad; } guard, guard0;
+        /* the guard (the 9th): the limit the offsets may reach and the slot's error word */
+        struct cr_seg_guard guard, guard0;
         memcpy(&guard, p.l[1].params[8], sizeof guard);
         memcpy(&guard0, p.l[0].params[8], sizeof guard0);
         ck_assert_msg(guard.limit == 123456789 && guard.bad == 0x40000 + CR_WS_ERROR &&

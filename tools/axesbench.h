@@ -41,7 +41,7 @@ int axes_stats_check(cured_op op, const float *h, size_t n, size_t stride, const
 /* Does CUB have the cell's reduction (rows of float32 SUM/MAX/ARGMAX, int32 SUM)? Its op and type. */
 int axes_cub_of(const struct cell *c, cmp_op *op, cmp_type *t);
 /* Time and print (and write to csv) the CUB row after a cured row whose time
- * was cured_us; CUB's time, or -1 if CUB could not run. */
+ * is cured_us; CUB's time, or -1 if CUB could not run. */
 double axes_cub_row(struct cub_req *q, int iters, size_t bytes, double ceil_gbps, double cured_us, const char *label,
                     const char *shape, const char *csv_shape, FILE *csv);
 

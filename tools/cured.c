@@ -1,16 +1,17 @@
 /*
  * cured: the command-line tool of the cured library.
  *
- *   cured info                     what cured finds here
- *   cured cache dir|list|clear     the persistent kernel cache   (cache.c)
- *   cured cache warm [--arch T]    fill it without a GPU          (cache.c)
+ *   cured info                     what cured finds here           (cured.c)
+ *   cured cache dir|list|clear     the persistent kernel cache    (cache.c)
+ *   cured cache warm [--arch T]    fill it without a GPU          (cache_warm.c)
  *   cured bench [options]          Table 12-1 on this GPU         (bench.c)
- *   cured version | -V             the version
- *   cured bench warmstart          first call of a fresh process  (warmstart.c)
+ *   cured bench warmstart          first call of a fresh process  (warmstart.c, warmstart_child.c)
  *   cured bench sweep              sizes 2^10 ... 2^30            (sweep.c)
  *   cured bench ops                operators x types              (opsbench.c)
  *   cured bench axes               axes and segments              (axesbench.c)
  *   cured bench allreduce          cured_comm over NCCL           (allreducebench.c)
+ *   cured help | -h | --help       the usage
+ *   cured version | -V | --version the version
  *
  * The driver is opened at run time (src/driver.c, compiled into the tool
  * too), so every command starts where there is no GPU or no driver.

@@ -1,0 +1,151 @@
+/*
+ * The kernels' ABI: the structs the many-result kernels (segmented.cu) take
+ * by value and the constants both sides size things by, written once for
+ * both sides. The host compiles this file as C
+ * (src/family.h includes it) and NVRTC as CUDA C++ (it is embedded with the
+ * other kernel sources), so the planner fills the very struct the kernel
+ * reads. The C names (struct cr_kept, ...) are the tags; the kernels use
+ * the CUDA names (Kept, ...), typedefs of the same structs.
+ *
+ * The layouts are pinned by static assertions, in both compilations: each
+ * struct's size is the sum of its fields' (no padding, so the field order
+ * fixes every offset) and, where the compiler has offsetof (the host's C,
+ * nvcc; not NVRTC), each field's offset. A field added, removed or widened
+ * without its assertion, or a layout one compiler makes differently, fails
+ * the host build or the kernel's NVRTC compile (off the GPU, test-compile
+ * compiles the catalog's kernels and test-axes the axis kernels). Fields are 8-byte values first, 4-byte ones
+ * paired, so that no compiler pads.
+ *
+ * Only the common subset of C and CUDA C++: no standard headers (NVRTC has
+ * none), fixed-width types below, device pointers as 8-byte integers on the
+ * host (CUdeviceptr).
+ */
+#ifndef CURED_ABI_H
+#define CURED_ABI_H
+
+#ifdef __cplusplus
+#define CR_ABI_ASSERT(cond, what) static_assert(cond, what)
+#else
+#define CR_ABI_ASSERT(cond, what) _Static_assert(cond, what)
+#endif
+#ifdef __CUDACC_RTC__ /* NVRTC has no offsetof: there the sizes, which leave no room for padding, fix the offsets */
+#define CR_ABI_AT(type, field, offset) CR_ABI_ASSERT(sizeof(((type *)0)->field) > 0, #type "." #field)
+#else
+#define CR_ABI_AT(type, field, offset) CR_ABI_ASSERT(__builtin_offsetof(type, field) == (offset), #type "." #field)
+#endif
+
+/* The widths the structs are written in: long long and int are 64 and 32
+ * bits wherever CUDA runs (asserted below). */
+typedef long long cr_i64;
+typedef unsigned long long cr_u64;
+typedef int cr_i32;
+typedef unsigned int cr_u32;
+/* A device pointer: typed in CUDA, the host's CUdeviceptr in C. */
+#ifdef __CUDACC__
+#define CR_DEVPTR(T) T *
+#else
+#define CR_DEVPTR(T) cr_u64
+#endif
+CR_ABI_ASSERT(sizeof(cr_i64) == 8 && sizeof(cr_u64) == 8 && sizeof(cr_i32) == 4 && sizeof(cr_u32) == 4,
+              "fixed widths");
+CR_ABI_ASSERT(sizeof(void *) == 8, "64-bit device pointers");
+
+/* The largest accumulator: the workspace holds partials of this many bytes
+ * (a resident block's, a column's, a long segment part's), and every
+ * kernel's partials fit them (grid.cuh, cols_combine.cuh assert it). */
+#define CR_MAX_ACC 32
+
+/* A state record (state.cuh writes it, combine.cu reads it, src/state.c
+ * sizes it): the element count (a 64-bit integer), then the state from
+ * this offset. */
+#define CR_RECORD_STATE 8
+
+/* Dimensions of a view the geometry holds: CURED_MAX_RANK of cured.h, which
+ * NVRTC cannot include (family.h asserts that they are equal). */
+#define CR_ABI_MAX_RANK 8
+
+/* Where output o's elements start in the input and where its result goes:
+ * o decomposed row-major over the n kept dimensions (innermost last). */
+typedef struct cr_kept {
+    cr_i32 n, pad;
+    cr_i64 extent[CR_ABI_MAX_RANK], in_stride[CR_ABI_MAX_RANK], out_stride[CR_ABI_MAX_RANK];
+} Kept;
+CR_ABI_AT(struct cr_kept, extent, 8);
+CR_ABI_AT(struct cr_kept, in_stride, 8 + 8 * CR_ABI_MAX_RANK);
+CR_ABI_AT(struct cr_kept, out_stride, 8 + 16 * CR_ABI_MAX_RANK);
+CR_ABI_ASSERT(sizeof(struct cr_kept) == 2 * 4 + 3 * 8 * CR_ABI_MAX_RANK, "sizeof Kept");
+
+/* The elements reduced into one output: row-major over the n reduced
+ * dimensions, whose index is the ARG index. */
+typedef struct cr_reduced {
+    cr_i32 n, pad;
+    cr_i64 extent[CR_ABI_MAX_RANK], stride[CR_ABI_MAX_RANK];
+} Reduced;
+CR_ABI_AT(struct cr_reduced, extent, 8);
+CR_ABI_AT(struct cr_reduced, stride, 8 + 8 * CR_ABI_MAX_RANK);
+CR_ABI_ASSERT(sizeof(struct cr_reduced) == 2 * 4 + 2 * 8 * CR_ABI_MAX_RANK, "sizeof Reduced");
+
+/* Columns: outputs (b, c) adjacent along c (in-stride 1), reduced along
+ * rows r (stride row) of each batch b; the rows split over `splits` blocks
+ * a batch, whose partials meet in `ngroups` groups of `group` splits
+ * (cols_combine.cuh). */
+typedef struct cr_cols {
+    cr_i64 rows, row, batches, batch, cols, out_batch, out_col;
+    cr_u32 splits, tiles;
+    cr_u32 group, ngroups;
+    cr_i64 len;  /* rows reduced into each result (rows, unless folded) */
+    cr_u32 fold; /* 0, or dense rows of cols < vec elements read as 16-byte rows: rows and row are
+                    of those, and vector lane k holds column k % fold (= cols) */
+    cr_u32 spare;
+} Cols;
+CR_ABI_AT(struct cr_cols, out_col, 48);
+CR_ABI_AT(struct cr_cols, splits, 56);
+CR_ABI_AT(struct cr_cols, tiles, 60);
+CR_ABI_AT(struct cr_cols, group, 64);
+CR_ABI_AT(struct cr_cols, ngroups, 68);
+CR_ABI_AT(struct cr_cols, len, 72);
+CR_ABI_AT(struct cr_cols, fold, 80);
+CR_ABI_ASSERT(sizeof(struct cr_cols) == 7 * 8 + 4 * 4 + 8 + 2 * 4, "sizeof Cols");
+
+/* Segments over `huge` elements, listed by reduce_segments for
+ * reduce_long_segments (segments_long.cuh): an entry keeps the segment's
+ * index, start and length, so that its blocks need not look them up. */
+typedef struct cr_long_entry {
+    cr_u64 seg;
+    cr_i64 begin;
+    cr_u64 len, pad;
+} LongEntry;
+CR_ABI_AT(struct cr_long_entry, begin, 8);
+CR_ABI_AT(struct cr_long_entry, len, 16);
+CR_ABI_ASSERT(sizeof(struct cr_long_entry) == 4 * 8, "sizeof LongEntry");
+
+/* The list, in the workspace: the first cap entries met (in whatever order
+ * the warps meet them), their count, which goes on past cap, a done word
+ * and a ticket per entry. The count alone decides how they are reduced, and
+ * it does not depend on timing. */
+typedef struct cr_long_list {
+    CR_DEVPTR(LongEntry) seg; /* cap entries */
+    CR_DEVPTR(unsigned int) count;
+    CR_DEVPTR(unsigned int) done;
+    CR_DEVPTR(unsigned int) tickets; /* one per entry */
+    cr_u32 cap, parts; /* parts: the most blocks of one entry (its partials' stride) */
+} LongList;
+CR_ABI_AT(struct cr_long_list, count, 8);
+CR_ABI_AT(struct cr_long_list, done, 16);
+CR_ABI_AT(struct cr_long_list, tickets, 24);
+CR_ABI_AT(struct cr_long_list, cap, 32);
+CR_ABI_AT(struct cr_long_list, parts, 36);
+CR_ABI_ASSERT(sizeof(struct cr_long_list) == 4 * 8 + 2 * 4, "sizeof LongList");
+
+/* What segment offsets may index: elements [0, limit) of the input. A
+ * segment with an offset outside [0, limit] keeps the complement of its
+ * index in *bad, the stream slot's error word (CR_WS_ERROR), if it is the
+ * lowest bad one; cured_check_stream reads and clears it. */
+typedef struct cr_seg_guard {
+    cr_u64 limit;
+    CR_DEVPTR(unsigned long long) bad;
+} SegGuard;
+CR_ABI_AT(struct cr_seg_guard, bad, 8);
+CR_ABI_ASSERT(sizeof(struct cr_seg_guard) == 2 * 8, "sizeof SegGuard");
+
+#endif
