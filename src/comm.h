@@ -5,7 +5,7 @@
 #include "internal.h"
 #include "nccl_lib.h"
 
-#define CR_COMM_SLOT_MAX 40       /* the largest state record: count + a 32-byte state */
+#define CR_COMM_SLOT_MAX (CR_RECORD_STATE + CR_MAX_ACC) /* the largest state record: the count, then the largest state */
 #define CR_COMM_DEFAULT_OUTPUTS 4096
 
 struct cr_comm_user; /* a user op's kernels in this communicator (comm_custom.c) */
