@@ -16,6 +16,8 @@
 #include <string.h>
 #include <time.h>
 
+static void custom_free(cured_custom op);
+
 /* ---- the compile budget of user-defined ops (cured.h: CURED_ERROR_COMPILE_BUDGET) ---- */
 
 #define DEFAULT_MAX_SHAPES 16
@@ -298,14 +300,14 @@ cured_status cr_custom_compile(cured_handle h, cured_custom op)
     cured_status st;
     if ((st = seconds_left(NULL, "cured_custom_create")) != CURED_SUCCESS ||
         (st = cr_handle_arch(h, &arch, &ptx)) != CURED_SUCCESS) {
-        cured_custom_destroy(op);
+        custom_free(op);
         return st;
     }
     const double t0 = now_seconds();
     st = cr_kcache_get(&op->unit, arch, ptx, &img);
     charge(op, now_seconds() - t0);
     if (st != CURED_SUCCESS) {
-        cured_custom_destroy(op);
+        custom_free(op);
         return st;
     }
     op->compiled = img; /* kept for the op's first use in each context (cr_kernel_load) */
@@ -379,10 +381,9 @@ void cr_loaded_unload(const struct loaded *l)
     }
 }
 
-CR_API cured_status cured_custom_destroy(cured_custom op)
+/* Free an op and its kernels (cured_custom_destroy, and a failed creation). */
+static void custom_free(cured_custom op)
 {
-    if (op == NULL)
-        return CURED_SUCCESS;
     for (size_t i = 0; i < op->nloaded; i++) {
         cr_loaded_unload(op->loaded[i]);
         free(op->loaded[i]);
@@ -395,5 +396,11 @@ CR_API cured_status cured_custom_destroy(cured_custom op)
     free(op->user.source);
     free(op->user.axes_source);
     free(op);
+}
+
+CR_API cured_status cured_custom_destroy(cured_custom op)
+{
+    if (op != NULL)
+        custom_free(op);
     return CURED_SUCCESS;
 }

@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+static cured_status handle_free(cured_handle h);
+
 cured_status cr_enter(cured_handle h, CUcontext *saved)
 {
     CUcontext cur = NULL;
@@ -293,7 +295,7 @@ static cured_status finish_create(cured_handle h, cured_handle *out)
     CUcontext saved;
     cured_status st = cr_enter(h, &saved);
     if (st != CURED_SUCCESS) {
-        cured_destroy(h);
+        handle_free(h);
         return st == CURED_ERROR_CUDA ? cr_fail(CURED_ERROR_INVALID_DEVICE, "the context cannot be made current: %s",
                                                 cured_last_error())
                                       : st;
@@ -325,7 +327,7 @@ static cured_status finish_create(cured_handle h, cured_handle *out)
     }
     cr_leave(h, saved);
     if (st != CURED_SUCCESS) {
-        cured_destroy(h);
+        handle_free(h);
         return st;
     }
     *out = h;
@@ -359,18 +361,18 @@ CR_API cured_status cured_create(int device, cured_handle *out)
     int count = 0;
     CUresult r = h->d->DeviceGetCount(&count);
     if (r != CUDA_SUCCESS || count == 0) {
-        cured_destroy(h);
+        handle_free(h);
         return r != CUDA_SUCCESS ? cr_fail_cuda(r, "cuDeviceGetCount")
                                  : cr_fail(CURED_ERROR_NO_DEVICE, "the CUDA driver reports no device");
     }
     if (device < 0 || device >= count) {
-        cured_destroy(h);
+        handle_free(h);
         return cr_fail(CURED_ERROR_INVALID_DEVICE, "device ordinal %d is out of range (%d device%s)",
                        device, count, count == 1 ? "" : "s");
     }
     if ((r = h->d->DeviceGet(&h->dev, device)) != CUDA_SUCCESS ||
         (r = h->d->DevicePrimaryCtxRetain(&h->ctx, h->dev)) != CUDA_SUCCESS) {
-        cured_destroy(h);
+        handle_free(h);
         return cr_fail_cuda(r, "retaining the device's primary context");
     }
     h->own_primary = 1;
@@ -384,17 +386,16 @@ CR_API cured_status cured_create_for_context(struct CUctx_st *ctx, cured_handle 
     if (st != CURED_SUCCESS)
         return st;
     if (ctx == NULL) {
-        cured_destroy(h);
+        handle_free(h);
         return cr_fail(CURED_ERROR_NULL_POINTER, "the context is NULL");
     }
     h->ctx = ctx;
     return finish_create(h, out);
 }
 
-CR_API cured_status cured_destroy(cured_handle h)
+/* Free a handle and what it holds (cured_destroy, and cured_create's failures). */
+static cured_status handle_free(cured_handle h)
 {
-    if (h == NULL)
-        return CURED_SUCCESS;
     cured_status st = CURED_SUCCESS;
     CUcontext saved = NULL;
     int entered = h->ctx != NULL && cr_enter(h, &saved) == CURED_SUCCESS;
@@ -417,6 +418,11 @@ CR_API cured_status cured_destroy(cured_handle h)
     free(h->chunks);
     free(h);
     return st;
+}
+
+CR_API cured_status cured_destroy(cured_handle h)
+{
+    return h == NULL ? CURED_SUCCESS : handle_free(h);
 }
 
 CR_API cured_status cured_get_arch(cured_handle h, int *sm, int *is_ptx)
