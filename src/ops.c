@@ -190,3 +190,8 @@ CR_API cured_status cured_default_result(cured_op op, cured_type in, cured_type 
     }
     return cr_fail(CURED_ERROR_TYPE_MISMATCH, "%s does not take %s", ops[op].name, cr_type_name(in));
 }
+
+CR_API int cured_result_offered(cured_op op, cured_type in, cured_type out)
+{
+    return cr_op_accumulator(op, in, out, NULL);
+}

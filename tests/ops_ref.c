@@ -4,25 +4,26 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* ---- types ------------------------------------------------------------------------ */
 
 size_t ref_size(cured_type t)
 {
-    static const size_t sizes[CURED_TYPE_COUNT] = {4, 8, 1, 1, 2, 2, 4, 8, 2, 2, 4, 8};
-    return (unsigned)t < CURED_TYPE_COUNT ? sizes[t] : 0;
+    return cr_type_size(t);
 }
 
 int ref_is_float(cured_type t)
 {
-    return t == CURED_TYPE_FLOAT16 || t == CURED_TYPE_BFLOAT16 || t == CURED_TYPE_FLOAT32 ||
-           t == CURED_TYPE_FLOAT64;
+    const struct cr_type_info *ti = cr_type(t);
+    return ti != NULL && (ti->cls == CR_HALF || ti->cls == CR_FLOAT);
 }
 
 int ref_is_signed(cured_type t)
 {
-    return t == CURED_TYPE_INT8 || t == CURED_TYPE_INT16 || t == CURED_TYPE_INT32 || t == CURED_TYPE_INT64;
+    const struct cr_type_info *ti = cr_type(t);
+    return ti != NULL && ti->cls == CR_SIGNED;
 }
 
 const char *ref_flavour_name(enum ref_flavour fl)
@@ -122,12 +123,11 @@ static int int_less(cured_type t, uint64_t a, uint64_t b)
 
 size_t ref_result_size(cured_op op, cured_type out)
 {
-    if (op == CURED_OP_MINMAX || op == CURED_OP_MEAN_VAR)
-        return 2 * ref_size(out);
-    if (op == CURED_OP_ARGMIN || op == CURED_OP_ARGMAX || op == CURED_OP_NANARGMIN ||
-        op == CURED_OP_NANARGMAX)
-        return 16;
-    return ref_size(out);
+    switch (cr_op(op)->layout) { /* the library's table: the result's layout */
+    case CR_LAYOUT_PAIR: return 2 * ref_size(out);
+    case CR_LAYOUT_ARG: return 16;
+    default: return ref_size(out);
+    }
 }
 
 /* ---- references ------------------------------------------------------------------- */
@@ -215,7 +215,6 @@ static void bitwise(cured_op op, cured_type in, const void *x, size_t n, struct 
 
 static void extremes(cured_op op, cured_type in, const void *x, size_t n, struct ref_result *r)
 {
-    const int ignore = op == CURED_OP_NANMIN || op == CURED_OP_NANMAX;
     if (n == 0 && op == CURED_OP_MINMAX) {
         r->status = CURED_ERROR_EMPTY_INPUT;
         return;
@@ -248,19 +247,15 @@ static void extremes(cured_op op, cured_type in, const void *x, size_t n, struct
         if (v > hi)
             hi = v;
     }
-    const int is_max = op == CURED_OP_MAX || op == CURED_OP_NANMAX;
-    r->v[0].f = is_max ? hi : lo;
+    r->v[0].f = op == CURED_OP_MAX ? hi : lo;
     r->v[1].f = hi;
-    if (n > 0 && nans == n && ignore)
-        r->status = CURED_ERROR_ALL_NAN; /* the asynchronous call writes NaN */
-    if (nans > 0 && (!ignore || nans == n))
+    if (nans > 0) /* NaN propagates */
         r->v[0].is_nan = r->v[1].is_nan = 1;
 }
 
 static void arg_search(cured_op op, cured_type in, const void *x, size_t n, struct ref_result *r)
 {
-    const int ignore = op == CURED_OP_NANARGMIN || op == CURED_OP_NANARGMAX;
-    const int is_max = op == CURED_OP_ARGMAX || op == CURED_OP_NANARGMAX;
+    const int is_max = op == CURED_OP_ARGMAX;
     if (!ref_is_float(in)) {
         uint64_t best = 0;
         for (size_t i = 0; i < n; i++) {
@@ -277,8 +272,6 @@ static void arg_search(cured_op op, cured_type in, const void *x, size_t n, stru
     for (size_t i = 0; i < n; i++) {
         double v = get_f(in, x, i);
         if (isnan(v)) {
-            if (ignore)
-                continue;
             r->index = (int64_t)i; /* NaN propagates: the first NaN */
             r->v[0].is_nan = 1;
             return;
@@ -288,8 +281,6 @@ static void arg_search(cured_op op, cured_type in, const void *x, size_t n, stru
             r->index = (int64_t)i;
         }
     }
-    if (r->index < 0) /* only NaNs, ignored */
-        r->status = CURED_ERROR_ALL_NAN;
     r->v[0].f = best;
 }
 
@@ -305,48 +296,124 @@ static void arg(cured_op op, cured_type in, const void *x, size_t n, struct ref_
     r->arg_bits = raw_bits(ref_size(in), x, r->index < 0 ? 0 : (size_t)r->index);
 }
 
+/* ---- the oracle: one row per operator of the library's table -------------------- */
+
+static const struct ref_op oracle[CURED_OP_COUNT] = {
+    /* kind          NaN rule (base: the operator over the non-NaN elements)   data */
+    [CURED_OP_SUM] = {REF_SUM_LIKE, REF_NAN_PROPAGATES, CURED_OP_SUM, FL_RAND},
+    [CURED_OP_PRODUCT] = {REF_SUM_LIKE, REF_NAN_PROPAGATES, CURED_OP_PRODUCT, FL_ODD},
+    [CURED_OP_MIN] = {REF_EXTREME, REF_NAN_PROPAGATES, CURED_OP_MIN, FL_WIDE_NAN},
+    [CURED_OP_MAX] = {REF_EXTREME, REF_NAN_PROPAGATES, CURED_OP_MAX, FL_WIDE_NAN},
+    [CURED_OP_MINMAX] = {REF_EXTREME, REF_NAN_PROPAGATES, CURED_OP_MINMAX, FL_WIDE_NAN},
+    [CURED_OP_ARGMIN] = {REF_ARG, REF_NAN_PROPAGATES, CURED_OP_ARGMIN, FL_WIDE_NAN},
+    [CURED_OP_ARGMAX] = {REF_ARG, REF_NAN_PROPAGATES, CURED_OP_ARGMAX, FL_WIDE_NAN},
+    [CURED_OP_AND] = {REF_BITWISE, REF_NAN_PROPAGATES, CURED_OP_AND, FL_AND},
+    [CURED_OP_OR] = {REF_BITWISE, REF_NAN_PROPAGATES, CURED_OP_OR, FL_OR},
+    [CURED_OP_XOR] = {REF_BITWISE, REF_NAN_PROPAGATES, CURED_OP_XOR, FL_RAND},
+    [CURED_OP_SUM_SQUARES] = {REF_SUM_LIKE, REF_NAN_PROPAGATES, CURED_OP_SUM_SQUARES, FL_RAND},
+    [CURED_OP_SUM_ABS] = {REF_SUM_LIKE, REF_NAN_PROPAGATES, CURED_OP_SUM_ABS, FL_RAND},
+    [CURED_OP_NORM2] = {REF_SUM_LIKE, REF_NAN_PROPAGATES, CURED_OP_NORM2, FL_RAND},
+    [CURED_OP_DOT] = {REF_SUM_LIKE, REF_NAN_PROPAGATES, CURED_OP_DOT, FL_RAND},
+    [CURED_OP_NANMIN] = {REF_EXTREME, REF_NAN_SKIPPED_ALL_NAN, CURED_OP_MIN, FL_WIDE_NAN},
+    [CURED_OP_NANMAX] = {REF_EXTREME, REF_NAN_SKIPPED_ALL_NAN, CURED_OP_MAX, FL_WIDE_NAN},
+    [CURED_OP_NANARGMIN] = {REF_ARG, REF_NAN_SKIPPED_ALL_NAN, CURED_OP_ARGMIN, FL_WIDE_NAN},
+    [CURED_OP_NANARGMAX] = {REF_ARG, REF_NAN_SKIPPED_ALL_NAN, CURED_OP_ARGMAX, FL_WIDE_NAN},
+    [CURED_OP_COUNT_NONZERO] = {REF_COUNT, REF_NAN_PROPAGATES, CURED_OP_COUNT_NONZERO, FL_RAND},
+    [CURED_OP_MEAN] = {REF_STATS, REF_NAN_PROPAGATES, CURED_OP_MEAN, FL_REAL},
+    [CURED_OP_VAR] = {REF_STATS, REF_NAN_PROPAGATES, CURED_OP_VAR, FL_REAL},
+    [CURED_OP_STD] = {REF_STATS, REF_NAN_PROPAGATES, CURED_OP_STD, FL_REAL},
+    [CURED_OP_MEAN_VAR] = {REF_STATS, REF_NAN_PROPAGATES, CURED_OP_MEAN_VAR, FL_REAL},
+    [CURED_OP_LOGSUMEXP] = {REF_STATS, REF_NAN_PROPAGATES, CURED_OP_LOGSUMEXP, FL_REAL},
+};
+
+const struct ref_op *ref_op(cured_op op)
+{
+    return (unsigned)op < CURED_OP_COUNT && oracle[op].kind != REF_NONE ? &oracle[op] : NULL;
+}
+
+/* The reference of an operator whose NaNs propagate (or of any operator over data without NaN). */
+static void reduce_plain(cured_op op, cured_type in, cured_type out, const void *x, const void *y, size_t n,
+                         int exact, struct ref_result *r)
+{
+    switch (ref_op(op)->kind) {
+    case REF_SUM_LIKE:
+        sum_like(op, in, out, x, y, n, exact, r);
+        break;
+    case REF_BITWISE:
+        bitwise(op, in, x, n, r);
+        break;
+    case REF_COUNT: /* x != 0: NaN counts, -0 does not */
+        for (size_t i = 0; i < n; i++)
+            r->v[0].u += ref_is_float(in) ? ref_get_f(in, x, i) != 0.0 : ref_get_u(in, x, i) != 0;
+        break;
+    case REF_EXTREME:
+        extremes(op, in, x, n, r);
+        break;
+    case REF_STATS:
+        stats_ref_reduce(op, in, out, x, n, r);
+        break;
+    case REF_ARG:
+        arg(op, in, x, n, r);
+        break;
+    case REF_NONE:
+        break;
+    }
+}
+
+/*
+ * A NaN-skipping operator: its base operator over the non-NaN elements (and
+ * the elements of y at the same places), the ARG index mapped back to x.
+ * When every one of n > 0 elements is NaN, REF_NAN_SKIPPED_ALL_NAN gives
+ * the status ALL_NAN and what the asynchronous call writes (NaN, index -1
+ * with the first element); REF_NAN_SKIPPED_EMPTY the base's result of no
+ * element.
+ */
+static void reduce_skipping_nan(const struct ref_op *o, cured_type in, cured_type out, const void *x,
+                                const void *y, size_t n, int exact, struct ref_result *r)
+{
+    const size_t size = ref_size(in);
+    unsigned char *xs = malloc(n * size + 1), *ys = y != NULL ? malloc(n * size + 1) : NULL;
+    size_t *from = malloc(n * sizeof *from + 1), m = 0;
+    ck_assert_msg(xs != NULL && from != NULL && (y == NULL || ys != NULL), "test bug: out of memory");
+    for (size_t i = 0; i < n; i++)
+        if (!isnan(get_f(in, x, i))) {
+            memcpy(xs + m * size, (const unsigned char *)x + i * size, size);
+            if (ys != NULL)
+                memcpy(ys + m * size, (const unsigned char *)y + i * size, size);
+            from[m++] = i;
+        }
+    reduce_plain(o->base, in, out, xs, ys, m, exact, r);
+    if (r->is_arg && r->index >= 0) {
+        r->index = (int64_t)from[r->index];
+        r->arg_bits = raw_bits(size, x, (size_t)r->index);
+    }
+    if (n > 0 && m == 0 && o->nan == REF_NAN_SKIPPED_ALL_NAN) {
+        r->status = CURED_ERROR_ALL_NAN;
+        if (r->is_arg) {
+            r->index = -1;
+            r->arg_bits = raw_bits(size, x, 0);
+            memset(&r->v[0], 0, sizeof r->v[0]);
+        } else {
+            r->v[0].is_nan = r->v[1].is_nan = 1;
+        }
+    }
+    free(xs);
+    free(ys);
+    free(from);
+}
+
 void ref_reduce(cured_op op, cured_type in, cured_type out, const void *x, const void *y, size_t n,
                 int exact, struct ref_result *r)
 {
     memset(r, 0, sizeof *r);
     r->status = CURED_SUCCESS;
     r->nvalues = 1;
-    switch (op) {
-    case CURED_OP_SUM:
-    case CURED_OP_PRODUCT:
-    case CURED_OP_SUM_SQUARES:
-    case CURED_OP_SUM_ABS:
-    case CURED_OP_NORM2:
-    case CURED_OP_DOT:
-        sum_like(op, in, out, x, y, n, exact, r);
-        break;
-    case CURED_OP_AND:
-    case CURED_OP_OR:
-    case CURED_OP_XOR:
-        bitwise(op, in, x, n, r);
-        break;
-    case CURED_OP_COUNT_NONZERO: /* x != 0: NaN counts, -0 does not */
-        for (size_t i = 0; i < n; i++)
-            r->v[0].u += ref_is_float(in) ? ref_get_f(in, x, i) != 0.0 : ref_get_u(in, x, i) != 0;
-        break;
-    case CURED_OP_MIN:
-    case CURED_OP_MAX:
-    case CURED_OP_NANMIN:
-    case CURED_OP_NANMAX:
-    case CURED_OP_MINMAX:
-        extremes(op, in, x, n, r);
-        break;
-    case CURED_OP_MEAN:
-    case CURED_OP_VAR:
-    case CURED_OP_STD:
-    case CURED_OP_MEAN_VAR:
-    case CURED_OP_LOGSUMEXP:
-        stats_ref_reduce(op, in, out, x, n, r);
-        break;
-    default:
-        arg(op, in, x, n, r);
-        break;
-    }
+    const struct ref_op *o = ref_op(op);
+    ck_assert_msg(o != NULL, "test bug: tests/ops_ref.c's oracle has no row for %s", cured_op_name(op));
+    if (o->nan != REF_NAN_PROPAGATES && ref_is_float(in))
+        reduce_skipping_nan(o, in, out, x, y, n, exact, r);
+    else
+        reduce_plain(o->base, in, out, x, y, n, exact, r);
 }
 
 /* ---- checks ----------------------------------------------------------------------- */

@@ -32,6 +32,22 @@ uint64_t ref_get_u(cured_type t, const void *buf, size_t i);
 void ref_put_f(cured_type t, void *buf, size_t i, double v);
 void ref_put_u(cured_type t, void *buf, size_t i, uint64_t v);
 
+/* The kinds of test data (ref_fill, below). */
+enum ref_flavour {
+    FL_RAND,     /* integers: every bit random; floats: k/64, k in [-3, 3] (exact sums) */
+    FL_RAND2,    /* a second independent FL_RAND (second input of DOT) */
+    FL_ODD,      /* integers: random odd values (products stay nonzero modulo 2^bits);
+                    floats: +-1 with a few +-2 and +-0.5 (exact products, see below) */
+    FL_AND,      /* integers: all ones with scattered single-bit holes (AND is not 0) */
+    FL_OR,       /* integers: zeros with scattered single bits (OR is not all ones) */
+    FL_WIDE,     /* integers: as FL_RAND; floats: random bit patterns, no NaN or inf */
+    FL_WIDE_NAN, /* floats: as FL_WIDE with NaNs (one between 20 and 30, more at random) */
+    FL_REAL,     /* floats: uniform in [-1/32, 1/32), rounded to the type (sums need a
+                    tolerance; the scale keeps 2^20 of them inside the float16 range) */
+    FL_REAL2,
+    FL_COUNT
+};
+
 /* ---- expected results ----------------------------------------------------------- */
 
 struct ref_value {
@@ -50,6 +66,37 @@ struct ref_result {
     int64_t index;
     uint64_t arg_bits;    /* ARG: the bits of the element the value must be (all-NaN: the first) */
 };
+
+/*
+ * The oracle: one row per operator of the library's table (src/ops.c), keyed
+ * by operator; tests/test-args fails when the library has an operator that
+ * the oracle lacks. A NaN-skipping operator is its base operator over the
+ * non-NaN elements: a row with another base and a NaN rule, and no math of
+ * its own (NANMIN is MIN over the non-NaN elements; a NANSUM would be SUM's
+ * row with REF_NAN_SKIPPED_EMPTY).
+ */
+enum ref_kind {
+    REF_NONE,     /* no row: the oracle lacks the operator */
+    REF_SUM_LIKE, /* sums of terms (SUM, SUM_SQUARES, SUM_ABS, NORM2, DOT) and PRODUCT */
+    REF_BITWISE,  /* AND, OR, XOR */
+    REF_COUNT,    /* COUNT_NONZERO */
+    REF_EXTREME,  /* MIN, MAX, MINMAX: the result is an element */
+    REF_ARG,      /* ARGMIN, ARGMAX: the index of an element, then the element */
+    REF_STATS     /* the statistics: tests/stats_ref.c */
+};
+enum ref_nan_rule {
+    REF_NAN_PROPAGATES,      /* NaNs are elements like any other */
+    REF_NAN_SKIPPED_ALL_NAN, /* base over the non-NaN elements; all NaN: ALL_NAN, NaN or index -1 */
+    REF_NAN_SKIPPED_EMPTY    /* base over the non-NaN elements; all NaN: the base's result of none */
+};
+struct ref_op {
+    enum ref_kind kind;     /* of the base operator */
+    enum ref_nan_rule nan;
+    cured_op base;          /* the operator whose math the reference runs (itself unless NaN-skipping) */
+    enum ref_flavour data;  /* test data whose result is exact and telling (ref_fill) */
+};
+/* The oracle's row of op, or NULL when it has none. */
+const struct ref_op *ref_op(cured_op op);
 
 /*
  * The result of op over x[0..n) (and y for DOT) with the result type out.
@@ -82,20 +129,6 @@ void ref_check(cured_op op, cured_type in, cured_type out, const unsigned char *
 
 /* ---- data ----------------------------------------------------------------------- */
 
-enum ref_flavour {
-    FL_RAND,     /* integers: every bit random; floats: k/64, k in [-3, 3] (exact sums) */
-    FL_RAND2,    /* a second independent FL_RAND (second input of DOT) */
-    FL_ODD,      /* integers: random odd values (products stay nonzero modulo 2^bits);
-                    floats: +-1 with a few +-2 and +-0.5 (exact products, see below) */
-    FL_AND,      /* integers: all ones with scattered single-bit holes (AND is not 0) */
-    FL_OR,       /* integers: zeros with scattered single bits (OR is not all ones) */
-    FL_WIDE,     /* integers: as FL_RAND; floats: random bit patterns, no NaN or inf */
-    FL_WIDE_NAN, /* floats: as FL_WIDE with NaNs (one between 20 and 30, more at random) */
-    FL_REAL,     /* floats: uniform in [-1/32, 1/32), rounded to the type (sums need a
-                    tolerance; the scale keeps 2^20 of them inside the float16 range) */
-    FL_REAL2,
-    FL_COUNT
-};
 /*
  * FL_RAND for floats: every partial sum of up to 2^20+32 values k/64 (|k| <= 3),
  * of their absolute values, squares or pairwise products is a multiple of
