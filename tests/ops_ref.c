@@ -301,7 +301,7 @@ static void arg(cured_op op, cured_type in, const void *x, size_t n, struct ref_
 static const struct ref_op oracle[CURED_OP_COUNT] = {
     /* kind          NaN rule (base: the operator over the non-NaN elements)   data */
     [CURED_OP_SUM] = {REF_SUM_LIKE, REF_NAN_PROPAGATES, CURED_OP_SUM, FL_RAND},
-    [CURED_OP_PRODUCT] = {REF_SUM_LIKE, REF_NAN_PROPAGATES, CURED_OP_PRODUCT, FL_ODD},
+    [CURED_OP_PRODUCT] = {REF_PRODUCT, REF_NAN_PROPAGATES, CURED_OP_PRODUCT, FL_ODD},
     [CURED_OP_MIN] = {REF_EXTREME, REF_NAN_PROPAGATES, CURED_OP_MIN, FL_WIDE_NAN},
     [CURED_OP_MAX] = {REF_EXTREME, REF_NAN_PROPAGATES, CURED_OP_MAX, FL_WIDE_NAN},
     [CURED_OP_MINMAX] = {REF_EXTREME, REF_NAN_PROPAGATES, CURED_OP_MINMAX, FL_WIDE_NAN},
@@ -337,6 +337,7 @@ static void reduce_plain(cured_op op, cured_type in, cured_type out, const void 
 {
     switch (ref_op(op)->kind) {
     case REF_SUM_LIKE:
+    case REF_PRODUCT:
         sum_like(op, in, out, x, y, n, exact, r);
         break;
     case REF_BITWISE:

@@ -77,7 +77,8 @@ struct ref_result {
  */
 enum ref_kind {
     REF_NONE,     /* no row: the oracle lacks the operator */
-    REF_SUM_LIKE, /* sums of terms (SUM, SUM_SQUARES, SUM_ABS, NORM2, DOT) and PRODUCT */
+    REF_SUM_LIKE, /* sums of terms: SUM, SUM_SQUARES, SUM_ABS, NORM2, DOT */
+    REF_PRODUCT,  /* PRODUCT */
     REF_BITWISE,  /* AND, OR, XOR */
     REF_COUNT,    /* COUNT_NONZERO */
     REF_EXTREME,  /* MIN, MAX, MINMAX: the result is an element */
