@@ -1371,6 +1371,17 @@ CURED_EXPORT cured_status cured_default_result(cured_op op, cured_type in_type, 
 CURED_EXPORT int cured_result_offered(cured_op op, cured_type in_type, cured_type out_type);
 
 /**
+ * \brief Bytes of one result of an operator with a result type: one value,
+ * two for MINMAX and MEAN_VAR, a cured_arg_result for the ARG operators.
+ * \param op        any value.
+ * \param out_type  any value.
+ * \return the size; 0 for a value not in cured_op or cured_type.
+ * \par Thread safety
+ * May be called from any thread.
+ */
+CURED_EXPORT size_t cured_result_size(cured_op op, cured_type out_type);
+
+/**
  * \brief Size in bytes of one element of a type.
  * \param type  any value.
  * \return 1, 2, 4 or 8; 0 for a value not in cured_type.

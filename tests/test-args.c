@@ -367,7 +367,8 @@ START_TEST(test_names)
 }
 END_TEST
 
-/* cured_result_offered: exactly the documented combinations; 0 for unknown values. */
+/* cured_result_offered: exactly the documented combinations; 0 for unknown values. cured_max_rank,
+ * cured_result_size. */
 START_TEST(test_result_offered)
 {
     for (int op = 0; op < CURED_OP_COUNT; op++)
@@ -384,6 +385,21 @@ START_TEST(test_result_offered)
         ck_assert_int_eq(cured_result_offered(CURED_OP_SUM, CURED_TYPE_INT32, (cured_type)bad[i]), 0);
     }
     ck_assert_int_eq(cured_max_rank(), CURED_MAX_RANK);
+    /* cured_result_size: the accumulator's result size wherever the operator takes the types. */
+    for (int op = 0; op < CURED_OP_COUNT; op++)
+        for (int in = 0; in < CURED_TYPE_COUNT; in++)
+            for (int out = 0; out < CURED_TYPE_COUNT; out++) {
+                struct cr_acc acc;
+                if (cr_op_accumulator((cured_op)op, (cured_type)in, (cured_type)out, &acc))
+                    ck_assert_uint_eq(cured_result_size((cured_op)op, (cured_type)out), acc.result_size);
+            }
+    ck_assert_uint_eq(cured_result_size(CURED_OP_ARGMAX, CURED_TYPE_INT8), sizeof(cured_arg_result));
+    ck_assert_uint_eq(cured_result_size(CURED_OP_MINMAX, CURED_TYPE_FLOAT16), 4);
+    ck_assert_uint_eq(cured_result_size(CURED_OP_SUM, CURED_TYPE_INT64), 8);
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        ck_assert_uint_eq(cured_result_size((cured_op)bad[i], CURED_TYPE_INT32), 0);
+        ck_assert_uint_eq(cured_result_size(CURED_OP_SUM, (cured_type)bad[i]), 0);
+    }
 }
 END_TEST
 

@@ -3,7 +3,7 @@
  * (seed, flavour, global index), so every rank makes its own shard and rank 0
  * the whole array without communication. Shards are unequal (rank 1's is
  * empty when K >= 3); the extremes' ties sit on both sides of rank 0's end
- * and in the last shard, and the NaNs of FL_NAN only in the last shard, so
+ * and in the last shard, and the NaNs of MRF_NAN only in the last shard, so
  * ARG indices must carry the ranks' offsets.
  */
 #ifdef HAVE_CONFIG_H
@@ -68,16 +68,16 @@ static uint64_t int_value(const struct mr_shards *s, cured_type t, enum mr_flavo
     const uint64_t mask = bits == 64 ? ~0ull : (1ull << bits) - 1;
     const int64_t row = g / s->cols;
     switch (f) {
-    case FL_PROD: return (h | 1) & mask; /* odd: the product does not become 0 */
-    case FL_BITS: return h & mask;
-    case FL_AND: return g % 4099 == 0 ? mask & ~(1ull << ((g / 4099) % bits)) : mask;
-    case FL_OR: return g % 4099 == 0 ? 1ull << (h % (uint64_t)bits) : 0;
+    case MRF_PROD: return (h | 1) & mask; /* odd: the product does not become 0 */
+    case MRF_BITS: return h & mask;
+    case MRF_AND: return g % 4099 == 0 ? mask & ~(1ull << ((g / 4099) % bits)) : mask;
+    case MRF_OR: return g % 4099 == 0 ? 1ull << (h % (uint64_t)bits) : 0;
     default: break;
     }
     /* Small enough that the sums of squares of a million stay exact in 64 bits. */
     const int64_t m = bits <= 16 ? (int64_t)(mask >> (is_signed(t) ? 1 : 0)) : (int64_t)1 << 20;
     int64_t v = g % 7 == 3 ? 0 : is_signed(t) ? (int64_t)(h % (uint64_t)(2 * m + 1)) - m : (int64_t)(h % (uint64_t)(m + 1));
-    if (f == FL_REAL)
+    if (f == MRF_REAL)
         return (uint64_t)v & mask;
     v = is_signed(t) ? v / 2 : v / 2 + 1; /* strictly inside the type's range */
     const uint64_t top = is_signed(t) ? mask >> 1 : mask, bottom = is_signed(t) ? ~top & mask : 0;
@@ -92,16 +92,16 @@ static double float_value(const struct mr_shards *s, enum mr_flavour f, uint64_t
 {
     const int64_t row = g / s->cols;
     const double u = (double)(h >> 11) * 0x1p-53;
-    if (f == FL_PROD)
+    if (f == MRF_PROD)
         return 1 + (u - 0.5) / 256;
     const double x = g % 7 == 3 ? 0 : 2 * u - 1;
-    if (f != FL_TIES && f != FL_NAN)
+    if (f != MRF_TIES && f != MRF_NAN)
         return x;
     if (in_rows(s->tie_max, row))
         return 2;
     if (in_rows(s->tie_min, row))
         return -2;
-    if (f == FL_NAN && row >= s->nan_from && (h >> 3) % 97 == 0)
+    if (f == MRF_NAN && row >= s->nan_from && (h >> 3) % 97 == 0)
         return NAN;
     return x;
 }
@@ -167,12 +167,7 @@ double mr_eps(cured_type t)
 
 size_t mr_result_bytes(cured_op op, cured_type out)
 {
-    switch (op) {
-    case CURED_OP_ARGMIN: case CURED_OP_ARGMAX: case CURED_OP_NANARGMIN: case CURED_OP_NANARGMAX:
-        return sizeof(cured_arg_result);
-    case CURED_OP_MINMAX: case CURED_OP_MEAN_VAR: return 2 * cured_type_size(out);
-    default: return cured_type_size(out);
-    }
+    return cured_result_size(op, out);
 }
 
 /* Bitwise, within cured_op's latitude for MIN, MAX, NANMIN, NANMAX and MINMAX of
