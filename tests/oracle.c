@@ -40,6 +40,15 @@ int ref_is_signed(cured_type t)
     return strncmp(cured_type_name(t), "int", 3) == 0;
 }
 
+int ref_types(int floats, cured_type types[CURED_TYPE_COUNT])
+{
+    int n = 0;
+    for (int t = 0; t < CURED_TYPE_COUNT && cured_type_size((cured_type)t) != 0; t++)
+        if (ref_is_float((cured_type)t) == (floats != 0))
+            types[n++] = (cured_type)t;
+    return n;
+}
+
 /* Raw bits of element i, zero-extended (the host is little-endian, as the device). */
 uint64_t ref_bits(size_t size, const void *buf, size_t i)
 {

@@ -19,6 +19,8 @@
 size_t ref_size(cured_type t);
 int ref_is_float(cured_type t);  /* FLOAT16, BFLOAT16, FLOAT32, FLOAT64 */
 int ref_is_signed(cured_type t); /* signed integers */
+/* The library's integer (floats = 0) or floating types, in its table's order; returns how many. */
+int ref_types(int floats, cured_type types[CURED_TYPE_COUNT]);
 /* Largest and smallest value of an integer type t, modulo 2^64 (as from ref_get_u). */
 uint64_t ref_int_max(cured_type t);
 uint64_t ref_int_min(cured_type t);

@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "halfbits.h"
+#include "oracle.h"
 
 void mr_shards_make(struct mr_shards *s, int nranks, int64_t rows, int64_t cols)
 {
@@ -48,12 +49,12 @@ static uint64_t mix(uint64_t x)
 
 int mr_is_float(cured_type t)
 {
-    return t == CURED_TYPE_FLOAT16 || t == CURED_TYPE_BFLOAT16 || t == CURED_TYPE_FLOAT32 || t == CURED_TYPE_FLOAT64;
+    return ref_is_float(t);
 }
 
 static int is_signed(cured_type t)
 {
-    return t == CURED_TYPE_INT8 || t == CURED_TYPE_INT16 || t == CURED_TYPE_INT32 || t == CURED_TYPE_INT64;
+    return ref_is_signed(t);
 }
 
 static int in_rows(const int64_t *rows, int64_t row)
@@ -135,24 +136,10 @@ void mr_fill(const struct mr_shards *s, cured_type t, enum mr_flavour f, uint64_
 
 double mr_value(cured_type t, const void *p, size_t i)
 {
-    const unsigned char *b = (const unsigned char *)p + i * cured_type_size(t);
-    union { int8_t i8; uint8_t u8; int16_t i16; uint16_t u16; int32_t i32; uint32_t u32; int64_t i64; uint64_t u64;
-            float f; double d; } v;
-    memcpy(&v, b, cured_type_size(t));
-    switch (t) {
-    case CURED_TYPE_INT8: return v.i8;
-    case CURED_TYPE_UINT8: return v.u8;
-    case CURED_TYPE_INT16: return v.i16;
-    case CURED_TYPE_UINT16: return v.u16;
-    case CURED_TYPE_INT32: return v.i32;
-    case CURED_TYPE_UINT32: return v.u32;
-    case CURED_TYPE_INT64: return (double)v.i64;
-    case CURED_TYPE_UINT64: return (double)v.u64;
-    case CURED_TYPE_FLOAT16: return half_to_float(v.u16);
-    case CURED_TYPE_BFLOAT16: return bf16_to_float(v.u16);
-    case CURED_TYPE_FLOAT32: return v.f;
-    default: return v.d;
-    }
+    if (ref_is_float(t))
+        return ref_get_f(t, p, i);
+    const uint64_t v = ref_get_u(t, p, i);
+    return ref_is_signed(t) ? (double)(int64_t)v : (double)v;
 }
 
 double mr_eps(cured_type t)

@@ -56,6 +56,14 @@ def __getattr__(name):
     raise AttributeError("module 'cured' has no attribute %r" % name)
 
 
+def __dir__():
+    try:
+        ops = list(_lib.tables().ops)
+    except LibraryNotFound:
+        ops = []
+    return sorted(set(globals()) | set(ops) | {"ARG_OPS"})
+
+
 def _ops():
     """The library's operators as attributes: _ops().SUM."""
     return _lib.tables().op

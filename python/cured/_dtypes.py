@@ -126,12 +126,13 @@ def size(name):
 
 def sum_results(src):
     """The result types cured offers for SUM and PRODUCT of src, the library's
-    default first (include/cured.h, cured_op; asked of the library's rules):
+    default first, then the wider (include/cured.h, cured_op; asked of the library's rules):
     integers their 64-bit type, their 32-bit type or themselves;
     float16/bfloat16 float32 or themselves; float32 itself or float64."""
     t = _lib.tables()
     first = t.default_result("SUM", src)
-    return [first] + [res for res in t.types if res != first and t.offered("SUM", src, res)]
+    rest = [res for res in t.types if res != first and t.offered("SUM", src, res)]
+    return [first] + sorted(rest, key=lambda res: -t.types[res][1])
 
 
 def sum_plan(src, want):
