@@ -4,6 +4,7 @@
 #include "stats_ref.h"
 
 #include <math.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,16 +29,37 @@ size_t ref_size(cured_type t)
     return cured_type_size(t);
 }
 
-/* The kind of a type from its name, as the library spells it: "int32", "uint8", "float16", "bfloat16". */
+/* The kind of each type from its name, as the library spells it ("int32", "uint8", "float16",
+ * "bfloat16"), read once: the references ask per element. */
+enum { CLS_UNKNOWN, CLS_SIGNED, CLS_UNSIGNED, CLS_FLOAT };
+static unsigned char classes[CURED_TYPE_COUNT];
+static pthread_once_t classes_once = PTHREAD_ONCE_INIT;
+
+static void read_classes(void)
+{
+    for (int t = 0; t < CURED_TYPE_COUNT; t++) {
+        const char *name = cured_type_name((cured_type)t);
+        classes[t] = strncmp(name, "int", 3) == 0                                            ? CLS_SIGNED
+                     : strncmp(name, "uint", 4) == 0                                         ? CLS_UNSIGNED
+                     : strncmp(name, "float", 5) == 0 || strncmp(name, "bfloat", 6) == 0 ? CLS_FLOAT
+                                                                                             : CLS_UNKNOWN;
+    }
+}
+
+static int type_class(cured_type t)
+{
+    pthread_once(&classes_once, read_classes);
+    return (unsigned)t < CURED_TYPE_COUNT ? classes[t] : CLS_UNKNOWN;
+}
+
 int ref_is_float(cured_type t)
 {
-    const char *name = cured_type_name(t);
-    return strncmp(name, "float", 5) == 0 || strncmp(name, "bfloat", 6) == 0;
+    return type_class(t) == CLS_FLOAT;
 }
 
 int ref_is_signed(cured_type t)
 {
-    return strncmp(cured_type_name(t), "int", 3) == 0;
+    return type_class(t) == CLS_SIGNED;
 }
 
 int ref_types(int floats, cured_type types[CURED_TYPE_COUNT])

@@ -24,8 +24,8 @@ def result_types(fn, in_dtype, dtype):
         want = in_dtype if _dtypes.is_float(in_dtype) else "float64"
     if not _dtypes.is_float(want):
         raise TypeError("cured.%s: dtype=%s: the statistics give floating types" % (fn, want))
-    tables = _lib.tables()  # the library's result rules: float16/bfloat16/float32 in float32 or float64
-    offered = [res for res in ("float32", "float64") if tables.offered("MEAN", src, res)]
+    tables = _lib.tables()  # the library's result rules (fn names its operator: "var" is VAR)
+    offered = [res for res in ("float32", "float64") if tables.offered(fn.upper(), src, res)]
     return src, want if want in offered else offered[0], want
 
 
