@@ -1356,6 +1356,32 @@ CURED_EXPORT const char *cured_last_error(void);
 CURED_EXPORT cured_status cured_default_result(cured_op op, cured_type in_type, cured_type *out_type);
 
 /**
+ * \brief Whether an operator takes an element type with a result type (the
+ * result-type rules of cured_op), for front ends that offer every result type
+ * the library does.
+ * \param op        any value.
+ * \param in_type   any value.
+ * \param out_type  any value.
+ * \return 1 when (op, in_type, out_type) is a combination the operator takes;
+ *         0 when the reductions would return CURED_ERROR_TYPE_MISMATCH or
+ *         CURED_ERROR_INVALID_ENUM for it.
+ * \par Thread safety
+ * May be called from any thread.
+ */
+CURED_EXPORT int cured_result_offered(cured_op op, cured_type in_type, cured_type out_type);
+
+/**
+ * \brief Bytes of one result of an operator with a result type: one value,
+ * two for MINMAX and MEAN_VAR, a cured_arg_result for the ARG operators.
+ * \param op        any value.
+ * \param out_type  any value.
+ * \return the size; 0 for a value not in cured_op or cured_type.
+ * \par Thread safety
+ * May be called from any thread.
+ */
+CURED_EXPORT size_t cured_result_size(cured_op op, cured_type out_type);
+
+/**
  * \brief Size in bytes of one element of a type.
  * \param type  any value.
  * \return 1, 2, 4 or 8; 0 for a value not in cured_type.
@@ -1363,6 +1389,15 @@ CURED_EXPORT cured_status cured_default_result(cured_op op, cured_type in_type, 
  * May be called from any thread.
  */
 CURED_EXPORT size_t cured_type_size(cured_type type);
+
+/**
+ * \brief The largest rank of a cured_layout this library was built with
+ * (CURED_MAX_RANK), for front ends that lay out cured_layout at run time.
+ * \return CURED_MAX_RANK.
+ * \par Thread safety
+ * May be called from any thread.
+ */
+CURED_EXPORT int cured_max_rank(void);
 
 /**
  * \brief Version of the NVRTC library in use, loading it if needed.

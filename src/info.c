@@ -1,4 +1,4 @@
-/* Version and environment queries. */
+/* Version, environment and build-limit queries. */
 #include "internal.h"
 
 CR_API int cured_version(int *major, int *minor, int *patch)
@@ -10,6 +10,11 @@ CR_API int cured_version(int *major, int *minor, int *patch)
     if (patch)
         *patch = CURED_VERSION_PATCH;
     return CURED_API_VERSION;
+}
+
+CR_API int cured_max_rank(void)
+{
+    return CURED_MAX_RANK;
 }
 
 CR_API const char *cured_version_string(void)

@@ -208,3 +208,17 @@ struct cr_traits cr_request_traits(const struct cr_request *r)
     t.foldable = o->layout != CR_LAYOUT_ARG && !(o->flags & (CR_OP_STATS | CR_OP_TWO_INPUTS)) && r->acc.size <= 8;
     return t;
 }
+
+CR_API int cured_result_offered(cured_op op, cured_type in, cured_type out)
+{
+    return cr_op_accumulator(op, in, out, NULL);
+}
+
+CR_API size_t cured_result_size(cured_op op, cured_type out)
+{
+    const struct cr_op_info *o = cr_op(op);
+    const size_t s = cr_type_size(out);
+    if (o == NULL || s == 0)
+        return 0;
+    return o->layout == CR_LAYOUT_ARG ? sizeof(cured_arg_result) : o->layout == CR_LAYOUT_PAIR ? 2 * s : s;
+}

@@ -7,6 +7,7 @@
 #ifndef CURED_TESTS_GPU_STATS_H
 #define CURED_TESTS_GPU_STATS_H
 
+#include "ops_ref.h"
 #include "stats_ref.h"
 
 /* 2^20 + 7 elements, or 2^14 + 7 with CURED_TEST_NO_HUGE set (compute-sanitizer runs). */

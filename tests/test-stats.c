@@ -11,6 +11,7 @@
  * Needs NVRTC (exit 77 without it), as test-compile.
  */
 #include "api_test.h"
+#include "ops_ref.h"
 #include "stats_ref.h"
 
 #include <float.h>

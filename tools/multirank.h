@@ -40,7 +40,7 @@ struct mr_shards {
     int64_t rows, cols, start[64], len[64];
     int64_t tie_max[3], tie_min[3], nan_from; /* rows holding the extremes' ties; NaNs from this row on */
 };
-enum mr_flavour { FL_REAL, FL_TIES, FL_NAN, FL_PROD, FL_AND, FL_OR, FL_BITS, FL_COUNT };
+enum mr_flavour { MRF_REAL, MRF_TIES, MRF_NAN, MRF_PROD, MRF_AND, MRF_OR, MRF_BITS, MRF_COUNT };
 
 /* One rank's state; rank 0 also holds the whole array for the reference. */
 struct mr_rank {

@@ -11,6 +11,7 @@
 #endif
 
 #include "multirank.h"
+#include "oracle.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -204,29 +205,24 @@ static int upload(struct mr_rank *r, const struct mr_shards *s, cured_type t, en
     return 0;
 }
 
+/* The data of an operator, by its kind in the tests' oracle (tests/oracle.h). */
 static enum mr_flavour flavour_of(cured_op op, int nan)
 {
-    switch (op) {
-    case CURED_OP_PRODUCT: return FL_PROD;
-    case CURED_OP_AND: return FL_AND;
-    case CURED_OP_OR: return FL_OR;
-    case CURED_OP_XOR: return FL_BITS;
-    case CURED_OP_MIN: case CURED_OP_MAX: case CURED_OP_MINMAX: case CURED_OP_ARGMIN: case CURED_OP_ARGMAX:
-    case CURED_OP_NANMIN: case CURED_OP_NANMAX: case CURED_OP_NANARGMIN: case CURED_OP_NANARGMAX:
-        return nan ? FL_NAN : FL_TIES;
-    default: return FL_REAL;
+    const struct ref_op *o = ref_op(op);
+    switch (o->kind) {
+    case REF_PRODUCT: return MRF_PROD;
+    case REF_BITWISE: return o->data == FL_AND ? MRF_AND : o->data == FL_OR ? MRF_OR : MRF_BITS;
+    case REF_EXTREME: case REF_ARG: return nan ? MRF_NAN : MRF_TIES;
+    default: return MRF_REAL;
     }
 }
 
-/* cured.h's cured_comm: which results equal the single GPU's bit for bit. */
-static int exact_with_one_gpu(int nranks, cured_op op, cured_type in)
+/* cured.h's cured_comm: which results equal the single GPU's bit for bit (sums and statistics
+ * of floats, or into floats, round differently across ranks). */
+static int exact_with_one_gpu(int nranks, cured_op op, cured_type out)
 {
-    switch (op) {
-    case CURED_OP_SUM: case CURED_OP_PRODUCT: case CURED_OP_SUM_SQUARES: case CURED_OP_SUM_ABS: case CURED_OP_DOT:
-        return nranks == 1 || !mr_is_float(in);
-    case CURED_OP_NORM2: case CURED_OP_MEAN: case CURED_OP_VAR: case CURED_OP_STD: case CURED_OP_MEAN_VAR:
-    case CURED_OP_LOGSUMEXP:
-        return nranks == 1;
+    switch (ref_op(op)->kind) {
+    case REF_SUM_LIKE: case REF_PRODUCT: case REF_STATS: return nranks == 1 || !mr_is_float(out);
     default: return 1; /* extremes, ARG, bitwise, COUNT_NONZERO */
     }
 }
@@ -234,7 +230,7 @@ static int exact_with_one_gpu(int nranks, cured_op op, cured_type in)
 static struct mr_case make_case(struct mr_rank *r, enum mr_group g, enum kind kind, cured_op op, cured_type in,
                                 cured_type out, const struct mr_shards *s)
 {
-    struct mr_case c = {g, kind, op, in, out, mr_result_bytes(op, out), 0, exact_with_one_gpu(r->nranks, op, in),
+    struct mr_case c = {g, kind, op, in, out, mr_result_bytes(op, out), 0, exact_with_one_gpu(r->nranks, op, out),
                         1, 0, (double)(s->rows * s->cols), r->s1, r->s2, 0, NULL, s};
     c.count = c.bytes / cured_type_size(out);
     if (kind == K_DOT)
@@ -245,10 +241,10 @@ static struct mr_case make_case(struct mr_rank *r, enum mr_group g, enum kind ki
 static int whole_array_groups(struct mr_rank *r, const struct mr_shards *s)
 {
     for (int in = 0; in < CURED_TYPE_COUNT; in++)
-        for (int f = 0; f < FL_COUNT; f++) {
+        for (int f = 0; f < MRF_COUNT; f++) {
             int loaded = 0;
             for (int op = 0; op < CURED_OP_COUNT; op++) {
-                const int nan_pass = f == FL_NAN;
+                const int nan_pass = f == MRF_NAN;
                 if (op == CURED_OP_DOT || flavour_of((cured_op)op, nan_pass) != (enum mr_flavour)f ||
                     (nan_pass && !mr_is_float((cured_type)in)))
                     continue;
@@ -260,7 +256,7 @@ static int whole_array_groups(struct mr_rank *r, const struct mr_shards *s)
                     loaded = 1;
                     struct mr_case c = make_case(r, G_OPS, K_REDUCE, (cured_op)op, (cured_type)in, (cured_type)out, s);
                     run_case(r, &c);
-                    if (f == FL_REAL && op >= CURED_OP_MEAN) /* the statistics again, with a ddof */
+                    if (f == MRF_REAL && op >= CURED_OP_MEAN) /* the statistics again, with a ddof */
                         for (int ddof = 0; ddof < 2; ddof++) {
                             c = make_case(r, ddof ? G_STATS1 : G_STATS0, K_STATS, (cured_op)op, (cured_type)in,
                                           (cured_type)out, s);
@@ -269,10 +265,10 @@ static int whole_array_groups(struct mr_rank *r, const struct mr_shards *s)
                         }
                 }
             }
-            if (f == FL_REAL)
+            if (f == MRF_REAL)
                 for (int out = 0; out < CURED_TYPE_COUNT; out++)
                     if (offered(r->h, CURED_OP_DOT, (cured_type)in, (cured_type)out)) {
-                        if (!loaded && upload(r, s, (cured_type)in, FL_REAL) != 0)
+                        if (!loaded && upload(r, s, (cured_type)in, MRF_REAL) != 0)
                             return -1;
                         loaded = 1;
                         struct mr_case c = make_case(r, G_DOT, K_DOT, CURED_OP_DOT, (cured_type)in, (cured_type)out, s);
@@ -302,7 +298,7 @@ static int custom_group(struct mr_rank *r, const struct mr_shards *s)
     }
     for (int k = 0; k < 3; k++) {
         const cured_type in = k < 2 ? CURED_TYPE_INT32 : CURED_TYPE_FLOAT32;
-        if (upload(r, s, in, FL_REAL) != 0)
+        if (upload(r, s, in, MRF_REAL) != 0)
             return -1;
         struct mr_case c = make_case(r, G_CUSTOM, K_CUSTOM, CURED_OP_SUM, in,
                                      k == 0 ? CURED_TYPE_INT64 : CURED_TYPE_FLOAT64, s);
@@ -319,21 +315,21 @@ static int custom_group(struct mr_rank *r, const struct mr_shards *s)
 static int axes_groups(struct mr_rank *r, const struct mr_shards *s)
 {
     static const struct { cured_op op; cured_type in, out; enum mr_flavour f; double ddof; } cases[] = {
-        {CURED_OP_SUM, CURED_TYPE_INT32, CURED_TYPE_INT64, FL_REAL, -1},
-        {CURED_OP_SUM, CURED_TYPE_INT64, CURED_TYPE_INT64, FL_REAL, -1},
-        {CURED_OP_SUM, CURED_TYPE_FLOAT32, CURED_TYPE_FLOAT32, FL_REAL, -1},
-        {CURED_OP_PRODUCT, CURED_TYPE_UINT32, CURED_TYPE_UINT32, FL_PROD, -1},
-        {CURED_OP_ARGMAX, CURED_TYPE_FLOAT32, CURED_TYPE_FLOAT32, FL_TIES, -1},
-        {CURED_OP_ARGMIN, CURED_TYPE_INT32, CURED_TYPE_INT32, FL_TIES, -1},
-        {CURED_OP_NANARGMAX, CURED_TYPE_FLOAT64, CURED_TYPE_FLOAT64, FL_NAN, -1},
-        {CURED_OP_MINMAX, CURED_TYPE_INT16, CURED_TYPE_INT16, FL_TIES, -1},
-        {CURED_OP_MIN, CURED_TYPE_FLOAT32, CURED_TYPE_FLOAT32, FL_NAN, -1},
-        {CURED_OP_MAX, CURED_TYPE_INT64, CURED_TYPE_INT64, FL_TIES, -1},
-        {CURED_OP_XOR, CURED_TYPE_UINT8, CURED_TYPE_UINT8, FL_BITS, -1},
-        {CURED_OP_MEAN, CURED_TYPE_FLOAT32, CURED_TYPE_FLOAT32, FL_REAL, 0},
-        {CURED_OP_VAR, CURED_TYPE_FLOAT32, CURED_TYPE_FLOAT64, FL_REAL, 1},
-        {CURED_OP_MEAN_VAR, CURED_TYPE_FLOAT64, CURED_TYPE_FLOAT64, FL_REAL, 1},
-        {CURED_OP_LOGSUMEXP, CURED_TYPE_FLOAT32, CURED_TYPE_FLOAT32, FL_REAL, 0},
+        {CURED_OP_SUM, CURED_TYPE_INT32, CURED_TYPE_INT64, MRF_REAL, -1},
+        {CURED_OP_SUM, CURED_TYPE_INT64, CURED_TYPE_INT64, MRF_REAL, -1},
+        {CURED_OP_SUM, CURED_TYPE_FLOAT32, CURED_TYPE_FLOAT32, MRF_REAL, -1},
+        {CURED_OP_PRODUCT, CURED_TYPE_UINT32, CURED_TYPE_UINT32, MRF_PROD, -1},
+        {CURED_OP_ARGMAX, CURED_TYPE_FLOAT32, CURED_TYPE_FLOAT32, MRF_TIES, -1},
+        {CURED_OP_ARGMIN, CURED_TYPE_INT32, CURED_TYPE_INT32, MRF_TIES, -1},
+        {CURED_OP_NANARGMAX, CURED_TYPE_FLOAT64, CURED_TYPE_FLOAT64, MRF_NAN, -1},
+        {CURED_OP_MINMAX, CURED_TYPE_INT16, CURED_TYPE_INT16, MRF_TIES, -1},
+        {CURED_OP_MIN, CURED_TYPE_FLOAT32, CURED_TYPE_FLOAT32, MRF_NAN, -1},
+        {CURED_OP_MAX, CURED_TYPE_INT64, CURED_TYPE_INT64, MRF_TIES, -1},
+        {CURED_OP_XOR, CURED_TYPE_UINT8, CURED_TYPE_UINT8, MRF_BITS, -1},
+        {CURED_OP_MEAN, CURED_TYPE_FLOAT32, CURED_TYPE_FLOAT32, MRF_REAL, 0},
+        {CURED_OP_VAR, CURED_TYPE_FLOAT32, CURED_TYPE_FLOAT64, MRF_REAL, 1},
+        {CURED_OP_MEAN_VAR, CURED_TYPE_FLOAT64, CURED_TYPE_FLOAT64, MRF_REAL, 1},
+        {CURED_OP_LOGSUMEXP, CURED_TYPE_FLOAT32, CURED_TYPE_FLOAT32, MRF_REAL, 0},
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         if (upload(r, s, cases[i].in, cases[i].f) != 0)

@@ -3,7 +3,7 @@
  * (seed, flavour, global index), so every rank makes its own shard and rank 0
  * the whole array without communication. Shards are unequal (rank 1's is
  * empty when K >= 3); the extremes' ties sit on both sides of rank 0's end
- * and in the last shard, and the NaNs of FL_NAN only in the last shard, so
+ * and in the last shard, and the NaNs of MRF_NAN only in the last shard, so
  * ARG indices must carry the ranks' offsets.
  */
 #ifdef HAVE_CONFIG_H
@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "halfbits.h"
+#include "oracle.h"
 
 void mr_shards_make(struct mr_shards *s, int nranks, int64_t rows, int64_t cols)
 {
@@ -48,12 +49,12 @@ static uint64_t mix(uint64_t x)
 
 int mr_is_float(cured_type t)
 {
-    return t == CURED_TYPE_FLOAT16 || t == CURED_TYPE_BFLOAT16 || t == CURED_TYPE_FLOAT32 || t == CURED_TYPE_FLOAT64;
+    return ref_is_float(t);
 }
 
 static int is_signed(cured_type t)
 {
-    return t == CURED_TYPE_INT8 || t == CURED_TYPE_INT16 || t == CURED_TYPE_INT32 || t == CURED_TYPE_INT64;
+    return ref_is_signed(t);
 }
 
 static int in_rows(const int64_t *rows, int64_t row)
@@ -68,16 +69,16 @@ static uint64_t int_value(const struct mr_shards *s, cured_type t, enum mr_flavo
     const uint64_t mask = bits == 64 ? ~0ull : (1ull << bits) - 1;
     const int64_t row = g / s->cols;
     switch (f) {
-    case FL_PROD: return (h | 1) & mask; /* odd: the product does not become 0 */
-    case FL_BITS: return h & mask;
-    case FL_AND: return g % 4099 == 0 ? mask & ~(1ull << ((g / 4099) % bits)) : mask;
-    case FL_OR: return g % 4099 == 0 ? 1ull << (h % (uint64_t)bits) : 0;
+    case MRF_PROD: return (h | 1) & mask; /* odd: the product does not become 0 */
+    case MRF_BITS: return h & mask;
+    case MRF_AND: return g % 4099 == 0 ? mask & ~(1ull << ((g / 4099) % bits)) : mask;
+    case MRF_OR: return g % 4099 == 0 ? 1ull << (h % (uint64_t)bits) : 0;
     default: break;
     }
     /* Small enough that the sums of squares of a million stay exact in 64 bits. */
     const int64_t m = bits <= 16 ? (int64_t)(mask >> (is_signed(t) ? 1 : 0)) : (int64_t)1 << 20;
     int64_t v = g % 7 == 3 ? 0 : is_signed(t) ? (int64_t)(h % (uint64_t)(2 * m + 1)) - m : (int64_t)(h % (uint64_t)(m + 1));
-    if (f == FL_REAL)
+    if (f == MRF_REAL)
         return (uint64_t)v & mask;
     v = is_signed(t) ? v / 2 : v / 2 + 1; /* strictly inside the type's range */
     const uint64_t top = is_signed(t) ? mask >> 1 : mask, bottom = is_signed(t) ? ~top & mask : 0;
@@ -92,16 +93,16 @@ static double float_value(const struct mr_shards *s, enum mr_flavour f, uint64_t
 {
     const int64_t row = g / s->cols;
     const double u = (double)(h >> 11) * 0x1p-53;
-    if (f == FL_PROD)
+    if (f == MRF_PROD)
         return 1 + (u - 0.5) / 256;
     const double x = g % 7 == 3 ? 0 : 2 * u - 1;
-    if (f != FL_TIES && f != FL_NAN)
+    if (f != MRF_TIES && f != MRF_NAN)
         return x;
     if (in_rows(s->tie_max, row))
         return 2;
     if (in_rows(s->tie_min, row))
         return -2;
-    if (f == FL_NAN && row >= s->nan_from && (h >> 3) % 97 == 0)
+    if (f == MRF_NAN && row >= s->nan_from && (h >> 3) % 97 == 0)
         return NAN;
     return x;
 }
@@ -135,24 +136,10 @@ void mr_fill(const struct mr_shards *s, cured_type t, enum mr_flavour f, uint64_
 
 double mr_value(cured_type t, const void *p, size_t i)
 {
-    const unsigned char *b = (const unsigned char *)p + i * cured_type_size(t);
-    union { int8_t i8; uint8_t u8; int16_t i16; uint16_t u16; int32_t i32; uint32_t u32; int64_t i64; uint64_t u64;
-            float f; double d; } v;
-    memcpy(&v, b, cured_type_size(t));
-    switch (t) {
-    case CURED_TYPE_INT8: return v.i8;
-    case CURED_TYPE_UINT8: return v.u8;
-    case CURED_TYPE_INT16: return v.i16;
-    case CURED_TYPE_UINT16: return v.u16;
-    case CURED_TYPE_INT32: return v.i32;
-    case CURED_TYPE_UINT32: return v.u32;
-    case CURED_TYPE_INT64: return (double)v.i64;
-    case CURED_TYPE_UINT64: return (double)v.u64;
-    case CURED_TYPE_FLOAT16: return half_to_float(v.u16);
-    case CURED_TYPE_BFLOAT16: return bf16_to_float(v.u16);
-    case CURED_TYPE_FLOAT32: return v.f;
-    default: return v.d;
-    }
+    if (ref_is_float(t))
+        return ref_get_f(t, p, i);
+    const uint64_t v = ref_get_u(t, p, i);
+    return ref_is_signed(t) ? (double)(int64_t)v : (double)v;
 }
 
 double mr_eps(cured_type t)
@@ -167,12 +154,7 @@ double mr_eps(cured_type t)
 
 size_t mr_result_bytes(cured_op op, cured_type out)
 {
-    switch (op) {
-    case CURED_OP_ARGMIN: case CURED_OP_ARGMAX: case CURED_OP_NANARGMIN: case CURED_OP_NANARGMAX:
-        return sizeof(cured_arg_result);
-    case CURED_OP_MINMAX: case CURED_OP_MEAN_VAR: return 2 * cured_type_size(out);
-    default: return cured_type_size(out);
-    }
+    return cured_result_size(op, out);
 }
 
 /* Bitwise, within cured_op's latitude for MIN, MAX, NANMIN, NANMAX and MINMAX of

@@ -13,6 +13,7 @@
 #endif
 
 #include "soak.h"
+#include "oracle.h"
 
 #include <pthread.h>
 #include <stdarg.h>
@@ -51,6 +52,8 @@ static size_t below(struct worker *w, size_t n)
     return n ? (size_t)(soak_rand(&w->rng) % n) : 0;
 }
 
+/* The operators the soak draws: results its data make exact (soak.h), checked against the
+ * tests' oracle (soak_ref.c). */
 static const cured_op ops[] = {CURED_OP_SUM,    CURED_OP_SUM_ABS, CURED_OP_MIN,    CURED_OP_MAX,
                                CURED_OP_MINMAX, CURED_OP_ARGMIN,  CURED_OP_ARGMAX, CURED_OP_AND,
                                CURED_OP_OR,     CURED_OP_XOR,     CURED_OP_NANMIN, CURED_OP_NANMAX,
@@ -109,9 +112,8 @@ static void good_request(struct worker *w)
         out = CURED_TYPE_FLOAT64;
     const size_t esize = cured_type_size(in), cap = SOAK_REGION / esize;
     size_t n = below(w, 8) == 0 ? below(w, 40) : below(w, (size_t)1 << below(w, 23));
-    const int needs_input = op == CURED_OP_MIN || op == CURED_OP_MAX || op == CURED_OP_MINMAX ||
-                            op == CURED_OP_ARGMIN || op == CURED_OP_ARGMAX || op == CURED_OP_NANMIN ||
-                            op == CURED_OP_NANMAX;
+    /* The extremes are soaked over at least one element (the oracle's kinds, tests/oracle.h). */
+    const int needs_input = ref_op(op)->kind == REF_EXTREME || ref_op(op)->kind == REF_ARG;
     if (n == 0 && needs_input && user < 0)
         n = 1;
     size_t fam = (size_t)soak_family(in) * SOAK_REGION;

@@ -38,11 +38,41 @@ __all__ = [
     "custom", "Custom", "CuredError", "LibraryNotFound", "AxisError", "library_version", "info",
 ]
 
-# cured_op values (include/cured.h).
-SUM, PRODUCT, MIN, MAX, ARGMIN, ARGMAX, AND, OR, XOR = 0, 1, 2, 3, 5, 6, 7, 8, 9
-DOT, NANMIN, NANMAX, NANARGMIN, NANARGMAX, COUNT_NONZERO = 13, 14, 15, 16, 17, 18
-ARG_OPS = (ARGMIN, ARGMAX, NANARGMIN, NANARGMAX)
-ALGO_AUTO = 0
+ALGO_AUTO = 0  # CURED_ALGO_AUTO: the library's own choice
+# The operators whose result is an index (NumPy's arg* functions), by the library's names.
+_ARG_NAMES = ("ARGMIN", "ARGMAX", "NANARGMIN", "NANARGMAX")
+
+
+def __getattr__(name):
+    """cured.SUM, cured.NANARGMAX, ...: every operator of the library's table, by
+    its cured_op_name(), with its cured_op value (read from libcured on first
+    use: LibraryNotFound without it); ARG_OPS: those whose result is an index."""
+    if name == "ARG_OPS":
+        return _arg_ops()
+    if name.isupper() and not name.startswith("_"):
+        ops = _lib.tables().ops
+        if name in ops:
+            return ops[name]
+    raise AttributeError("module 'cured' has no attribute %r" % name)
+
+
+def __dir__():
+    try:
+        ops = list(_lib.tables().ops)
+    except LibraryNotFound:
+        ops = []
+    return sorted(set(globals()) | set(ops) | {"ARG_OPS"})
+
+
+def _ops():
+    """The library's operators as attributes: _ops().SUM."""
+    return _lib.tables().op
+
+
+def _arg_ops():
+    ops = _lib.tables().ops
+    return tuple(ops[n] for n in _ARG_NAMES)
+
 
 def library_version():
     """The version string of the libcured in use, e.g. "0.1.0"."""
@@ -68,13 +98,16 @@ def _no_axis(fn, axis, keepdims):
         raise NotImplementedError("cured.%s: keepdims=True is not supported for user-defined reductions" % fn)
 
 
-def _reduce(fn, op, a, axis, dtype, out, keepdims, stream, empty_error=None):
-    """The whole-array call for a contiguous array reduced whole, else the axis path."""
+def _reduce(fn, name, a, axis, dtype, out, keepdims, stream, empty_error=None):
+    """The whole-array call for a contiguous array reduced whole, else the axis path;
+    name: the operator's name in the library's table ("SUM")."""
+    O, op = _ops(), _lib.tables().ops[name]
+    ARG_OPS = _arg_ops()
     # (NANMIN/NANMAX into out=: the axis path, which looks at the result for the
     # all-NaN warning; the whole-array call's status is not seen asynchronously.)
-    if axis is None and not keepdims and _arrays.is_contiguous(a) and not (out is not None and op in (NANMIN, NANMAX)):
+    if axis is None and not keepdims and _arrays.is_contiguous(a) and not (out is not None and op in (O.NANMIN, O.NANMAX)):
         return _run(fn, op, a, dtype, out, stream, empty_error=empty_error)
-    return _axes.run(fn, lambda t, d: _plan(fn, op, t, d), ARG_OPS, (NANARGMIN, NANARGMAX), (NANMIN, NANMAX),
+    return _axes.run(fn, lambda t, d: _plan(fn, op, t, d), ARG_OPS, (O.NANARGMIN, O.NANARGMAX), (O.NANMIN, O.NANMAX),
                      a, axis, dtype, out, keepdims, stream, empty_error, single=op in ARG_OPS)
 
 
@@ -92,6 +125,8 @@ def _plan(fn, op, in_dtype, dtype):
     to convert the result) for fn over in_dtype, with NumPy's rules."""
     src = "uint8" if in_dtype == "bool" else in_dtype
     want = _dtypes.dtype_name(dtype)
+    O, ARG_OPS = _ops(), _arg_ops()
+    SUM, PRODUCT, DOT = O.SUM, O.PRODUCT, O.DOT
     if op in (SUM, PRODUCT, DOT):
         res = want or (_dtypes.sum_result(in_dtype) if op != DOT else in_dtype)
         if in_dtype == "bool" and op == DOT:
@@ -106,18 +141,23 @@ def _plan(fn, op, in_dtype, dtype):
         return op, src, cured_res, res, convert
     if want is not None:
         raise TypeError("cured.%s takes no dtype=" % fn)
-    if op in (NANMIN, NANMAX, NANARGMIN, NANARGMAX) and not _dtypes.is_float(in_dtype):
-        op = {NANMIN: MIN, NANMAX: MAX, NANARGMIN: ARGMIN, NANARGMAX: ARGMAX}[op]  # NumPy does so
-    if op in (AND, OR, XOR) and _dtypes.is_float(in_dtype):
+    name = _lib.tables().names[op]
+    if name.startswith("NAN") and name[3:] in _lib.tables().ops and not _dtypes.is_float(in_dtype):
+        op = _lib.tables().ops[name[3:]]  # integers have no NaN: NumPy takes the base operator
+    if op in (O.AND, O.OR, O.XOR) and _dtypes.is_float(in_dtype):
         raise TypeError("cured.%s: bitwise reductions need integer or bool arrays, not %s" % (fn, in_dtype))
     if op in ARG_OPS:
         return op, src, src, "int64", None
-    if op == COUNT_NONZERO:
+    if op == O.COUNT_NONZERO:
         return op, src, "int64", "int64", None
     return op, src, src, in_dtype, (bool if in_dtype == "bool" else None)
 
 
 def _run(fn, op, a, dtype=None, out=None, stream=None, y=None, empty_error=None):
+    """op: a cured_op value, or its name in the library's table."""
+    O, ARG_OPS = _ops(), _arg_ops()
+    if isinstance(op, str):
+        op = _lib.tables().ops[op]
     arr = _arrays.device_array(a, stream)
     other = None
     try:
@@ -146,7 +186,7 @@ def _run(fn, op, a, dtype=None, out=None, stream=None, y=None, empty_error=None)
                 L, h = _lib.lib(), _lib.handle(arr.device)
                 in_t, out_t = _dtypes.TYPES[src][0], _dtypes.TYPES[cured_res][0]
                 stream_p = ctypes.c_void_p(arr.stream)
-                if op == DOT:
+                if op == O.DOT:
                     code = L.cured_dot_async(h, arr.ptr, other.ptr, in_t, arr.n, dst.ptr, out_t, stream_p)
                 else:
                     code = L.cured_reduce_async(h, op, ALGO_AUTO, arr.ptr, in_t, arr.n, dst.ptr, out_t, stream_p)
@@ -158,12 +198,12 @@ def _run(fn, op, a, dtype=None, out=None, stream=None, y=None, empty_error=None)
         in_t, out_t = _dtypes.TYPES[src][0], _dtypes.TYPES[cured_res][0]
         stream_p = ctypes.c_void_p(arr.stream)
         raw = ctypes.create_string_buffer(16)
-        if op == DOT:
+        if op == O.DOT:
             code = L.cured_dot(h, arr.ptr, other.ptr, in_t, arr.n, raw, out_t, stream_p)
         else:
             code = L.cured_reduce(h, op, ALGO_AUTO, arr.ptr, in_t, arr.n, raw, out_t, stream_p)
-        if code == _lib.ALL_NAN:
-            if op in (NANARGMIN, NANARGMAX):
+        if code == _lib.tables().statuses["CURED_ERROR_ALL_NAN"]:
+            if op in (O.NANARGMIN, O.NANARGMAX):
                 raise ValueError("cured.%s: All-NaN slice encountered" % fn)
             warnings.warn("All-NaN slice encountered", RuntimeWarning, stacklevel=3)
             value = math.nan
@@ -218,23 +258,23 @@ def sum(a, axis=None, dtype=None, out=None, keepdims=False, *, stream=None):
     as NumPy's); floating types keep their type (float16/bfloat16 accumulate
     in float32, rounded once; dtype="float32" keeps that, dtype="float64"
     sums float32 in float64); other float dtype= combinations: TypeError."""
-    return _reduce("sum", SUM, a, axis, dtype, out, keepdims, stream)
+    return _reduce("sum", "SUM", a, axis, dtype, out, keepdims, stream)
 
 
 def prod(a, axis=None, dtype=None, out=None, keepdims=False, *, stream=None):
     """Product of the elements (numpy.prod), result types as sum()."""
-    return _reduce("prod", PRODUCT, a, axis, dtype, out, keepdims, stream)
+    return _reduce("prod", "PRODUCT", a, axis, dtype, out, keepdims, stream)
 
 
 def min(a, axis=None, out=None, keepdims=False, *, stream=None):
     """Smallest element (numpy.min); NaN if any element is NaN; ValueError when empty."""
-    return _reduce("min", MIN, a, axis, None, out, keepdims, stream,
+    return _reduce("min", "MIN", a, axis, None, out, keepdims, stream,
                    empty_error="zero-size array to reduction operation minimum which has no identity")
 
 
 def max(a, axis=None, out=None, keepdims=False, *, stream=None):
     """Largest element (numpy.max); NaN if any element is NaN; ValueError when empty."""
-    return _reduce("max", MAX, a, axis, None, out, keepdims, stream,
+    return _reduce("max", "MAX", a, axis, None, out, keepdims, stream,
                    empty_error="zero-size array to reduction operation maximum which has no identity")
 
 
@@ -244,66 +284,66 @@ amin, amax = min, max
 def nanmin(a, axis=None, out=None, keepdims=False, *, stream=None):
     """Smallest element ignoring NaNs (numpy.nanmin): NaN with a RuntimeWarning
     when every element is NaN; ValueError when empty."""
-    return _reduce("nanmin", NANMIN, a, axis, None, out, keepdims, stream,
+    return _reduce("nanmin", "NANMIN", a, axis, None, out, keepdims, stream,
                    empty_error="zero-size array to reduction operation fmin which has no identity")
 
 
 def nanmax(a, axis=None, out=None, keepdims=False, *, stream=None):
     """Largest element ignoring NaNs (numpy.nanmax)."""
-    return _reduce("nanmax", NANMAX, a, axis, None, out, keepdims, stream,
+    return _reduce("nanmax", "NANMAX", a, axis, None, out, keepdims, stream,
                    empty_error="zero-size array to reduction operation fmax which has no identity")
 
 
 def argmin(a, axis=None, out=None, keepdims=False, *, stream=None):
     """Index of the first smallest element (numpy.argmin; the first NaN if any)."""
-    return _reduce("argmin", ARGMIN, a, axis, None, out, keepdims, stream,
+    return _reduce("argmin", "ARGMIN", a, axis, None, out, keepdims, stream,
                    empty_error="attempt to get argmin of an empty sequence")
 
 
 def argmax(a, axis=None, out=None, keepdims=False, *, stream=None):
     """Index of the first largest element (numpy.argmax; the first NaN if any)."""
-    return _reduce("argmax", ARGMAX, a, axis, None, out, keepdims, stream,
+    return _reduce("argmax", "ARGMAX", a, axis, None, out, keepdims, stream,
                    empty_error="attempt to get argmax of an empty sequence")
 
 
 def nanargmin(a, axis=None, out=None, keepdims=False, *, stream=None):
     """Index of the first smallest element ignoring NaNs (numpy.nanargmin);
     ValueError when every element is NaN or the array is empty."""
-    return _reduce("nanargmin", NANARGMIN, a, axis, None, out, keepdims, stream,
+    return _reduce("nanargmin", "NANARGMIN", a, axis, None, out, keepdims, stream,
                    empty_error="attempt to get argmin of an empty sequence")
 
 
 def nanargmax(a, axis=None, out=None, keepdims=False, *, stream=None):
     """Index of the first largest element ignoring NaNs (numpy.nanargmax)."""
-    return _reduce("nanargmax", NANARGMAX, a, axis, None, out, keepdims, stream,
+    return _reduce("nanargmax", "NANARGMAX", a, axis, None, out, keepdims, stream,
                    empty_error="attempt to get argmax of an empty sequence")
 
 
 def bitwise_and(a, axis=None, out=None, keepdims=False, *, stream=None):
     """numpy.bitwise_and.reduce (over every axis by default; all bits set when empty)."""
-    return _reduce("bitwise_and", AND, a, axis, None, out, keepdims, stream)
+    return _reduce("bitwise_and", "AND", a, axis, None, out, keepdims, stream)
 
 
 def bitwise_or(a, axis=None, out=None, keepdims=False, *, stream=None):
     """numpy.bitwise_or.reduce (over every axis by default; 0 when empty)."""
-    return _reduce("bitwise_or", OR, a, axis, None, out, keepdims, stream)
+    return _reduce("bitwise_or", "OR", a, axis, None, out, keepdims, stream)
 
 
 def bitwise_xor(a, axis=None, out=None, keepdims=False, *, stream=None):
     """numpy.bitwise_xor.reduce (over every axis by default; 0 when empty)."""
-    return _reduce("bitwise_xor", XOR, a, axis, None, out, keepdims, stream)
+    return _reduce("bitwise_xor", "XOR", a, axis, None, out, keepdims, stream)
 
 
 def count_nonzero(a, axis=None, *, keepdims=False, out=None, stream=None):
     """Number of nonzero elements (numpy.count_nonzero): int64; NaN counts,
     -0.0 does not."""
-    return _reduce("count_nonzero", COUNT_NONZERO, a, axis, None, out, keepdims, stream)
+    return _reduce("count_nonzero", "COUNT_NONZERO", a, axis, None, out, keepdims, stream)
 
 
 def dot(a, b, out=None, *, stream=None):
     """Dot product of two 1-D arrays of one type (numpy.dot): the result has
     their type (integers wrap, as in NumPy)."""
-    return _run("dot", DOT, a, None, out, stream, y=b)
+    return _run("dot", "DOT", a, None, out, stream, y=b)
 
 
 from ._custom import Custom, custom, all, any  # noqa: E402  (they use _run's helpers)

@@ -10,20 +10,29 @@ import warnings
 
 from . import _arrays, _dtypes, _lib
 
-MAX_RANK = 8  # CURED_MAX_RANK
-
 
 class AxisError(ValueError, IndexError):
     """An axis outside the array's dimensions (as numpy.exceptions.AxisError)."""
 
 
-class Layout(ctypes.Structure):
-    _fields_ = [("rank", ctypes.c_int), ("extent", ctypes.c_int64 * MAX_RANK),
-                ("stride", ctypes.c_int64 * MAX_RANK)]
+_layout_type = None
+
+
+def max_rank():
+    """CURED_MAX_RANK, as the library in use was built with."""
+    return _lib.tables().max_rank
 
 
 def _layout(shape, strides):
-    lay = Layout()
+    """A cured_layout (its arrays sized by the library's CURED_MAX_RANK)."""
+    global _layout_type
+    if _layout_type is None:
+        r = max_rank()
+
+        class Layout(ctypes.Structure):
+            _fields_ = [("rank", ctypes.c_int), ("extent", ctypes.c_int64 * r), ("stride", ctypes.c_int64 * r)]
+        _layout_type = Layout
+    lay = _layout_type()
     lay.rank = len(shape)
     for k, (e, s) in enumerate(zip(shape, strides)):
         lay.extent[k], lay.stride[k] = int(e), int(s)
@@ -174,8 +183,8 @@ def run(fn, plan, ARG_OPS, NAN_ARG_OPS, NAN_VALUE_OPS, a, axis, dtype, out, keep
     arr = _arrays.device_array(a, stream, strided=True)
     try:
         ndim = len(arr.shape)
-        if ndim > MAX_RANK:
-            raise ValueError("cured.%s: %d dimensions; cured reduces up to %d" % (fn, ndim, MAX_RANK))
+        if ndim > max_rank():
+            raise ValueError("cured.%s: %d dimensions; cured reduces up to %d" % (fn, ndim, max_rank()))
         axes = normalize(fn, axis, ndim, single)
         op, src, cured_res, np_res, convert = plan(arr.dtype, dtype)
         reduced = 1

@@ -94,8 +94,16 @@ def custom(map_expr, combine_expr, identity_expr, acc=None):
     return Custom(map_expr, combine_expr, identity_expr, acc)
 
 
-_all = Custom("x != 0", "a & b", "1", acc="uint8")
-_any = Custom("x != 0", "a | b", "0", acc="uint8")
+# all and any, made on first use (their type is checked against the library's table).
+_BOOLS = {"all": ("x != 0", "a & b", "1"), "any": ("x != 0", "a | b", "0")}
+_bools = {}
+
+
+def _bool_op(name):
+    op = _bools.get(name)
+    if op is None:
+        op = _bools.setdefault(name, Custom(*_BOOLS[name], acc="uint8"))
+    return op
 
 
 def all(a, axis=None, out=None, keepdims=False, *, stream=None):
@@ -103,11 +111,11 @@ def all(a, axis=None, out=None, keepdims=False, *, stream=None):
     a Python bool; with out=, a one-element bool or uint8 device array holds 1 or 0."""
     from . import _no_axis
     _no_axis("all", axis, keepdims)
-    return _all(a, out=out, stream=stream, _convert=bool, _name="all")
+    return _bool_op("all")(a, out=out, stream=stream, _convert=bool, _name="all")
 
 
 def any(a, axis=None, out=None, keepdims=False, *, stream=None):
     """Whether some element is nonzero (numpy.any; False when empty)."""
     from . import _no_axis
     _no_axis("any", axis, keepdims)
-    return _any(a, out=out, stream=stream, _convert=bool, _name="any")
+    return _bool_op("any")(a, out=out, stream=stream, _convert=bool, _name="any")

@@ -1,18 +1,42 @@
 """Element types: cured's enum, NumPy-style names, and NumPy's result types."""
 
-# cured_type values (include/cured.h); stable.
-INT32, INT64, INT8, UINT8, INT16, UINT16, UINT32, UINT64 = 0, 1, 2, 3, 4, 5, 6, 7
-FLOAT16, BFLOAT16, FLOAT32, FLOAT64 = 8, 9, 10, 11
+from collections.abc import Mapping
 
-# name -> (cured type, size in bytes, kind: 'i' signed, 'u' unsigned, 'f' float)
-TYPES = {
-    "int8": (INT8, 1, "i"), "int16": (INT16, 2, "i"), "int32": (INT32, 4, "i"), "int64": (INT64, 8, "i"),
-    "uint8": (UINT8, 1, "u"), "uint16": (UINT16, 2, "u"), "uint32": (UINT32, 4, "u"),
-    "uint64": (UINT64, 8, "u"),
-    "float16": (FLOAT16, 2, "f"), "bfloat16": (BFLOAT16, 2, "f"), "float32": (FLOAT32, 4, "f"),
-    "float64": (FLOAT64, 8, "f"),
-}
-CURED_NAME = {v[0]: k for k, v in TYPES.items()}
+from . import _lib
+
+
+class _LibraryTypes(Mapping):
+    """name -> (cured type, size in bytes, kind: 'i' signed, 'u' unsigned, 'f'
+    float), as the library's type table gives them (read on first use)."""
+
+    def __getitem__(self, name):
+        return _lib.tables().types[name]
+
+    def __iter__(self):
+        return iter(_lib.tables().types)
+
+    def __len__(self):
+        return len(_lib.tables().types)
+
+
+class _CuredNames(Mapping):
+    """cured type -> name."""
+
+    def __getitem__(self, value):
+        for name, v in _lib.tables().types.items():
+            if v[0] == value:
+                return name
+        raise KeyError(value)
+
+    def __iter__(self):
+        return (v[0] for v in _lib.tables().types.values())
+
+    def __len__(self):
+        return len(_lib.tables().types)
+
+
+TYPES = _LibraryTypes()
+CURED_NAME = _CuredNames()
 
 # Array-interface type strings ("<i4") of the types above; bool is read as uint8.
 _TYPESTR = {
@@ -101,17 +125,14 @@ def size(name):
 
 
 def sum_results(src):
-    """The result types cured offers for SUM and PRODUCT of src (include/cured.h,
-    cured_op): integers their 64-bit type, their 32-bit type or themselves;
+    """The result types cured offers for SUM and PRODUCT of src, the library's
+    default first, then the wider (include/cured.h, cured_op; asked of the library's rules):
+    integers their 64-bit type, their 32-bit type or themselves;
     float16/bfloat16 float32 or themselves; float32 itself or float64."""
-    kind, bits = TYPES[src][2], 8 * TYPES[src][1]
-    if kind in "iu":
-        prefix = "int" if kind == "i" else "uint"
-        res = [prefix + "64", prefix + "32"]
-        return res + ([src] if src not in res else [])
-    if src in ("float16", "bfloat16"):
-        return ["float32", src]
-    return ["float32", "float64"] if bits == 32 else ["float64"]
+    t = _lib.tables()
+    first = t.default_result("SUM", src)
+    rest = [res for res in t.types if res != first and t.offered("SUM", src, res)]
+    return [first] + sorted(rest, key=lambda res: -t.types[res][1])
 
 
 def sum_plan(src, want):

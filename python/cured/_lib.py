@@ -5,10 +5,7 @@ import glob
 import os
 import threading
 
-SUCCESS = 0
-TYPE_MISMATCH = 15
-ALL_NAN = 19
-TOO_FEW_ELEMENTS = 22
+SUCCESS = 0  # every other status, operator and type number comes from the library (tables())
 
 
 class CuredError(RuntimeError):
@@ -66,6 +63,11 @@ _PROTOTYPES = {
     "cured_dot_async": (c_status, [c_handle, P, P, ctypes.c_int, SZ, P, ctypes.c_int, P]),
     "cured_dot": (c_status, [c_handle, P, P, ctypes.c_int, SZ, P, ctypes.c_int, P]),
     "cured_default_result": (c_status, [ctypes.c_int, ctypes.c_int, ctypes.POINTER(ctypes.c_int)]),
+    "cured_result_offered": (ctypes.c_int, [ctypes.c_int, ctypes.c_int, ctypes.c_int]),
+    "cured_op_name": (ctypes.c_char_p, [ctypes.c_int]),
+    "cured_type_name": (ctypes.c_char_p, [ctypes.c_int]),
+    "cured_type_size": (SZ, [ctypes.c_int]),
+    "cured_max_rank": (ctypes.c_int, []),
     "cured_custom_create": (c_status, [c_handle, ctypes.c_int, ctypes.c_int, ctypes.c_int, ctypes.c_char_p,
                                        ctypes.c_char_p, ctypes.c_char_p, ctypes.POINTER(P)]),
     "cured_custom_reduce_async": (c_status, [c_handle, P, P, P, SZ, P, P]),
@@ -167,6 +169,73 @@ def status_name(code):
     name = name.decode() if name else ""
     known = name.startswith("CURED_") and name != "CURED_STATUS_UNKNOWN"
     return name if known else "CURED_STATUS_%d" % code
+
+
+class Tables:
+    """The library's own tables, read once from libcured at run time, so that an
+    operator or type added there appears here with nothing copied by hand:
+    ops: {"SUM": 0, ...} (cured_op_name() until "UNKNOWN"); names: the list of them;
+    op: the same as attributes (tables().op.SUM);
+    types: {"int32": (cured_type, size in bytes, kind), ...} with kind 'i'
+    (signed), 'u' (unsigned) or 'f' (floating) read from the NumPy-style
+    name, ordered by kind, then size, then the library's order;
+    statuses: {"CURED_ERROR_ALL_NAN": 19, ...} (cured_status_string());
+    max_rank: CURED_MAX_RANK (cured_max_rank())."""
+
+    _KINDS = (("uint", "u"), ("int", "i"), ("float", "f"), ("bfloat", "f"))
+
+    def __init__(self, L):
+        self.ops = {}
+        while True:
+            name = L.cured_op_name(len(self.ops)).decode()
+            if name == "UNKNOWN":
+                break
+            self.ops[name] = len(self.ops)
+        self.names = list(self.ops)
+        self.op = type("Ops", (), dict(self.ops))
+        found = []
+        while L.cured_type_size(len(found)):
+            t = len(found)
+            name = L.cured_type_name(t).decode()
+            kind = next((k for prefix, k in self._KINDS if name.startswith(prefix)), None)
+            if kind is None:
+                raise CuredError(-1, "libcured has a type %r this front end cannot classify" % name,
+                                 "cured_type_name(%d)" % t)
+            found.append((name, (t, L.cured_type_size(t), kind)))
+        found.sort(key=lambda e: ("iuf".index(e[1][2]), e[1][1], e[1][0]))
+        self.types = dict(found)
+        self.statuses = {}
+        while True:
+            name = L.cured_status_string(len(self.statuses)).decode()
+            if not name.startswith("CURED_") or name == "CURED_STATUS_UNKNOWN":
+                break
+            self.statuses[name] = len(self.statuses)
+        self.max_rank = L.cured_max_rank()
+
+    def offered(self, op, src, res):
+        """Does the library reduce src with op (a name) into res (type names)? cured's result rules."""
+        return bool(lib().cured_result_offered(self.ops[op], self.types[src][0], self.types[res][0]))
+
+    def default_result(self, op, src):
+        """The library's default result type name of op over src, or None."""
+        got = ctypes.c_int(-1)
+        if lib().cured_default_result(self.ops[op], self.types[src][0], ctypes.byref(got)) != SUCCESS:
+            return None
+        return next(name for name, v in self.types.items() if v[0] == got.value)
+
+
+_tables = None
+
+
+def tables():
+    """The library's tables (Tables), read on first use; LibraryNotFound without libcured."""
+    global _tables
+    if _tables is None:
+        L = lib()
+        with _lock:
+            if _tables is None:
+                _tables = Tables(L)
+    return _tables
 
 
 def last_error():

@@ -8,8 +8,6 @@ import warnings
 
 from . import _arrays, _axes, _dtypes, _lib
 
-# cured_op values (include/cured.h).
-MEAN, VAR, STD, LOGSUMEXP = 19, 20, 21, 23
 EMPTY_MEAN = "Mean of empty slice"
 FEW_DOF = "Degrees of freedom <= 0 for slice"
 
@@ -26,7 +24,8 @@ def result_types(fn, in_dtype, dtype):
         want = in_dtype if _dtypes.is_float(in_dtype) else "float64"
     if not _dtypes.is_float(want):
         raise TypeError("cured.%s: dtype=%s: the statistics give floating types" % (fn, want))
-    offered = ["float32", "float64"] if src in ("float16", "bfloat16", "float32") else ["float64"]
+    tables = _lib.tables()  # the library's result rules (fn names its operator: "var" is VAR)
+    offered = [res for res in ("float32", "float64") if tables.offered(fn.upper(), src, res)]
     return src, want if want in offered else offered[0], want
 
 
@@ -59,17 +58,19 @@ def round_to(value, name):
     return value
 
 
-def _few(op, n, ddof):
+def _few(name, n, ddof):
     """The warning NumPy gives for n elements, or None."""
-    if op == LOGSUMEXP:
+    if name == "LOGSUMEXP":
         return None  # -inf when empty, as SciPy
-    if op == MEAN:
+    if name == "MEAN":
         return EMPTY_MEAN if n == 0 else None
     return FEW_DOF if n <= ddof else None
 
 
-def run(fn, op, a, axis, dtype, out, ddof, keepdims, stream):
-    ddof = check_ddof(fn, ddof) if op not in (MEAN, LOGSUMEXP) else 0.0
+def run(fn, name, a, axis, dtype, out, ddof, keepdims, stream):
+    """name: the operator's name in the library's table ("MEAN")."""
+    ddof = check_ddof(fn, ddof) if name not in ("MEAN", "LOGSUMEXP") else 0.0
+    op = _lib.tables().ops[name]
 
     def plan(in_dtype, d):
         src, cured_res, want = result_types(fn, in_dtype, d)
@@ -77,16 +78,16 @@ def run(fn, op, a, axis, dtype, out, ddof, keepdims, stream):
 
     if axis is not None or keepdims or not _arrays.is_contiguous(a):
         return _axes.run(fn, plan, (), (), (), a, axis, dtype, out, keepdims, stream,
-                         ddof=ddof, few=lambda n: _few(op, n, ddof))
+                         ddof=ddof, few=lambda n: _few(name, n, ddof))
     arr = _arrays.device_array(a, stream)
     try:
         _, src, cured_res, want, convert = plan(arr.dtype, dtype)
-        few = _few(op, arr.n, ddof)
+        few = _few(name, arr.n, ddof)
         in_t, out_t = _dtypes.TYPES[src][0], _dtypes.TYPES[cured_res][0]
         if out is not None:
             if cured_res != want:  # float16/bfloat16: made in float32, rounded into out= by the axis path
                 return _axes.run(fn, plan, (), (), (), a, axis, dtype, out, keepdims, stream,
-                                 ddof=ddof, few=lambda n: _few(op, n, ddof))
+                                 ddof=ddof, few=lambda n: _few(name, n, ddof))
             from . import _out_array
             dst = _out_array(fn, out, want, arr)
             try:
@@ -114,23 +115,23 @@ def run(fn, op, a, axis, dtype, out, ddof, keepdims, stream):
 def mean(a, axis=None, dtype=None, out=None, keepdims=False, *, stream=None):
     """Arithmetic mean (numpy.mean): float64 for integers and bool, the input's
     type for floating types; NaN with a RuntimeWarning when empty."""
-    return run("mean", MEAN, a, axis, dtype, out, 0, keepdims, stream)
+    return run("mean", "MEAN", a, axis, dtype, out, 0, keepdims, stream)
 
 
 def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, stream=None):
     """Variance (numpy.var): the sum of squared deviations over n - ddof, in one
     pass; NaN with a RuntimeWarning where n <= ddof (NumPy gives inf there
     when the values differ). ddof must be finite and >= 0."""
-    return run("var", VAR, a, axis, dtype, out, ddof, keepdims, stream)
+    return run("var", "VAR", a, axis, dtype, out, ddof, keepdims, stream)
 
 
 def std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, stream=None):
     """Standard deviation (numpy.std), the square root of var()."""
-    return run("std", STD, a, axis, dtype, out, ddof, keepdims, stream)
+    return run("std", "STD", a, axis, dtype, out, ddof, keepdims, stream)
 
 
 def logsumexp(a, axis=None, *, keepdims=False, dtype=None, out=None, stream=None):
     """log(sum(exp(a))) without overflow (scipy.special.logsumexp without b= and
     return_sign=): float64 for integers and bool, the input's type for floating
     types; -inf when empty; NaN if any element is NaN, else +inf if any is +inf."""
-    return run("logsumexp", LOGSUMEXP, a, axis, dtype, out, 0, keepdims, stream)
+    return run("logsumexp", "LOGSUMEXP", a, axis, dtype, out, 0, keepdims, stream)

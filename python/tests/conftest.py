@@ -51,6 +51,7 @@ def library_loads():
 
 
 def need_library():
-    """Skip the rest of a test that needs libcured, where it is not found."""
+    """Skip the rest of a test that needs libcured, where it is not found (the front end's
+    operators, types and result rules are read from it)."""
     if not library_loads():
         pytest.skip(LIBRARY_NOT_FOUND)

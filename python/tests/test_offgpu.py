@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import cured
-from cured import _arrays, _dtypes, _lib
+from cured import _arrays, _axes, _dtypes, _lib
 
 from conftest import LIBRARY_NOT_FOUND, library_loads, need_library
 
@@ -53,6 +53,7 @@ class TorchLikeDtype:
 
 
 def test_dtype_names():
+    need_library()                                     # the types and operators are the library's
     assert _dtypes.dtype_name(None) is None
     assert _dtypes.dtype_name("float32") == "float32"
     assert _dtypes.dtype_name(float) == "float64"      # as numpy reads Python's float
@@ -73,6 +74,7 @@ def test_dtype_names():
 
 
 def test_numpy_result_types():
+    need_library()                                     # the types and operators are the library's
     assert [_dtypes.sum_result(t) for t in ("int8", "int16", "int32", "int64")] == ["int64"] * 4
     assert [_dtypes.sum_result(t) for t in ("uint8", "uint32", "uint64")] == ["uint64"] * 3
     assert [_dtypes.sum_result(t) for t in ("float16", "bfloat16", "float32", "float64")] == \
@@ -81,6 +83,7 @@ def test_numpy_result_types():
 
 
 def test_plans():
+    need_library()                                     # the types and operators are the library's
     # (op, cured input, cured result, NumPy result, conversion)
     assert cured._plan("sum", cured.SUM, "int32", None)[1:4] == ("int32", "int64", "int64")
     assert cured._plan("sum", cured.SUM, "int32", "int32")[2] == "int32"       # dtype=: wraps
@@ -101,6 +104,7 @@ def test_sum_dtype_plans():
     """dtype= of sum/prod as NumPy reads it: any integer type wraps modulo
     2^bits, computed in an offered type of that width (same bits) or in
     64 bits and wrapped after; float combinations cured lacks: TypeError."""
+    need_library()                                     # the types and operators are the library's
     plan = lambda src, want, op=cured.SUM: cured._plan("sum", op, src, want)
     # (input, dtype=) -> cured's result type; the NumPy result is dtype=
     cases = {("uint8", "int64"): "uint64", ("int8", "uint64"): "int64", ("bool", "int32"): "uint32",
@@ -136,6 +140,7 @@ def test_sum_dtype_plans():
 
 
 def test_dtype_checks_before_cuda():
+    need_library()                                     # the types and operators are the library's
     x = Fake(shape=(3, 4), typestr="<i4")
     with pytest.raises(TypeError, match="not offered"):
         cured.sum(x, dtype="float32")
@@ -154,6 +159,7 @@ def test_dtype_checks_before_cuda():
 def test_stats_plans():
     """mean/var/std result types as NumPy's (integers and bool: float64; floats
     their own type), computed in what cured offers and rounded after."""
+    need_library()                                     # the types and operators are the library's
     from cured import _stats
     cases = {("int32", None): ("int32", "float64", "float64"), ("bool", None): ("uint8", "float64", "float64"),
              ("float16", None): ("float16", "float32", "float16"),
@@ -185,6 +191,7 @@ def test_stats_plans():
 
 def test_stats_checks_before_cuda():
     """Empty inputs and n <= ddof give NaN with NumPy's warning, launching nothing."""
+    need_library()                                     # the types and operators are the library's
     import math
     import warnings
     with pytest.warns(RuntimeWarning, match="Mean of empty slice"):
@@ -249,6 +256,7 @@ def test_axis_types_as_numpy_reads_them():
     """NumPy takes an int or a tuple for axis=, not a list nor a bool; argmin and
     argmax, as NumPy's other reductions, read a 0-d array as 1-d (axis 0 or
     -1 reduces nothing; argmax: index 0), but mean, var and std do not."""
+    need_library()                                     # the types and operators are the library's
     from cured import _axes
     x = Fake(shape=(3, 4))
     for bad in ([0], [0, 1], True, (0, False)):
@@ -273,6 +281,7 @@ def test_axis_types_as_numpy_reads_them():
 def test_bool_and_of_no_element_is_cast():
     """cured's AND of no element is all ones (0xFF), not a bool: into a bool
     out= it goes through the array's library, which casts (numpy: True)."""
+    need_library()                                     # the types and operators are the library's
     for a, out in ((Fake(shape=(3, 0), typestr="|b1"), Fake(shape=(3,), typestr="|b1")),
                    (Fake(n=0, typestr="|b1"), Fake(shape=(1,), typestr="|b1"))):
         kw = {"axis": 1} if len(a.__cuda_array_interface__["shape"]) == 2 else {}
@@ -282,6 +291,7 @@ def test_bool_and_of_no_element_is_cast():
 
 
 def test_axis_argument_checks_before_cuda():
+    need_library()                                     # the types and operators are the library's
     x = Fake(shape=(3, 4))
     with pytest.raises(cured.AxisError):
         cured.sum(x, axis=2)
@@ -338,6 +348,7 @@ def test_empty_array_keeps_its_device():
 
 
 def test_argument_checks_before_cuda():
+    need_library()                                     # the types and operators are the library's
     # a float16 statistic into a float16 out=: made in float32 by the array's library, which a bare
     # interface object does not have (CuPy and PyTorch arrays: test_gpu_numpy.test_stats_half_out)
     for kw in ({}, {"axis": 0}):
@@ -417,6 +428,42 @@ def test_status_names_match_the_header():
     assert _lib.status_name(len(codes) + 1000) == "CURED_STATUS_%d" % (len(codes) + 1000)
 
 
+def test_tables_come_from_the_library():
+    """Operators, types and the rank limit are the library's (no number is copied
+    into the front end): they agree with include/cured.h, and every operator is
+    cured.NAME."""
+    need_library()
+    t = _lib.tables()
+    header = os.path.join(os.path.dirname(__file__), "..", "..", "include", "cured.h")
+    if os.path.exists(header):
+        import re
+        text = open(header).read()
+        ops = text[text.index("typedef enum cured_op"):text.index("} cured_op;")]
+        assert t.ops == {k: int(v) for k, v in re.findall(r"\bCURED_OP_([A-Z0-9_]+) = (\d+)", ops)}
+        types = text[text.index("typedef enum cured_type"):text.index("} cured_type;")]
+        values = {k.lower(): int(v) for k, v in re.findall(r"\bCURED_TYPE_([A-Z0-9_]+) = (\d+)", types)}
+        assert {name: v[0] for name, v in t.types.items()} == values
+        assert t.max_rank == int(re.search(r"#define CURED_MAX_RANK (\d+)", text).group(1))
+    for name, value in t.ops.items():
+        assert getattr(cured, name) == value
+    assert cured.SUM == t.ops["SUM"] and cured.ARG_OPS == tuple(t.ops[n] for n in cured._ARG_NAMES)
+    with pytest.raises(AttributeError):
+        cured.NO_SUCH_OPERATOR
+    for name, (value, size, kind) in t.types.items():
+        assert size == np.dtype(name).itemsize if name != "bfloat16" else size == 2
+        assert kind == ("f" if name == "bfloat16" else np.dtype(name).kind)
+    assert t.statuses["CURED_ERROR_ALL_NAN"] == 19 and t.statuses["CURED_SUCCESS"] == 0
+    assert _axes._layout((2, 3), (3, 1)).rank == 2
+
+
+def test_import_without_a_library():
+    """import cured works without libcured; the names that need its tables raise LibraryNotFound."""
+    r = _child("import cured\ntry:\n    cured.SUM\nexcept cured.LibraryNotFound:\n    print('caught')\n",
+               CURED_LIBRARY="/nonexistent/libcured.so")
+    assert r.returncode == 0, r.stderr
+    assert "caught" in r.stdout
+
+
 def test_info_never_raises():
     r = _child("import cured, json\nprint(json.dumps(cured.info()))\n")
     assert r.returncode == 0, r.stderr
@@ -447,6 +494,7 @@ def _child(code, **env):
 
 
 def test_host_array_says_how_to_move_it():
+    need_library()                                     # the types and operators are the library's
     class Host:                                        # NumPy's interfaces, no device memory
         __array_interface__ = {"shape": (3,), "typestr": "<f4", "data": (0, False), "version": 3}
     for a in (np.arange(3, dtype=np.float32), Host()):
