@@ -1,0 +1,204 @@
+// test-exact: kernels-src/exact.cuh's arithmetic on the CPU, behind the C
+// functions of exact_emu.h. The CUDA intrinsics the header uses are given
+// their host meanings here; everything else is the header's own code.
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+
+#include "exact_emu.h"
+
+#define __device__
+#define __forceinline__ inline
+#define CURED_TYPES_CUH // exact.cuh's include: what it needs is below
+typedef unsigned long long u64;
+struct half_t {
+    unsigned short bits;
+};
+struct bf16_t {
+    unsigned short bits;
+};
+static inline unsigned __float_as_uint(float f)
+{
+    unsigned u;
+    std::memcpy(&u, &f, 4);
+    return u;
+}
+static inline float __uint_as_float(unsigned u)
+{
+    float f;
+    std::memcpy(&f, &u, 4);
+    return f;
+}
+static inline float __int_as_float(int i) { return __uint_as_float((unsigned)i); }
+static inline long long __double_as_longlong(double d)
+{
+    long long v;
+    std::memcpy(&v, &d, 8);
+    return v;
+}
+static inline double __longlong_as_double(long long v)
+{
+    double d;
+    std::memcpy(&d, &v, 8);
+    return d;
+}
+static inline u64 __umul64hi(u64 a, u64 b) { return (u64)(((unsigned __int128)a * b) >> 64); }
+static inline int __clzll(long long x) { return x ? __builtin_clzll((u64)x) : 64; }
+static inline int __clz(int x) { return x ? __builtin_clz((unsigned)x) : 32; }
+using std::ldexp;
+using std::sqrt;
+
+#include "exact.cuh"
+
+// float16 and bfloat16 widened to float32 as the kernels do (exactly).
+static float widen_term(int type, uint64_t bits)
+{
+    if (type == ET_BF16)
+        return __uint_as_float((unsigned)bits << 16);
+    const unsigned h = (unsigned)bits, E = (h >> 10) & 31u, m = h & 1023u;
+    const float v = E == 0 ? std::ldexp((float)m, -24)
+                    : E == 31 ? (m ? __uint_as_float(0x7fc00000u) : __uint_as_float(0x7f800000u))
+                              : std::ldexp((float)(m | 1024u), (int)E - 25);
+    return h & 0x8000u ? -v : v;
+}
+
+template <class F> static void init(void *s) { exact_init(*(Exact<F> *)s); }
+template <class F> static void add(void *s, int type, uint64_t bits)
+{
+    Exact<F> &st = *(Exact<F> *)s;
+    if (type == ET_DOUBLE)
+        exact_add(st, __longlong_as_double((long long)bits));
+    else if (type == ET_FLOAT)
+        exact_add(st, __uint_as_float((unsigned)bits));
+    else
+        exact_add(st, widen_term(type, bits));
+}
+template <class F> static void add_product(void *s, int type, uint64_t x, uint64_t y)
+{
+    Exact<F> &st = *(Exact<F> *)s;
+    if (type == ET_DOUBLE)
+        exact_add_product(st, __longlong_as_double((long long)x), __longlong_as_double((long long)y));
+    else if (type == ET_FLOAT)
+        exact_add_product(st, __uint_as_float((unsigned)x), __uint_as_float((unsigned)y));
+    else
+        exact_add_product(st, widen_term(type, x), widen_term(type, y));
+}
+template <class F> static void normalize(void *s) { exact_normalize(*(Exact<F> *)s); }
+template <class F> static void merge(void *a, const void *b) { exact_merge(*(Exact<F> *)a, *(const Exact<F> *)b); }
+template <class F> static uint64_t round_to(const void *s, int rtype, int what, uint64_t n)
+{
+    const Exact<F> &st = *(const Exact<F> *)s;
+    switch (rtype) {
+    case ET_HALF:
+        return what == 0 ? exact_round<half_t>(st) : what == 1 ? exact_mean<half_t>(st, n) : exact_norm2<half_t>(st);
+    case ET_BF16:
+        return what == 0 ? exact_round<bf16_t>(st) : what == 1 ? exact_mean<bf16_t>(st, n) : exact_norm2<bf16_t>(st);
+    case ET_FLOAT:
+        return what == 0 ? exact_round<float>(st) : what == 1 ? exact_mean<float>(st, n) : exact_norm2<float>(st);
+    default:
+        return what == 0 ? exact_round<double>(st) : what == 1 ? exact_mean<double>(st, n) : exact_norm2<double>(st);
+    }
+}
+template <class F> static void add_raw(void *a, const void *b)
+{
+    Exact<F> &x = *(Exact<F> *)a;
+    const Exact<F> &y = *(const Exact<F> *)b;
+    for (int i = 0; i < F::DIGITS; i++)
+        x.d[i] += y.d[i];
+    x.special += y.special;
+    x.flags |= y.flags;
+}
+template <class F> static int same(const void *a, const void *b)
+{
+    const Exact<F> &x = *(const Exact<F> *)a, &y = *(const Exact<F> *)b;
+    const bool nans = x.special != x.special && y.special != y.special; // any NaN: the results agree
+    return std::memcmp(x.d, y.d, sizeof x.d) == 0 && (nans || __float_as_uint(x.special) == __float_as_uint(y.special)) &&
+           x.flags == y.flags;
+}
+template <class F> static void bins(void *s, int type, const uint64_t *bits, size_t n, size_t every)
+{
+    ExactBins f;
+    exact_bins_init(f);
+    for (size_t i = 0; i < n; i++) {
+        exact_bins_add(f, type == ET_FLOAT ? (unsigned)bits[i] : __float_as_uint(widen_term(type, bits[i])));
+        if (f.n == every)
+            exact_bins_flush(*(Exact<F> *)s, f);
+    }
+    exact_bins_flush(*(Exact<F> *)s, f);
+}
+
+#define DISPATCH(fmt, call)                                   \
+    switch (fmt) {                                            \
+    case EF_HALF: {                                           \
+        typedef ExactHalf F;                                  \
+        call;                                                 \
+    }                                                         \
+    case EF_SINGLE: {                                         \
+        typedef ExactSingle F;                                \
+        call;                                                 \
+    }                                                         \
+    case EF_DOUBLE: {                                         \
+        typedef ExactDouble F;                                \
+        call;                                                 \
+    }                                                         \
+    case EF_HALF_PRODUCTS: {                                  \
+        typedef ExactHalfProducts F;                          \
+        call;                                                 \
+    }                                                         \
+    case EF_SINGLE_PRODUCTS: {                                \
+        typedef ExactSingleProducts F;                        \
+        call;                                                 \
+    }                                                         \
+    default: {                                                \
+        typedef ExactDoubleProducts F;                        \
+        call;                                                 \
+    }                                                         \
+    }
+
+extern "C" {
+size_t emu_exact_bytes(int fmt) { DISPATCH(fmt, return sizeof(Exact<F>)) }
+int emu_exact_digits(int fmt) { DISPATCH(fmt, return F::DIGITS) }
+void emu_exact_init(int fmt, void *s) { DISPATCH(fmt, init<F>(s); return) }
+void emu_exact_add(int fmt, void *s, int type, uint64_t bits) { DISPATCH(fmt, add<F>(s, type, bits); return) }
+void emu_exact_add_product(int fmt, void *s, int type, uint64_t x, uint64_t y)
+{
+    DISPATCH(fmt, add_product<F>(s, type, x, y); return)
+}
+void emu_exact_normalize(int fmt, void *s) { DISPATCH(fmt, normalize<F>(s); return) }
+void emu_exact_merge(int fmt, void *a, const void *b) { DISPATCH(fmt, merge<F>(a, b); return) }
+void emu_exact_add_raw(int fmt, void *a, const void *b) { DISPATCH(fmt, add_raw<F>(a, b); return) }
+uint64_t emu_exact_round(int fmt, const void *s, int rtype) { DISPATCH(fmt, return round_to<F>(s, rtype, 0, 0)) }
+uint64_t emu_exact_mean(int fmt, const void *s, uint64_t n, int rtype)
+{
+    DISPATCH(fmt, return round_to<F>(s, rtype, 1, n))
+}
+uint64_t emu_exact_norm2(int fmt, const void *s, int rtype) { DISPATCH(fmt, return round_to<F>(s, rtype, 2, 0)) }
+int emu_exact_same(int fmt, const void *a, const void *b) { DISPATCH(fmt, return same<F>(a, b)) }
+void emu_exact_bins(int fmt, void *s, int type, const uint64_t *bits, size_t n, size_t every)
+{
+    DISPATCH(fmt, bins<F>(s, type, bits, n, every); return)
+}
+void emu_exact_bins_half_products(void *s, const uint64_t *x, const uint64_t *y, size_t n, size_t every)
+{
+    ExactBins f;
+    exact_bins_init(f);
+    for (size_t i = 0; i < n; i++) {
+        exact_bins_add(f, __float_as_uint(widen_term(ET_HALF, x[i]) * widen_term(ET_HALF, y[i])));
+        if (f.n == every)
+            exact_bins_flush(*(Exact<ExactHalfProducts> *)s, f);
+    }
+    exact_bins_flush(*(Exact<ExactHalfProducts> *)s, f);
+}
+void emu_exact_fix(void *s, const uint64_t *h, size_t n, size_t every)
+{
+    ExactFix f;
+    exact_fix_init(f);
+    for (size_t i = 0; i < n; i++) {
+        exact_fix_add(f, (unsigned short)h[i]);
+        if (f.n == every)
+            exact_fix_flush(*(Exact<ExactHalf> *)s, f);
+    }
+    exact_fix_flush(*(Exact<ExactHalf> *)s, f);
+}
+}
