@@ -51,13 +51,28 @@ typedef ExactFormat<-2148, 2048> ExactDoubleProducts;  // products of float64 pa
 #define EXACT_BIN_TERMS (1u << 14) // terms an ExactBins takes between flushes
 #define EXACT_FIX_TERMS (1u << 23) // terms an ExactFix takes between flushes
 
-template <class F> struct Exact {
-    long long d[F::DIGITS]; // value: sum of d[i] 2^(F::LOW + 32 i)
-    float special;          // IEEE sum of the non-finite terms
-    unsigned flags;         // EXACT_ANY, EXACT_NOT_NEG_ZERO
+// Where a state's digits live: in the state itself (registers, or a block of
+// shared memory), or strided in shared memory, digit i of a thread at
+// p[i * stride]: with the stride a multiple of 16 threads, a warp's lanes reach
+// 32 different banks whatever digits each touches.
+template <class F> struct ExactDigits {
+    long long v[F::DIGITS];
+    __device__ __forceinline__ long long &operator[](int i) { return v[i]; }
+    __device__ __forceinline__ long long operator[](int i) const { return v[i]; }
+};
+struct ExactStrided {
+    long long *p;
+    int stride;
+    __device__ __forceinline__ long long &operator[](int i) const { return p[i * stride]; }
 };
 
-template <class F> __device__ __forceinline__ void exact_init(Exact<F> &s)
+template <class F, class D = ExactDigits<F> > struct Exact {
+    D d;            // value: sum of d[i] 2^(F::LOW + 32 i)
+    float special;  // IEEE sum of the non-finite terms
+    unsigned flags; // EXACT_ANY, EXACT_NOT_NEG_ZERO
+};
+
+template <class F, class D> __device__ __forceinline__ void exact_init(Exact<F, D> &s)
 {
     for (int i = 0; i < F::DIGITS; i++)
         s.d[i] = 0;
@@ -67,7 +82,7 @@ template <class F> __device__ __forceinline__ void exact_init(Exact<F> &s)
 
 // Adds (neg ? -m : m) 2^(F::LOW + pos), pos >= 0: the 95 bits of m 2^(pos % 32)
 // in three digits, each addend below 2^32.
-template <class F> __device__ __forceinline__ void exact_add_bits(Exact<F> &s, u64 m, int pos, bool neg)
+template <class F, class D> __device__ __forceinline__ void exact_add_bits(Exact<F, D> &s, u64 m, int pos, bool neg)
 {
     const int k = pos >> 5, sh = pos & 31;
     const u64 lo = m << sh, hi = sh ? m >> (64 - sh) : 0ull;
@@ -79,7 +94,7 @@ template <class F> __device__ __forceinline__ void exact_add_bits(Exact<F> &s, u
 
 // Adds (neg ? -m : m) 2^e, a multiple of 2^F::LOW (the bits shifted out
 // when e < F::LOW are zero).
-template <class F> __device__ __forceinline__ void exact_add_scaled(Exact<F> &s, u64 m, int e, bool neg)
+template <class F, class D> __device__ __forceinline__ void exact_add_scaled(Exact<F, D> &s, u64 m, int e, bool neg)
 {
     int pos = e - F::LOW;
     if (pos < 0) {
@@ -118,7 +133,7 @@ __device__ __forceinline__ ExactParts exact_parts(double x)
 }
 
 // The value of x, without counting it as a term (the fronts' flushes).
-template <class F, class X> __device__ __forceinline__ void exact_add_value(Exact<F> &s, X x)
+template <class F, class D, class X> __device__ __forceinline__ void exact_add_value(Exact<F, D> &s, X x)
 {
     const ExactParts p = exact_parts(x);
     if (!p.finite)
@@ -128,7 +143,7 @@ template <class F, class X> __device__ __forceinline__ void exact_add_value(Exac
 }
 
 // A term: a float32 or float64 element.
-template <class F, class X> __device__ __forceinline__ void exact_add(Exact<F> &s, X x)
+template <class F, class D, class X> __device__ __forceinline__ void exact_add(Exact<F, D> &s, X x)
 {
     const ExactParts p = exact_parts(x);
     exact_add_value(s, x);
@@ -138,7 +153,7 @@ template <class F, class X> __device__ __forceinline__ void exact_add(Exact<F> &
 // A term that is the product x y, exact: the integer product of the
 // significands (up to 106 bits, in two pieces) at the sum of the exponents.
 // Infinity times zero is NaN, as in IEEE.
-template <class F, class X> __device__ __forceinline__ void exact_add_product(Exact<F> &s, X x, X y)
+template <class F, class D, class X> __device__ __forceinline__ void exact_add_product(Exact<F, D> &s, X x, X y)
 {
     const ExactParts a = exact_parts(x), b = exact_parts(y);
     const bool neg = a.neg != b.neg;
@@ -153,15 +168,22 @@ template <class F, class X> __device__ __forceinline__ void exact_add_product(Ex
         return;
     }
     s.flags |= EXACT_NOT_NEG_ZERO;
-    const u64 lo = a.m * b.m, hi = __umul64hi(a.m, b.m);
-    exact_add_scaled(s, lo, a.e + b.e, neg);
-    if (hi) // float64 pairs only, whose format reaches their least bit
-        exact_add_bits(s, hi, a.e + b.e + 64 - F::LOW, neg);
+    u64 lo = a.m * b.m, hi = __umul64hi(a.m, b.m);
+    int pos = a.e + b.e - F::LOW;
+    if (pos < 0) { // zeros below 2^LOW (significands with trailing zeros): shifted out
+        const int r = -pos;
+        lo = r < 64 ? lo >> r | hi << (64 - r) : hi >> (r - 64);
+        hi = r < 64 ? hi >> r : 0ull;
+        pos = 0;
+    }
+    exact_add_bits(s, lo, pos, neg);
+    if (hi)
+        exact_add_bits(s, hi, pos + 64, neg);
 }
 
 // Digits into [0, 2^32), the carries into the next digit; the top digit keeps
 // the sign. The result is the one normalized form of the value.
-template <class F> __device__ __forceinline__ void exact_normalize(Exact<F> &s)
+template <class F, class D> __device__ __forceinline__ void exact_normalize(Exact<F, D> &s)
 {
     for (int i = 0; i < F::DIGITS - 1; i++) {
         const long long c = s.d[i] >> 32; // floor division: the digit's rest is its low 32 bits
@@ -172,7 +194,7 @@ template <class F> __device__ __forceinline__ void exact_normalize(Exact<F> &s)
 
 // a += b, both normalized (or together at most EXACT_ADDS terms since their
 // last normalization); a ends normalized.
-template <class F> __device__ __forceinline__ void exact_merge(Exact<F> &a, const Exact<F> &b)
+template <class F, class D, class D2> __device__ __forceinline__ void exact_merge(Exact<F, D> &a, const Exact<F, D2> &b)
 {
     for (int i = 0; i < F::DIGITS; i++)
         a.d[i] += b.d[i];
@@ -180,6 +202,25 @@ template <class F> __device__ __forceinline__ void exact_merge(Exact<F> &a, cons
     a.flags |= b.flags;
     exact_normalize(a);
 }
+
+// A state whose digits live in shared memory shared by several threads (a
+// warp's): every addition is an integer atomic, so the threads' terms arrive
+// in any order and leave the same digits.
+struct ExactAtomic {
+    long long *p;
+    struct Digit {
+        long long *p;
+        __device__ __forceinline__ void operator+=(long long v) const
+        {
+            atomicAdd((unsigned long long *)p, (unsigned long long)v);
+        }
+    };
+    __device__ __forceinline__ Digit operator[](int i) const
+    {
+        Digit d = {p + i};
+        return d;
+    }
+};
 
 // ---- Fronts ----
 
@@ -189,25 +230,35 @@ template <class F> __device__ __forceinline__ void exact_merge(Exact<F> &a, cons
 // bin's smallest ulp below 2^39 of them; 2^14 such terms sum below 2^53, so
 // every bin's double additions are exact. Infinities and NaNs fall into bin
 // 15 and stay there with IEEE's rules. nz ORs each pattern with -0.0's bits
-// flipped: zero exactly when every term is -0.0.
-struct ExactBins {
-    double bin[16];
+// flipped: zero exactly when every term is -0.0. The bins live where B puts
+// them (ExactBinArray, or strided in shared memory as ExactBinStrided).
+struct ExactBinArray {
+    double v[16];
+    __device__ __forceinline__ double &operator[](int i) { return v[i]; }
+};
+struct ExactBinStrided {
+    double *p;
+    int stride;
+    __device__ __forceinline__ double &operator[](int i) const { return p[i * stride]; }
+};
+template <class B = ExactBinArray> struct ExactBins {
+    B bin;
     unsigned nz, n;
 };
-__device__ __forceinline__ void exact_bins_init(ExactBins &f)
+template <class B> __device__ __forceinline__ void exact_bins_init(ExactBins<B> &f)
 {
     for (int b = 0; b < 16; b++)
         f.bin[b] = 0.0;
     f.nz = 0;
     f.n = 0;
 }
-__device__ __forceinline__ void exact_bins_add(ExactBins &f, unsigned bits)
+template <class B> __device__ __forceinline__ void exact_bins_add(ExactBins<B> &f, unsigned bits)
 {
     f.bin[(bits >> 27) & 15u] += (double)__uint_as_float(bits);
     f.nz |= bits ^ 0x80000000u;
     f.n++;
 }
-template <class F> __device__ __forceinline__ void exact_bins_flush(Exact<F> &s, ExactBins &f)
+template <class F, class D, class B> __device__ __forceinline__ void exact_bins_flush(Exact<F, D> &s, ExactBins<B> &f)
 {
     for (int b = 0; b < 16; b++)
         exact_add_value(s, f.bin[b]);
@@ -240,7 +291,7 @@ __device__ __forceinline__ void exact_fix_add(ExactFix &f, unsigned short h)
     f.nz |= h ^ 0x8000u;
     f.n++;
 }
-template <class F> __device__ __forceinline__ void exact_fix_flush(Exact<F> &s, ExactFix &f)
+template <class F, class D> __device__ __forceinline__ void exact_fix_flush(Exact<F, D> &s, ExactFix &f)
 {
     if (f.sum)
         exact_add_scaled(s, f.sum < 0 ? 0ull - (u64)f.sum : (u64)f.sum, -24, f.sum < 0);
@@ -312,7 +363,7 @@ template <class R> __device__ __forceinline__ u64 exact_round_scaled(u64 q, int 
 
 // The magnitude of a normalized state as 32-bit words (one more than digits:
 // the top digit may exceed 32 bits), and its sign.
-template <class F> __device__ __forceinline__ bool exact_magnitude(const Exact<F> &s, unsigned *w)
+template <class F, class D> __device__ __forceinline__ bool exact_magnitude(const Exact<F, D> &s, unsigned *w)
 {
     const bool neg = s.d[F::DIGITS - 1] < 0;
     long long carry = 0;
@@ -358,7 +409,7 @@ __device__ __forceinline__ int exact_top_bit(const unsigned *w, int nw) // -1 wh
 // bits: NaN when a term is NaN or both infinities occur, else the infinity;
 // -0.0 when there are terms and all are -0.0; +-inf when the sum rounds past
 // the largest finite value.
-template <class R, class F> __device__ __forceinline__ u64 exact_round(const Exact<F> &s)
+template <class R, class F, class D> __device__ __forceinline__ u64 exact_round(const Exact<F, D> &s)
 {
     if (s.special != 0.0f)
         return s.special != s.special ? exact_nan_bits<R>() : exact_inf_bits<R>(s.special < 0.0f);
@@ -375,7 +426,7 @@ template <class R, class F> __device__ __forceinline__ u64 exact_round(const Exa
 // bits come from a 128-by-64-bit division of the sum's top bits (scaled so
 // that they hold g + 61 bits for an n of g bits); any remainder, and any sum
 // bit below those, make it inexact. n == 0 gives NaN.
-template <class R, class F> __device__ __forceinline__ u64 exact_mean(const Exact<F> &s, u64 n)
+template <class R, class F, class D> __device__ __forceinline__ u64 exact_mean(const Exact<F, D> &s, u64 n)
 {
     if (s.special != 0.0f || n == 0)
         return s.special != s.special || n == 0 ? exact_nan_bits<R>() : exact_inf_bits<R>(s.special < 0.0f);
@@ -429,7 +480,7 @@ template <class R> __device__ __forceinline__ double exact_bits_double(u64 bits)
 // once more to R. The square root in double of a value of R is correctly
 // rounded for R too (53 >= 2 P + 2 for P <= 24: the second rounding cannot
 // land on a tie), and is itself the result for double.
-template <class R, class F> __device__ __forceinline__ u64 exact_norm2(const Exact<F> &s)
+template <class R, class F, class D> __device__ __forceinline__ u64 exact_norm2(const Exact<F, D> &s)
 {
     const double sq = exact_bits_double<R>(exact_round<R>(s));
     return exact_round_double<R>(sqrt(sq));

@@ -43,6 +43,12 @@ static inline double __longlong_as_double(long long v)
     std::memcpy(&d, &v, 8);
     return d;
 }
+static inline unsigned long long atomicAdd(unsigned long long *p, unsigned long long v) // one thread here
+{
+    const unsigned long long old = *p;
+    *p += v;
+    return old;
+}
 static inline u64 __umul64hi(u64 a, u64 b) { return (u64)(((unsigned __int128)a * b) >> 64); }
 static inline int __clzll(long long x) { return x ? __builtin_clzll((u64)x) : 64; }
 static inline int __clz(int x) { return x ? __builtin_clz((unsigned)x) : 32; }
@@ -84,6 +90,30 @@ template <class F> static void add_product(void *s, int type, uint64_t x, uint64
     else
         exact_add_product(st, widen_term(type, x), widen_term(type, y));
 }
+// The same terms into a state whose digits are strided (every 3rd of a
+// buffer, as one thread's column in shared memory), merged into s.
+template <class F> static void strided(void *s, int type, const uint64_t *bits, const uint64_t *y, size_t n)
+{
+    static long long buf[3 * ExactDoubleProducts::DIGITS];
+    Exact<F, ExactStrided> st;
+    st.d.p = buf + 1;
+    st.d.stride = 3;
+    exact_init(st);
+    for (size_t i = 0; i < n; i++) {
+        const double x = type == ET_DOUBLE ? __longlong_as_double((long long)bits[i])
+                         : type == ET_FLOAT ? (double)__uint_as_float((unsigned)bits[i])
+                                            : (double)widen_term(type, bits[i]);
+        if (!y)
+            exact_add(st, x);
+        else
+            exact_add_product(st, x, type == ET_DOUBLE ? __longlong_as_double((long long)y[i])
+                                     : type == ET_FLOAT ? (double)__uint_as_float((unsigned)y[i])
+                                                        : (double)widen_term(type, y[i]));
+    }
+    exact_normalize(st);
+    exact_init(*(Exact<F> *)s);
+    exact_merge(*(Exact<F> *)s, st);
+}
 template <class F> static void normalize(void *s) { exact_normalize(*(Exact<F> *)s); }
 template <class F> static void merge(void *a, const void *b) { exact_merge(*(Exact<F> *)a, *(const Exact<F> *)b); }
 template <class F> static uint64_t round_to(const void *s, int rtype, int what, uint64_t n)
@@ -113,19 +143,33 @@ template <class F> static int same(const void *a, const void *b)
 {
     const Exact<F> &x = *(const Exact<F> *)a, &y = *(const Exact<F> *)b;
     const bool nans = x.special != x.special && y.special != y.special; // any NaN: the results agree
-    return std::memcmp(x.d, y.d, sizeof x.d) == 0 && (nans || __float_as_uint(x.special) == __float_as_uint(y.special)) &&
+    return std::memcmp(x.d.v, y.d.v, sizeof x.d.v) == 0 && (nans || __float_as_uint(x.special) == __float_as_uint(y.special)) &&
            x.flags == y.flags;
 }
+// The bins flushed into s, or (odd periods) into a state of atomic digits
+// (a warp's, in shared memory) merged into s at the end.
 template <class F> static void bins(void *s, int type, const uint64_t *bits, size_t n, size_t every)
 {
-    ExactBins f;
+    ExactBins<> f;
     exact_bins_init(f);
+    Exact<F> shared;
+    exact_init(shared);
+    Exact<F, ExactAtomic> warp;
+    warp.d.p = shared.d.v;
+    warp.special = 0.0f;
+    warp.flags = 0;
     for (size_t i = 0; i < n; i++) {
         exact_bins_add(f, type == ET_FLOAT ? (unsigned)bits[i] : __float_as_uint(widen_term(type, bits[i])));
-        if (f.n == every)
+        if (f.n == every && every % 2)
+            exact_bins_flush(warp, f);
+        else if (f.n == every)
             exact_bins_flush(*(Exact<F> *)s, f);
     }
-    exact_bins_flush(*(Exact<F> *)s, f);
+    exact_bins_flush(warp, f);
+    shared.special = warp.special;
+    shared.flags = warp.flags;
+    exact_normalize(shared);
+    exact_merge(*(Exact<F> *)s, shared);
 }
 
 #define DISPATCH(fmt, call)                                   \
@@ -165,6 +209,10 @@ void emu_exact_add_product(int fmt, void *s, int type, uint64_t x, uint64_t y)
 {
     DISPATCH(fmt, add_product<F>(s, type, x, y); return)
 }
+void emu_exact_strided(int fmt, void *s, int type, const uint64_t *x, const uint64_t *y, size_t n)
+{
+    DISPATCH(fmt, strided<F>(s, type, x, y, n); return)
+}
 void emu_exact_normalize(int fmt, void *s) { DISPATCH(fmt, normalize<F>(s); return) }
 void emu_exact_merge(int fmt, void *a, const void *b) { DISPATCH(fmt, merge<F>(a, b); return) }
 void emu_exact_add_raw(int fmt, void *a, const void *b) { DISPATCH(fmt, add_raw<F>(a, b); return) }
@@ -181,7 +229,7 @@ void emu_exact_bins(int fmt, void *s, int type, const uint64_t *bits, size_t n, 
 }
 void emu_exact_bins_half_products(void *s, const uint64_t *x, const uint64_t *y, size_t n, size_t every)
 {
-    ExactBins f;
+    ExactBins<> f;
     exact_bins_init(f);
     for (size_t i = 0; i < n; i++) {
         exact_bins_add(f, __float_as_uint(widen_term(ET_HALF, x[i]) * widen_term(ET_HALF, y[i])));

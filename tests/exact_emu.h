@@ -22,6 +22,10 @@ int emu_exact_digits(int fmt);
 void emu_exact_init(int fmt, void *s);
 void emu_exact_add(int fmt, void *s, int type, uint64_t bits);
 void emu_exact_add_product(int fmt, void *s, int type, uint64_t x, uint64_t y);
+/* n terms (or products x y when y) into a state with strided digits, as
+ * doubles (exact for every type: the products of float32 pairs too), merged
+ * into s. */
+void emu_exact_strided(int fmt, void *s, int type, const uint64_t *x, const uint64_t *y, size_t n);
 void emu_exact_normalize(int fmt, void *s);
 void emu_exact_merge(int fmt, void *a, const void *b);
 /* a's digits += b's, no normalization (what an integer allreduce does). */

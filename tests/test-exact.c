@@ -384,6 +384,13 @@ static void check_sum(int t, const uint64_t *x, const uint64_t *y, size_t n)
     ck_assert_uint_le(emu_exact_bytes(fmt), sizeof st_a);
     sum_into(st_a, fmt, t, x, y, 0, n);
     check_results(t, x, y, n, st_a, fmt, "sequential");
+    if (t != ET_DOUBLE || !y) { /* the strided digits, the terms as doubles (exact but for float64 products) */
+        emu_exact_strided(fmt, st_b, t, x, y, n);
+        if (!emu_exact_same(fmt, st_a, st_b)) {
+            print_terms(t, x, n);
+            FAIL_AT("%s: the strided state differs from the sequential one", tname(t));
+        }
+    }
     /* the fronts give the same results */
     if (!y && (t == ET_FLOAT || t == ET_BF16)) {
         emu_exact_init(fmt, st_b);
@@ -855,6 +862,13 @@ START_TEST(test_fsum)
 }
 END_TEST
 
+void exact_compile_sketches(void); /* exact_compile.c */
+START_TEST(test_compile)
+{
+    exact_compile_sketches();
+}
+END_TEST
+
 int main(void)
 {
     const char *env = getenv("CURED_TEST_SEED");
@@ -871,6 +885,10 @@ int main(void)
     tcase_add_loop_test(tc, test_mean_ties, 0, 4);
     tcase_add_test(tc, test_fsum);
     suite_add_tcase(s, tc);
+    TCase *jit = tcase_create("compile");
+    tcase_set_timeout(jit, 300);
+    tcase_add_test(jit, test_compile);
+    suite_add_tcase(s, jit);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);
     const int failed = srunner_ntests_failed(sr);
