@@ -22,9 +22,10 @@
 // The fronts are what a thread accumulates into between flushes, cheaper per
 // element than the state: ExactBins (float32 and bfloat16 terms, and the
 // products of float16 pairs) sums in 16 doubles chosen by the exponent, each
-// exact for EXACT_BIN_TERMS terms; ExactFix (float16 terms) sums in one 64-bit
-// integer. Other terms (float64, the products of float32, bfloat16 and float64
-// pairs) go to the state directly.
+// exact for EXACT_BIN_TERMS terms; ExactHalfSum (float16 terms) sums in one
+// double, exact for EXACT_HALF_TERMS terms. Fronts merge exactly within the
+// same bounds (a warp's lanes by shuffles). Other terms (float64, the products
+// of float32, bfloat16 and float64 pairs) go to the state directly.
 //
 // Ordinary CUDA that also compiles as host C++ (tests/exact_emu.cc supplies
 // the intrinsics), so that the tests run this arithmetic on the CPU.
@@ -49,7 +50,7 @@ typedef ExactFormat<-2148, 2048> ExactDoubleProducts;  // products of float64 pa
 #define EXACT_NOT_NEG_ZERO 2u // a term other than -0.0 was added
 #define EXACT_ADDS (1u << 30) // terms (or normalized states) a state takes between normalizations
 #define EXACT_BIN_TERMS (1u << 14) // terms an ExactBins takes between flushes
-#define EXACT_FIX_TERMS (1u << 23) // terms an ExactFix takes between flushes
+#define EXACT_HALF_TERMS (1u << 13) // terms an ExactHalfSum takes between flushes
 
 // Where a state's digits live: in the state itself (registers, or a block of
 // shared memory), or strided in shared memory, digit i of a thread at
@@ -235,6 +236,7 @@ struct ExactAtomic {
 struct ExactBinArray {
     double v[16];
     __device__ __forceinline__ double &operator[](int i) { return v[i]; }
+    __device__ __forceinline__ double operator[](int i) const { return v[i]; }
 };
 struct ExactBinStrided {
     double *p;
@@ -266,38 +268,48 @@ template <class F, class D, class B> __device__ __forceinline__ void exact_bins_
     exact_bins_init(f);
 }
 
-// Float16 terms (bit patterns) as integers in units of 2^-24 (below 2^40 each)
-// in one 64-bit sum, exact for 2^23 terms.
-struct ExactFix {
-    long long sum;
-    float special;
+// Merging two threads' bins (a warp's shuffles): exact while the two hold at
+// most EXACT_BIN_TERMS terms together, so a warp that merges its lanes' bins
+// flushes each lane's every EXACT_BIN_TERMS / 32 terms.
+template <class B, class B2> __device__ __forceinline__ void exact_bins_merge(ExactBins<B> &a, const ExactBins<B2> &b)
+{
+    for (int i = 0; i < 16; i++)
+        a.bin[i] += b.bin[i];
+    a.nz |= b.nz;
+    a.n += b.n;
+}
+
+// Float16 terms in one double: each is a multiple of 2^-24 below 2^16, so
+// EXACT_HALF_TERMS of them sum below 2^53 units, exactly (and with IEEE's
+// rules for infinities and NaNs). nz as in ExactBins.
+struct ExactHalfSum {
+    double sum;
     unsigned nz, n;
 };
-__device__ __forceinline__ void exact_fix_init(ExactFix &f)
+__device__ __forceinline__ void exact_half_init(ExactHalfSum &f)
 {
-    f.sum = 0;
-    f.special = 0.0f;
+    f.sum = 0.0;
     f.nz = 0;
     f.n = 0;
 }
-__device__ __forceinline__ void exact_fix_add(ExactFix &f, unsigned short h)
+__device__ __forceinline__ void exact_half_add(ExactHalfSum &f, half_t h)
 {
-    const unsigned E = (h >> 10) & 31u, m = E ? (h & 1023u) | 1024u : h & 1023u;
-    const long long v = (long long)m << (E ? E - 1 : 0);
-    if (E == 31u)
-        f.special += (h & 1023u) ? __int_as_float(0x7fc00000) : (h & 0x8000u) ? -__int_as_float(0x7f800000) : __int_as_float(0x7f800000);
-    else
-        f.sum += (h & 0x8000u) ? -v : v;
-    f.nz |= h ^ 0x8000u;
+    f.sum += (double)to_float(h);
+    f.nz |= h.bits ^ 0x8000u;
     f.n++;
 }
-template <class F, class D> __device__ __forceinline__ void exact_fix_flush(Exact<F, D> &s, ExactFix &f)
+// Exact while the two hold at most EXACT_HALF_TERMS terms together.
+__device__ __forceinline__ void exact_half_merge(ExactHalfSum &a, const ExactHalfSum &b)
 {
-    if (f.sum)
-        exact_add_scaled(s, f.sum < 0 ? 0ull - (u64)f.sum : (u64)f.sum, -24, f.sum < 0);
-    s.special += f.special;
+    a.sum += b.sum;
+    a.nz |= b.nz;
+    a.n += b.n;
+}
+template <class F, class D> __device__ __forceinline__ void exact_half_flush(Exact<F, D> &s, ExactHalfSum &f)
+{
+    exact_add_value(s, f.sum);
     s.flags |= (f.n ? EXACT_ANY : 0u) | (f.nz ? EXACT_NOT_NEG_ZERO : 0u);
-    exact_fix_init(f);
+    exact_half_init(f);
 }
 
 // ---- Rounding ----

@@ -54,19 +54,22 @@ static inline int __clzll(long long x) { return x ? __builtin_clzll((u64)x) : 64
 static inline int __clz(int x) { return x ? __builtin_clz((unsigned)x) : 32; }
 using std::ldexp;
 using std::sqrt;
+static float from_half(unsigned h)
+{
+    const unsigned E = (h >> 10) & 31u, m = h & 1023u;
+    const float v = E == 0 ? std::ldexp((float)m, -24)
+                    : E == 31 ? (m ? __uint_as_float(0x7fc00000u) : __uint_as_float(0x7f800000u))
+                              : std::ldexp((float)(m | 1024u), (int)E - 25);
+    return h & 0x8000u ? -v : v;
+}
+static inline float to_float(half_t h) { return from_half(h.bits); } // types.cuh's, exact
 
 #include "exact.cuh"
 
 // float16 and bfloat16 widened to float32 as the kernels do (exactly).
 static float widen_term(int type, uint64_t bits)
 {
-    if (type == ET_BF16)
-        return __uint_as_float((unsigned)bits << 16);
-    const unsigned h = (unsigned)bits, E = (h >> 10) & 31u, m = h & 1023u;
-    const float v = E == 0 ? std::ldexp((float)m, -24)
-                    : E == 31 ? (m ? __uint_as_float(0x7fc00000u) : __uint_as_float(0x7f800000u))
-                              : std::ldexp((float)(m | 1024u), (int)E - 25);
-    return h & 0x8000u ? -v : v;
+    return type == ET_BF16 ? __uint_as_float((unsigned)bits << 16) : from_half((unsigned)bits);
 }
 
 template <class F> static void init(void *s) { exact_init(*(Exact<F> *)s); }
@@ -238,15 +241,50 @@ void emu_exact_bins_half_products(void *s, const uint64_t *x, const uint64_t *y,
     }
     exact_bins_flush(*(Exact<ExactHalfProducts> *)s, f);
 }
-void emu_exact_fix(void *s, const uint64_t *h, size_t n, size_t every)
+void emu_exact_half(void *s, const uint64_t *h, size_t n, size_t every)
 {
-    ExactFix f;
-    exact_fix_init(f);
+    ExactHalfSum f;
+    exact_half_init(f);
     for (size_t i = 0; i < n; i++) {
-        exact_fix_add(f, (unsigned short)h[i]);
+        half_t x = {(unsigned short)h[i]};
+        exact_half_add(f, x);
         if (f.n == every)
-            exact_fix_flush(*(Exact<ExactHalf> *)s, f);
+            exact_half_flush(*(Exact<ExactHalf> *)s, f);
     }
-    exact_fix_flush(*(Exact<ExactHalf> *)s, f);
+    exact_half_flush(*(Exact<ExactHalf> *)s, f);
+}
+// A warp's way: term i to lane i % lanes; each lane's front, the lanes'
+// fronts merged pairwise (the shuffle tree) and flushed every `every` terms a
+// lane.
+void emu_exact_warp(int fmt, void *s, int type, const uint64_t *bits, size_t n, int lanes, size_t every)
+{
+    static ExactBins<> b[32];
+    static ExactHalfSum h[32];
+    size_t i = 0;
+    while (i < n) {
+        for (int l = 0; l < lanes; l++) {
+            exact_bins_init(b[l]);
+            exact_half_init(h[l]);
+        }
+        for (size_t k = 0; k < every * lanes && i < n; k++, i++) {
+            const int l = (int)(i % (size_t)lanes);
+            if (type == ET_HALF) {
+                half_t x = {(unsigned short)bits[i]};
+                exact_half_add(h[l], x);
+            } else {
+                exact_bins_add(b[l], type == ET_FLOAT ? (unsigned)bits[i] : __float_as_uint(widen_term(type, bits[i])));
+            }
+        }
+        for (int off = 1; off < lanes; off *= 2)
+            for (int l = 0; l + off < lanes; l += 2 * off) {
+                exact_bins_merge(b[l], b[l + off]);
+                exact_half_merge(h[l], h[l + off]);
+            }
+        if (type == ET_HALF) {
+            DISPATCH(fmt, exact_half_flush(*(Exact<F> *)s, h[0]); break)
+        } else {
+            DISPATCH(fmt, exact_bins_flush(*(Exact<F> *)s, b[0]); break)
+        }
+    }
 }
 }

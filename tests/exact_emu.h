@@ -36,11 +36,15 @@ uint64_t emu_exact_norm2(int fmt, const void *s, int rtype);
 /* 1 when the two states have the same digits, special and flags. */
 int emu_exact_same(int fmt, const void *a, const void *b);
 /* The fronts: n terms through ExactBins (float32 or bfloat16 terms; float16
- * products) or ExactFix (float16 terms), flushed into s every `every` terms
- * and at the end. */
+ * products) or ExactHalfSum (float16 terms), flushed into s every `every`
+ * terms and at the end. */
 void emu_exact_bins(int fmt, void *s, int type, const uint64_t *bits, size_t n, size_t every);
 void emu_exact_bins_half_products(void *s, const uint64_t *x, const uint64_t *y, size_t n, size_t every);
-void emu_exact_fix(void *s, const uint64_t *h, size_t n, size_t every);
+void emu_exact_half(void *s, const uint64_t *h, size_t n, size_t every);
+/* A warp's way: the terms dealt to `lanes` fronts (ExactBins, or ExactHalfSum
+ * for float16), which merge pairwise and flush into s after `every` terms a
+ * lane. */
+void emu_exact_warp(int fmt, void *s, int type, const uint64_t *bits, size_t n, int lanes, size_t every);
 
 #ifdef __cplusplus
 }

@@ -6,59 +6,74 @@
 #include "exact.cuh"
 
 // float32: each thread's 16 bins in shared memory, bin-major (a warp's lanes
-// reach 32 banks whatever bins they hit); at the end (or every
-// EXACT_BIN_TERMS terms) they flush into the warp's state by integer atomics;
-// the warps' states merge digit by digit.
+// reach 32 banks whatever bins they hit). Every EXACT_BIN_TERMS / 32 terms a
+// lane (and at the end) the warp sums its lanes' bins by shuffles, exactly,
+// and lane 0 flushes them into the block's state by integer atomics; one
+// thread normalizes it and writes the block's partial.
 #define F32_BLOCK 256
+__device__ __forceinline__ void exact_sketch_warp_flush(ExactBins<ExactBinStrided> &f, Exact<ExactSingle, ExactAtomic> &s)
+{
+    for (int b = 0; b < 16; b++) {
+        double v = f.bin[b];
+        for (int off = 16; off > 0; off >>= 1)
+            v += __shfl_xor_sync(0xffffffffu, v, off);
+        f.bin[b] = v;
+    }
+    for (int off = 16; off > 0; off >>= 1) { // (__reduce_*_sync: sm_80 and later only)
+        f.nz |= __shfl_xor_sync(0xffffffffu, f.nz, off);
+        f.n += __shfl_xor_sync(0xffffffffu, f.n, off);
+    }
+    if (threadIdx.x % 32 == 0)
+        exact_bins_flush(s, f);
+    else
+        exact_bins_init(f);
+}
 extern "C" __global__ void __launch_bounds__(F32_BLOCK) exact_sketch_f32(const uint4 *in, size_t nvec, long long *out)
 {
     __shared__ double bins[16 * F32_BLOCK];
-    __shared__ long long warp_digits[F32_BLOCK / 32][ExactSingle::DIGITS];
-    __shared__ float warp_special[F32_BLOCK / 32];
-    __shared__ unsigned warp_flags[F32_BLOCK / 32];
-    const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
-    for (int i = lane; i < ExactSingle::DIGITS; i += 32)
-        warp_digits[warp][i] = 0;
+    __shared__ long long block_digits[ExactSingle::DIGITS];
+    __shared__ float block_special;
+    __shared__ unsigned block_flags;
+    if (threadIdx.x < ExactSingle::DIGITS)
+        block_digits[threadIdx.x] = 0;
+    if (threadIdx.x == 0) {
+        block_special = 0.0f;
+        block_flags = 0;
+    }
     ExactBins<ExactBinStrided> f;
     f.bin.p = bins + threadIdx.x;
     f.bin.stride = F32_BLOCK;
     exact_bins_init(f);
     Exact<ExactSingle, ExactAtomic> s;
-    s.d.p = warp_digits[warp];
+    s.d.p = block_digits;
     s.special = 0.0f;
     s.flags = 0;
-    __syncwarp();
-    for (size_t i = threadIdx.x; i < nvec; i += F32_BLOCK) {
-        const uint4 v = in[i];
-        exact_bins_add(f, v.x);
-        exact_bins_add(f, v.y);
-        exact_bins_add(f, v.z);
-        exact_bins_add(f, v.w);
-        if (f.n > EXACT_BIN_TERMS - 4)
-            exact_bins_flush(s, f);
+    __syncthreads();
+    const size_t rounds = (nvec + F32_BLOCK - 1) / F32_BLOCK; // the same for every lane of a warp
+    for (size_t r = 0, i = threadIdx.x; r < rounds; r++, i += F32_BLOCK) {
+        if (i < nvec) {
+            const uint4 v = in[i];
+            exact_bins_add(f, v.x);
+            exact_bins_add(f, v.y);
+            exact_bins_add(f, v.z);
+            exact_bins_add(f, v.w);
+        }
+        if (r % (EXACT_BIN_TERMS / 32 / 4) == EXACT_BIN_TERMS / 32 / 4 - 1)
+            exact_sketch_warp_flush(f, s);
     }
-    exact_bins_flush(s, f);
-    for (int off = 16; off > 0; off >>= 1) {
-        s.special += __shfl_xor_sync(0xffffffffu, s.special, off);
-        s.flags |= __shfl_xor_sync(0xffffffffu, s.flags, off);
-    }
-    if (lane == 0) {
-        warp_special[warp] = s.special;
-        warp_flags[warp] = s.flags;
+    exact_sketch_warp_flush(f, s);
+    if (threadIdx.x % 32 == 0) {
+        atomicAdd(&block_special, s.special);
+        atomicOr(&block_flags, s.flags);
     }
     __syncthreads();
     if (threadIdx.x == 0) {
         Exact<ExactSingle> b;
-        exact_init(b);
-        for (int w = 0; w < F32_BLOCK / 32; w++) {
-            Exact<ExactSingle> ws;
-            for (int i = 0; i < ExactSingle::DIGITS; i++)
-                ws.d[i] = warp_digits[w][i];
-            ws.special = warp_special[w];
-            ws.flags = warp_flags[w];
-            exact_normalize(ws);
-            exact_merge(b, ws);
-        }
+        for (int i = 0; i < ExactSingle::DIGITS; i++)
+            b.d[i] = block_digits[i];
+        b.special = block_special;
+        b.flags = block_flags;
+        exact_normalize(b);
         for (int i = 0; i < ExactSingle::DIGITS; i++)
             out[blockIdx.x * (ExactSingle::DIGITS + 1) + i] = b.d[i];
         out[blockIdx.x * (ExactSingle::DIGITS + 1) + ExactSingle::DIGITS] =
@@ -134,7 +149,8 @@ extern "C" __global__ void exact_sketch_round_f64(const long long *partials, int
     exact_sketch_round<ExactDouble, double>(partials, blocks, n, out);
 }
 
-// float16: one 64-bit integer per thread in a register, flushed once into
+// float16: one double per thread in registers; the warp sums its lanes' by
+// shuffles (exact for EXACT_HALF_TERMS terms in all) and lane 0 flushes into
 // the warp's state.
 #define F16_BLOCK 256
 extern "C" __global__ void __launch_bounds__(F16_BLOCK) exact_sketch_f16(const uint4 *in, size_t nvec, long long *out)
@@ -144,21 +160,35 @@ extern "C" __global__ void __launch_bounds__(F16_BLOCK) exact_sketch_f16(const u
     if (lane < ExactHalf::DIGITS)
         warp_digits[warp][lane] = 0;
     __syncwarp();
-    ExactFix f;
-    exact_fix_init(f);
-    for (size_t i = threadIdx.x; i < nvec; i += F16_BLOCK) {
-        const uint4 v = in[i];
-        const unsigned w[4] = {v.x, v.y, v.z, v.w};
-        for (int j = 0; j < 4; j++) {
-            exact_fix_add(f, (unsigned short)(w[j] & 0xffffu));
-            exact_fix_add(f, (unsigned short)(w[j] >> 16));
-        }
-    }
     Exact<ExactHalf, ExactAtomic> s;
     s.d.p = warp_digits[warp];
     s.special = 0.0f;
     s.flags = 0;
-    exact_fix_flush(s, f);
+    ExactHalfSum f;
+    exact_half_init(f);
+    const size_t rounds = (nvec + F16_BLOCK - 1) / F16_BLOCK;
+    for (size_t r = 0, i = threadIdx.x; r < rounds; r++, i += F16_BLOCK) {
+        if (i < nvec) {
+            const uint4 v = in[i];
+            const unsigned w[4] = {v.x, v.y, v.z, v.w};
+            for (int j = 0; j < 4; j++) {
+                const half_t lo = {(unsigned short)(w[j] & 0xffffu)}, hi = {(unsigned short)(w[j] >> 16)};
+                exact_half_add(f, lo);
+                exact_half_add(f, hi);
+            }
+        }
+        if (r % (EXACT_HALF_TERMS / 32 / 8) == EXACT_HALF_TERMS / 32 / 8 - 1 || r + 1 == rounds) {
+            for (int off = 16; off > 0; off >>= 1) {
+                f.sum += __shfl_xor_sync(0xffffffffu, f.sum, off);
+                f.nz |= __shfl_xor_sync(0xffffffffu, f.nz, off);
+                f.n += __shfl_xor_sync(0xffffffffu, f.n, off);
+            }
+            if (lane == 0)
+                exact_half_flush(s, f);
+            else
+                exact_half_init(f);
+        }
+    }
     __syncthreads();
     if (threadIdx.x < ExactHalf::DIGITS)
         out[threadIdx.x] = warp_digits[0][threadIdx.x];

@@ -315,6 +315,7 @@ static uint64_t ref_norm2(const struct ref *r, int t)
 #define MAX_PARTS 12
 static _Alignas(16) unsigned char st_a[STATE_BYTES], st_b[STATE_BYTES], parts[MAX_PARTS][STATE_BYTES];
 #define EXACT_BIN_TERMS_TEST 16384 /* exact.cuh's EXACT_BIN_TERMS */
+#define EXACT_HALF_TERMS_TEST 8192 /* exact.cuh's EXACT_HALF_TERMS */
 static struct rng case_rng; /* the splits, trees and flush periods of the current case */
 
 static const char *tname(int t) { return tys[t].name; }
@@ -400,9 +401,9 @@ static void check_sum(int t, const uint64_t *x, const uint64_t *y, size_t n)
     }
     if (!y && t == ET_HALF) {
         emu_exact_init(fmt, st_b);
-        emu_exact_fix(st_b, x, n, 1000);
+        emu_exact_half(st_b, x, n, 1000);
         emu_exact_normalize(fmt, st_b);
-        check_results(t, x, y, n, st_b, fmt, "fix");
+        check_results(t, x, y, n, st_b, fmt, "half sum");
     }
     if (y && t == ET_HALF) {
         emu_exact_init(fmt, st_b);
@@ -700,17 +701,29 @@ START_TEST(test_fronts)
         ys[i] = random_term(&r, t, mode, e0);
     }
     const int fmt = tys[t].fmt;
-    const size_t every = 1 + rnd_below(&r, rnd_below(&r, 2) ? 64 : EXACT_BIN_TERMS_TEST);
+    const size_t bound = t == ET_HALF ? EXACT_HALF_TERMS_TEST : EXACT_BIN_TERMS_TEST,
+                 every = 1 + rnd_below(&r, rnd_below(&r, 2) ? 64 : bound);
     sum_into(st_a, fmt, t, xs, NULL, 0, n);
     emu_exact_init(fmt, st_b);
     if (t == ET_HALF)
-        emu_exact_fix(st_b, xs, n, every);
+        emu_exact_half(st_b, xs, n, every);
     else
         emu_exact_bins(fmt, st_b, t, xs, n, every);
     emu_exact_normalize(fmt, st_b);
     if (!emu_exact_same(fmt, st_a, st_b)) {
         print_terms(t, xs, n);
         FAIL_AT("%s: the front flushed every %zu terms differs from the sequential state", tname(t), every);
+    }
+    /* a warp's lanes, merged by a shuffle tree: up to bound / lanes terms a lane */
+    const int lanes = 1 << rnd_below(&r, 6);
+    const size_t lane_every = 1 + rnd_below(&r, bound / (size_t)lanes);
+    emu_exact_init(fmt, st_b);
+    emu_exact_warp(fmt, st_b, t, xs, n, lanes, lane_every);
+    emu_exact_normalize(fmt, st_b);
+    if (!emu_exact_same(fmt, st_a, st_b)) {
+        print_terms(t, xs, n);
+        FAIL_AT("%s: %d lanes' fronts (flushed every %zu terms a lane) differ from the sequential state", tname(t),
+                lanes, lane_every);
     }
     if (t == ET_HALF) {
         sum_into(st_a, EF_HALF_PRODUCTS, t, xs, ys, 0, n);
@@ -738,6 +751,13 @@ START_TEST(test_bins_bound)
         emu_exact_normalize(EF_SINGLE, st_b);
         check_results(t, xs, NULL, EXACT_BIN_TERMS_TEST, st_b, EF_SINGLE, "bins at their bound");
     }
+    /* and ExactHalfSum's: 2^13 float16 terms of the largest magnitude beside the smallest */
+    for (size_t i = 0; i < EXACT_HALF_TERMS_TEST; i++)
+        xs[i] = i % 5 == 2 ? 1 : 0x7bff;
+    emu_exact_init(EF_HALF, st_b);
+    emu_exact_half(st_b, xs, EXACT_HALF_TERMS_TEST, EXACT_HALF_TERMS_TEST);
+    emu_exact_normalize(EF_HALF, st_b);
+    check_results(ET_HALF, xs, NULL, EXACT_HALF_TERMS_TEST, st_b, EF_HALF, "half sum at its bound");
 }
 END_TEST
 
