@@ -229,8 +229,9 @@ struct ExactAtomic {
 // of float16 pairs, which float32 holds exactly) in 16 doubles: bin b sums the
 // terms whose biased exponent is 16 b .. 16 b + 15, integer multiples of the
 // bin's smallest ulp below 2^39 of them; 2^14 such terms sum below 2^53, so
-// every bin's double additions are exact. Infinities and NaNs fall into bin
-// 15 and stay there with IEEE's rules. nz ORs each pattern with -0.0's bits
+// every bin's double additions are exact (the top bin's sum, up to 2^142,
+// fits the format's count digits). Infinities and NaNs fall into bin 15 and
+// stay there with IEEE's rules. nz ORs each pattern with -0.0's bits
 // flipped: zero exactly when every term is -0.0. The bins live where B puts
 // them (ExactBinArray, or strided in shared memory as ExactBinStrided).
 struct ExactBinArray {
