@@ -202,7 +202,7 @@ enum bad {
     B_NULL_OUT, B_NULL_IN, B_NULL_Y, B_Y_IGNORED, B_IN_ALIGN, B_Y_ALIGN, B_OUT_ALIGN, B_HOST_ALIGN, B_OVERFLOW,
     B_EMPTY_ARG, B_EMPTY_SHARD, B_EMPTY_SUM, B_DDOF_NEG, B_DDOF_NAN, B_DDOF_INF, B_FEW_SYNC, B_FEW_ASYNC, B_FEW_COMM,
     B_NULL_LAYOUT, B_RANK, B_AXES_BIT, B_STRIDE, B_OUT_LAYOUT, B_AXIS0_KEPT, B_NO_RESULTS, B_OFFSET_TYPE,
-    B_NULL_BEGIN, B_NULL_END, B_BEGIN_ALIGN, B_NO_SEGMENTS, B_SEGMENTS_OVERFLOW, B_FLAGS, B_BITWISE,
+    B_NULL_BEGIN, B_NULL_END, B_BEGIN_ALIGN, B_NO_SEGMENTS, B_NO_SEGMENTS_ALIGN, B_SEGMENTS_OVERFLOW, B_FLAGS, B_BITWISE,
     B_NULL_USER, B_TWO_INPUT_USER, B_HOST_DEVICE_OUT, B_IN_RANGE, B_COUNT
 };
 
@@ -254,6 +254,7 @@ static const struct {
     [B_NULL_END] = {"NULL end offsets", T_SEGMENTS, 0, CURED_ERROR_NULL_POINTER, "end offsets"},
     [B_BEGIN_ALIGN] = {"misaligned offsets", T_SEGMENTS, 0, CURED_ERROR_MISALIGNED, "offset"},
     [B_NO_SEGMENTS] = {"no segments, NULL pointers", 0, T_ARRAY | T_AXES, CURED_SUCCESS, ""},
+    [B_NO_SEGMENTS_ALIGN] = {"no segments, a misaligned input", T_SEGMENTS, 0, CURED_ERROR_MISALIGNED, "input"},
     [B_SEGMENTS_OVERFLOW] = {"2^40 segments of 2^40", T_UNIFORM, 0, CURED_ERROR_SIZE_OVERFLOW, "overflow"},
     [B_FLAGS] = {"flags 2", T_COMM, 0, CURED_ERROR_INVALID_VALUE, "flags"},
     [B_BITWISE] = {"CURED_COMM_BITWISE on a whole-array call", T_COMM | T_ARRAY, 0, CURED_ERROR_INVALID_VALUE,
@@ -316,6 +317,7 @@ static struct args with(enum entry e, enum bad b)
     case B_NULL_END: a.end = NULL; break;
     case B_BEGIN_ALIGN: a.offset_type = CURED_TYPE_INT64; a.end = OFF + 1; break; /* OFF + 1: 4 bytes in */
     case B_NO_SEGMENTS: a.num_segments = 0; a.in = a.out = NULL; a.begin = a.end = NULL; break;
+    case B_NO_SEGMENTS_ALIGN: a.num_segments = 0; a.in = X + 2; a.begin = a.end = NULL; break;
     case B_SEGMENTS_OVERFLOW: a.num_segments = a.segment_size = (size_t)1 << 40; break;
     case B_FLAGS: a.flags = 2; break;
     case B_BITWISE: a.flags = CURED_COMM_BITWISE; break;
