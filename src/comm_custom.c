@@ -130,13 +130,8 @@ cured_status cr_comm_custom(const struct cr_call *c, const struct cr_request *r)
     const CUstream s = c->stream;
     if (cr_state_slot(r) > CR_COMM_SLOT_MAX) /* cannot happen: states are at most 32 bytes */
         return cr_fail(CURED_ERROR_INTERNAL, "a user op's state of %zu bytes", r->acc.size);
-    CUcontext saved;
-    cured_status st = cr_enter(cc->h, &saved);
-    if (st != CURED_SUCCESS)
-        return st;
-    if (!host_out)
-        st = cr_check_device_range(cc->h, out, r->acc.result_size, "output");
-    cr_leave(cc->h, saved);
+    /* the pointers' memory before the op's first compilation here, as the built-in operators' calls */
+    cured_status st = cr_comm_check_memory(cc, r, x, two ? y : NULL, n, host_out ? NULL : out);
     struct cr_comm_user *u = NULL;
     if (st != CURED_SUCCESS || (st = user_for(cc, op, &u)) != CURED_SUCCESS)
         return st;

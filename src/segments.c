@@ -26,6 +26,13 @@ cured_status cr_segments_layout(const void *in, size_t num_segments, const void 
     memset(g, 0, sizeof *g);
     if (offset_type != CURED_TYPE_INT32 && offset_type != CURED_TYPE_INT64)
         return cr_fail(CURED_ERROR_INVALID_VALUE, "offsets must be int32 or int64, not %s", cr_type_name(offset_type));
+    /* Misaligned input and output pointers are refused also with no segments (NULL ones are then allowed), as an
+     * array's are with n == 0. */
+    if ((uintptr_t)in % cr_type_size(r->in))
+        return cr_fail(CURED_ERROR_MISALIGNED, "the input %p is not aligned to its %zu-byte elements", in,
+                       cr_type_size(r->in));
+    if ((uintptr_t)out % r->acc.result_align)
+        return cr_fail(CURED_ERROR_MISALIGNED, "the output %p is not aligned to %zu bytes", out, r->acc.result_align);
     if (num_segments == 0)
         return CURED_SUCCESS;
     if (in == NULL || out == NULL || begin == NULL || end == NULL)
@@ -34,13 +41,8 @@ cured_status cr_segments_layout(const void *in, size_t num_segments, const void 
     const size_t osize = cr_type_size(offset_type);
     if ((uintptr_t)begin % osize || (uintptr_t)end % osize)
         return cr_fail(CURED_ERROR_MISALIGNED, "the offset arrays must be aligned to their %zu-byte elements", osize);
-    if ((uintptr_t)in % cr_type_size(r->in))
-        return cr_fail(CURED_ERROR_MISALIGNED, "the input %p is not aligned to its %zu-byte elements", in,
-                       cr_type_size(r->in));
     if (num_segments > SIZE_MAX / osize || num_segments > SIZE_MAX / r->acc.result_size)
         return cr_fail(CURED_ERROR_SIZE_OVERFLOW, "%zu segments overflow", num_segments);
-    if ((uintptr_t)out % r->acc.result_align)
-        return cr_fail(CURED_ERROR_MISALIGNED, "the output %p is not aligned to %zu bytes", out, r->acc.result_align);
     /* The kernels write the results while they read the offsets and the input (whose first
      * element is all the host knows of it; cr_segment_limit ends the rest at the output). */
     const size_t out_bytes = num_segments * r->acc.result_size, offset_bytes = num_segments * osize;

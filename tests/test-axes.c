@@ -530,6 +530,81 @@ START_TEST(test_plan_cols_wave)
 }
 END_TEST
 
+/* Column splits are chosen once, at launch, with the loaded kernel's
+ * occupancy. They equal the two steps they replace: the planner's split for
+ * the device's bound on resident blocks of 256 threads (sms * min(max blocks
+ * an SM, 8)), then, only where that gave more than one split, the launch's
+ * split for the kernel's own occupancy (at most that bound: a block of 256
+ * threads fits 8 times in the 2048 threads of an SM, and the handle clamps
+ * it to the device's most). A sweep of devices, occupancies, operators and
+ * column geometries, batched and not. */
+START_TEST(test_plan_cols_once)
+{
+    static const struct {
+        cured_op op;
+        cured_type t;
+    } ops[] = {{CURED_OP_SUM, CURED_TYPE_INT8},      {CURED_OP_SUM, CURED_TYPE_FLOAT32},
+               {CURED_OP_SUM, CURED_TYPE_FLOAT64},   {CURED_OP_MEAN_VAR, CURED_TYPE_FLOAT32},
+               {CURED_OP_ARGMAX, CURED_TYPE_FLOAT32}, {CURED_OP_MINMAX, CURED_TYPE_INT16}};
+    static const int64_t rows[] = {64, 1000, 4096, 65536, 1 << 20}, cols[] = {3, 4, 17, 256, 4096, 65536},
+                         batches[] = {1, 3, 300};
+    static const int sms[] = {1, 28, 80, 132, 170}, most[] = {1, 2, 4, 6, 8, 16, 32};
+    unsigned long checked = 0, split = 0;
+    for (size_t o = 0; o < sizeof ops / sizeof *ops; o++)
+        for (size_t a = 0; a < sizeof rows / sizeof *rows; a++)
+            for (size_t b = 0; b < sizeof cols / sizeof *cols; b++)
+                for (size_t c = 0; c < sizeof batches / sizeof *batches; c++) {
+                    const int64_t R = rows[a], C = cols[b], B = batches[c];
+                    const cured_layout l = {3, {B, R, C}, {R * C, C, 1}};
+                    for (size_t d = 0; d < sizeof sms / sizeof *sms; d++)
+                        for (size_t e = 0; e < sizeof most / sizeof *most; e++) {
+                            memset(&fake, 0, sizeof fake);
+                            fake.facts.sms = sms[d];
+                            fake.max_blocks_per_sm = most[e];
+                            fake.facts.partials_capacity = (size_t)sms[d] * (size_t)most[e];
+                            struct cr_request r;
+                            struct cr_geometry g;
+                            int whole = 0;
+                            cured_type out;
+                            ck_assert_int_eq(cured_default_result(ops[o].op, ops[o].t, &out), CURED_SUCCESS);
+                            memset(&g, 0, sizeof g);
+                            ck_assert_int_eq(cr_axes_request(&fake, ops[o].op, IN_OK, ops[o].t, &l, 2u, OUT_OK, out,
+                                                             NULL, 0, &r, &g, &whole),
+                                             CURED_SUCCESS);
+                            if (whole || r.shape != CR_SHAPE_COLS)
+                                continue;
+                            struct cr_unit u;
+                            cr_family_for(&r)->build(&r, &u);
+                            const unsigned ty = 256u / (unsigned)r.group;
+                            const uint64_t room = cr_cols_room(&fake.facts, r.acc.size);
+                            const uint64_t bound = (uint64_t)sms[d] * (uint64_t)(most[e] < 8 ? most[e] : 8);
+                            for (int bps = 1; bps <= most[e] && bps <= 8; bps++) {
+                                struct cr_cols old = g.cols; /* the planner's step, then the launch's */
+                                cr_cols_splits(&old, bound, ty, room);
+                                if (old.splits > 1)
+                                    cr_cols_splits(&old, (uint64_t)bps * (uint64_t)sms[d], ty, room);
+                                struct cr_plan p;
+                                fake_plan_occupancy(&r, &u, &g, 0.0, bps, &p);
+                                ck_assert(!p.overflow && p.l[0].nparams > 1);
+                                struct cr_cols now;
+                                memcpy(&now, p.l[0].params[1], sizeof now);
+                                ck_assert_msg(memcmp(&old, &now, sizeof now) == 0 &&
+                                                  p.l[0].grid_y == (unsigned)B * old.splits,
+                                              "%s of %s, %lld x %lld x %lld, %d SMs of %d blocks, %d resident: "
+                                              "splits %u/%u/%u (two steps) against %u/%u/%u (at launch)",
+                                              cured_op_name(ops[o].op), cured_type_name(ops[o].t), (long long)B,
+                                              (long long)R, (long long)C, sms[d], most[e], bps, old.splits,
+                                              old.group, old.ngroups, now.splits, now.group, now.ngroups);
+                                checked++;
+                                split += now.splits > 1;
+                            }
+                        }
+                }
+    /* the sweep reaches both sides of the question */
+    ck_assert_msg(checked > 1000 && split > 100 && checked - split > 100, "%lu launches, %lu split", checked, split);
+}
+END_TEST
+
 /* The public calls' checks that come before any GPU work. */
 START_TEST(test_bad_calls)
 {
@@ -628,6 +703,7 @@ int main(void)
     tcase_add_test(tc, test_plan_matrix_shapes);
     tcase_add_test(tc, test_plan_fold);
     tcase_add_test(tc, test_plan_cols_wave);
+    tcase_add_test(tc, test_plan_cols_once);
     tcase_add_test(tc, test_plan_other_shapes);
     tcase_add_test(tc, test_plan_bench_cells);
     tcase_add_test(tc, test_bad_layouts);

@@ -213,6 +213,13 @@ START_TEST(test_axes_and_segments)
            cured_segmented_reduce_stats_async(H, CURED_OP_STD, X, F32, 4, OFF, OFF, I32, NAN, OUT, F32, NULL));
     REFUSE(CURED_SUCCESS, "",
            cured_segmented_reduce_async(H, CURED_OP_ARGMAX, NULL, F32, 0, NULL, NULL, I32, NULL, F32, NULL));
+    /* No segments: NULL pointers are allowed, misaligned ones refused (as an array's with n == 0). */
+    REFUSE(CURED_ERROR_MISALIGNED, "input",
+           cured_segmented_reduce_async(H, CURED_OP_SUM, X + 2, F32, 0, NULL, NULL, I32, OUT, F32, NULL));
+    REFUSE(CURED_ERROR_MISALIGNED, "8 bytes",
+           cured_segmented_reduce_async(H, CURED_OP_ARGMAX, X, F32, 0, NULL, NULL, I32, OUT + 4, F32, NULL));
+    REFUSE(CURED_ERROR_MISALIGNED, "input",
+           cured_segmented_reduce_stats_async(H, CURED_OP_VAR, X + 2, F32, 0, NULL, NULL, I32, 1, OUT, F32, NULL));
     REFUSE(CURED_ERROR_SIZE_OVERFLOW, "overflow",
            cured_uniform_segmented_reduce_async(H, CURED_OP_SUM, X, I32, (size_t)1 << 40, (size_t)1 << 40, OUT, I64,
                                                 NULL));
@@ -267,6 +274,8 @@ START_TEST(test_custom_and_prepare)
     REFUSE(CURED_ERROR_INVALID_VALUE, "int32 or int64",
            cured_custom_segmented_reduce_async(H, one, X, 2, OFF, OFF, F32, OUT, NULL));
     REFUSE(CURED_SUCCESS, "", cured_custom_segmented_reduce_async(H, one, NULL, 0, NULL, NULL, I64, NULL, NULL));
+    REFUSE(CURED_ERROR_MISALIGNED, "output",
+           cured_custom_segmented_reduce_async(H, one, NULL, 0, NULL, NULL, I64, OUT + 4, NULL));
     REFUSE(CURED_ERROR_NO_NVRTC, "", cured_custom_reduce(H, one, X, NULL, 4, HOST, NULL));
     /* cured_prepare: the enums and combinations, before NVRTC; cured_get_arch writes nothing on error. */
     REFUSE(CURED_ERROR_NULL_HANDLE, "handle", cured_prepare(NULL, CURED_OP_SUM, AUTO, I32, I64));
