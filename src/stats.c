@@ -14,13 +14,14 @@ cured_status cr_stats_check_sync(const struct cr_request *r, size_t n)
     const struct cr_op_info *o = cr_op(r->op);
     if (r->user != NULL || o == NULL || !(o->flags & CR_OP_DOF))
         return CURED_SUCCESS;
-    const double ddof = r->op == CURED_OP_MEAN ? 0.0 : r->ddof;
+    const int mean = cr_op_base(r->op) == CURED_OP_MEAN;
+    const double ddof = mean ? 0.0 : r->ddof;
     if ((double)n > ddof)
         return CURED_SUCCESS;
-    if (r->op == CURED_OP_MEAN)
+    if (mean)
         return cr_fail(CURED_ERROR_TOO_FEW_ELEMENTS, "the mean of no elements (n = 0) is NaN");
     return cr_fail(CURED_ERROR_TOO_FEW_ELEMENTS, "the %s of n = %zu elements with ddof = %g is NaN (n <= ddof)",
-                   r->op == CURED_OP_STD ? "standard deviation" : "variance", n, ddof);
+                   cr_op_base(r->op) == CURED_OP_STD ? "standard deviation" : "variance", n, ddof);
 }
 
 cured_status cr_stats_check_ddof(const char *call, cured_op op, double ddof)
@@ -28,7 +29,7 @@ cured_status cr_stats_check_ddof(const char *call, cured_op op, double ddof)
     if (cr_op(op) == NULL)
         return cr_fail(CURED_ERROR_INVALID_ENUM, "%s: unknown operator %d", call, (int)op);
     if (!(cr_op(op)->flags & CR_OP_STATS))
-        return cr_fail(CURED_ERROR_INVALID_VALUE, "%s takes MEAN, VAR, STD, MEAN_VAR or LOGSUMEXP, not %s", call,
+        return cr_fail(CURED_ERROR_INVALID_VALUE, "%s takes MEAN, VAR, STD, MEAN_VAR or LOGSUMEXP (or NANMEAN, NANVAR, NANSTD), not %s", call,
                        cr_op(op)->name);
     if (!(ddof >= 0.0) || isinf(ddof))
         return cr_fail(CURED_ERROR_INVALID_VALUE, "%s: ddof must be finite and >= 0, not %g", call, ddof);
@@ -41,7 +42,7 @@ cured_status cr_stats_check_args(const char *call, cured_op op, const void *in, 
     /* the operator and ddof first: another operator is INVALID_VALUE whatever its types */
     if (cr_op(op) != NULL && !(cr_op(op)->flags & CR_OP_STATS))
         return cr_fail(CURED_ERROR_INVALID_VALUE,
-                       "%s takes MEAN, VAR, STD, MEAN_VAR or LOGSUMEXP, not %s: use cured_reduce%s()", call,
+                       "%s takes MEAN, VAR, STD, MEAN_VAR or LOGSUMEXP (or NANMEAN, NANVAR, NANSTD), not %s: use cured_reduce%s()", call,
                        cr_op(op)->name, host_out ? "" : "_async");
     cured_status st = cr_stats_check_ddof(call, op, ddof);
     if (st != CURED_SUCCESS || (st = cr_check_args(op, CURED_ALGO_AUTO, in, in_type, n, cr_checked_out(out, host_out), out_type, r)) != CURED_SUCCESS)

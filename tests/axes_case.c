@@ -21,6 +21,8 @@ enum ref_flavour axes_flavour(cured_op op)
     case CURED_OP_COUNT_NONZERO: case CURED_OP_XOR: return FL_RAND;
     case CURED_OP_MEAN: case CURED_OP_VAR: case CURED_OP_STD: case CURED_OP_MEAN_VAR:
     case CURED_OP_LOGSUMEXP: return FL_REAL; /* tests/stats_ref.c's bounds; NaN placement: test-gpu-stats */
+    case CURED_OP_NANSUM: return FL_RAND_NAN;
+    case CURED_OP_NANMEAN: case CURED_OP_NANVAR: case CURED_OP_NANSTD: return FL_REAL_NAN;
     default: return FL_WIDE_NAN;
     }
 }

@@ -28,7 +28,7 @@ int ref_is_signed(cured_type t)
 const char *ref_flavour_name(enum ref_flavour fl)
 {
     static const char *const names[FL_COUNT] = {"rand", "rand2", "odd", "and", "or",
-                                                "wide", "wide+nan", "real", "real2"};
+                                                "wide", "wide+nan", "real", "real2", "rand+nan", "real+nan"};
     return (unsigned)fl < FL_COUNT ? names[fl] : "?";
 }
 
@@ -141,7 +141,8 @@ static void sum_like(cured_op op, cured_type in, cured_type out, const void *x, 
         for (size_t i = 0; i < n; i++) {
             uint64_t v = get_u(in, x, i);
             switch (op) {
-            case CURED_OP_SUM: acc += v; break;
+            case CURED_OP_SUM:
+            case CURED_OP_NANSUM: acc += v; break; /* (integers hold no NaN) */
             case CURED_OP_PRODUCT: acc *= v; break;
             case CURED_OP_SUM_SQUARES: acc += v * v; break;
             case CURED_OP_SUM_ABS: acc += sign && (int64_t)v < 0 ? 0 - v : v; break;
@@ -163,6 +164,11 @@ static void sum_like(cured_op op, cured_type in, cured_type out, const void *x, 
         long double t;
         switch (op) {
         case CURED_OP_SUM: t = v; break;
+        case CURED_OP_NANSUM: /* NaN elements skipped (numpy.nansum) */
+            if (isnan(v))
+                continue;
+            t = v;
+            break;
         case CURED_OP_PRODUCT: acc *= v; continue;
         case CURED_OP_SUM_SQUARES:
         case CURED_OP_NORM2: t = v * v; break;
@@ -313,6 +319,7 @@ void ref_reduce(cured_op op, cured_type in, cured_type out, const void *x, const
     r->nvalues = 1;
     switch (op) {
     case CURED_OP_SUM:
+    case CURED_OP_NANSUM:
     case CURED_OP_PRODUCT:
     case CURED_OP_SUM_SQUARES:
     case CURED_OP_SUM_ABS:
@@ -341,6 +348,9 @@ void ref_reduce(cured_op op, cured_type in, cured_type out, const void *x, const
     case CURED_OP_STD:
     case CURED_OP_MEAN_VAR:
     case CURED_OP_LOGSUMEXP:
+    case CURED_OP_NANMEAN:
+    case CURED_OP_NANVAR:
+    case CURED_OP_NANSTD:
         stats_ref_reduce(op, in, out, x, n, r);
         break;
     default:
@@ -518,6 +528,7 @@ void ref_fill(cured_type t, enum ref_flavour fl, struct rng *r, void *buf, size_
         break;
     case FL_REAL:
     case FL_REAL2:
+    case FL_REAL_NAN:
         for (size_t i = 0; i < n; i++)
             ref_put_f(t, buf, i, ldexp((double)rng_u32(r), -36) - 1.0 / 32);
         break;
@@ -525,5 +536,12 @@ void ref_fill(cured_type t, enum ref_flavour fl, struct rng *r, void *buf, size_
         for (size_t i = 0; i < n; i++)
             ref_put_f(t, buf, i, ((int)(rng_u32(r) % 7) - 3) / 64.0);
         break;
+    }
+    if (fl == FL_RAND_NAN || fl == FL_REAL_NAN) {
+        for (size_t i = 0; i < n; i++)
+            if (rng_u32(r) % 4 == 0)
+                ref_put_u(t, buf, i, random_nan(t, r));
+        if (n > 40) /* element 20: a case of one element there reduces only a NaN */
+            ref_put_u(t, buf, 20, random_nan(t, r));
     }
 }
