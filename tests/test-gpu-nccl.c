@@ -62,6 +62,8 @@ static enum ref_flavour flavour_of(cured_op op)
     case CURED_OP_MIN: case CURED_OP_MAX: case CURED_OP_MINMAX: case CURED_OP_ARGMIN: case CURED_OP_ARGMAX:
     case CURED_OP_NANMIN: case CURED_OP_NANMAX: case CURED_OP_NANARGMIN: case CURED_OP_NANARGMAX:
         return FL_WIDE_NAN;
+    case CURED_OP_NANSUM: case CURED_OP_NANMEAN: case CURED_OP_NANVAR: case CURED_OP_NANSTD:
+        return FL_REAL_NAN; /* NaNs skipped, the rest rounds */
     default: return FL_REAL; /* float sums that round: the combine must still match */
     }
 }

@@ -217,6 +217,41 @@ def test_stats_checks_before_cuda():
     assert r.stdout.strip() == "CURED_ERROR_NO_DRIVER", (r.stdout, r.stderr)
 
 
+def test_nan_stats_checks_before_cuda():
+    """nansum/nanmean/nanvar/nanstd: exported; n <= ddof (NaNs aside) warns as numpy.nanvar does,
+    launching nothing; the NaN-skipping operators' numbers are the header's."""
+    import math
+    import re
+    from cured import _stats
+    for fn in ("nansum", "nanmean", "nanvar", "nanstd"):
+        assert fn in cured.__all__ and callable(getattr(cured, fn))
+    with pytest.warns(RuntimeWarning, match="Mean of empty slice"):
+        assert math.isnan(cured.nanmean(Fake(n=0, typestr="<f4")))
+    for fn, n, ddof in (("nanvar", 0, 0), ("nanstd", 1, 1), ("nanvar", 3, 3.5)):
+        with pytest.warns(RuntimeWarning, match=re.escape("Degrees of freedom <= 0 for slice.")):
+            assert math.isnan(getattr(cured, fn)(Fake(n=n, typestr="<f8"), ddof=ddof))
+    assert _stats._few(_stats.NANVAR, 2, 2) == "Degrees of freedom <= 0 for slice."   # numpy.nanvar's
+    assert _stats._few(_stats.VAR, 2, 2) == "Degrees of freedom <= 0 for slice"       # numpy.var's
+    assert _stats._few(_stats.NANMEAN, 0, 5) == "Mean of empty slice" and _stats._few(_stats.NANMEAN, 1, 5) is None
+    with pytest.raises(ValueError, match="ddof"):
+        cured.nanstd(Fake(typestr="<f4"), ddof=-1)
+    with pytest.raises(TypeError, match="floating"):
+        cured.nanmean(Fake(typestr="<i4"), dtype="int64")
+    with pytest.raises(TypeError, match="float16"):   # nansum's result types are sum's
+        cured.nansum(Fake(typestr="<f4"), dtype="float16")
+    assert cured._plan("nansum", cured.NANSUM, "int16", None)[1:4] == ("int16", "int64", "int64")
+    assert cured._plan("nansum", cured.NANSUM, "float16", None)[1:4] == ("float16", "float16", "float16")
+    header = os.path.join(os.path.dirname(__file__), "..", "..", "include", "cured.h")
+    if not os.path.exists(header):
+        pytest.skip("include/cured.h is not beside python/")
+    ops = dict(re.findall(r"\bCURED_OP_([A-Z_0-9]+) = (\d+)", open(header).read()))
+    assert int(ops["NANSUM"]) == cured.NANSUM
+    assert (int(ops["NANMEAN"]), int(ops["NANVAR"]), int(ops["NANSTD"])) == (_stats.NANMEAN, _stats.NANVAR,
+                                                                              _stats.NANSTD)
+    assert {_stats.NANMEAN: int(ops["MEAN"]), _stats.NANVAR: int(ops["VAR"]), _stats.NANSTD: int(ops["STD"])} == \
+        _stats.BASE
+
+
 def test_axis_normalization():
     from cured import _axes
     assert _axes.normalize("sum", None, 3) == (0, 1, 2)
