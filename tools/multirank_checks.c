@@ -223,9 +223,10 @@ static int exact_with_one_gpu(int nranks, cured_op op, cured_type in)
 {
     switch (op) {
     case CURED_OP_SUM: case CURED_OP_PRODUCT: case CURED_OP_SUM_SQUARES: case CURED_OP_SUM_ABS: case CURED_OP_DOT:
+    case CURED_OP_NANSUM:
         return nranks == 1 || !mr_is_float(in);
     case CURED_OP_NORM2: case CURED_OP_MEAN: case CURED_OP_VAR: case CURED_OP_STD: case CURED_OP_MEAN_VAR:
-    case CURED_OP_LOGSUMEXP:
+    case CURED_OP_LOGSUMEXP: case CURED_OP_NANMEAN: case CURED_OP_NANVAR: case CURED_OP_NANSTD:
         return nranks == 1;
     default: return 1; /* extremes, ARG, bitwise, COUNT_NONZERO */
     }
@@ -260,7 +261,7 @@ static int whole_array_groups(struct mr_rank *r, const struct mr_shards *s)
                     loaded = 1;
                     struct mr_case c = make_case(r, G_OPS, K_REDUCE, (cured_op)op, (cured_type)in, (cured_type)out, s);
                     run_case(r, &c);
-                    if (f == FL_REAL && op >= CURED_OP_MEAN) /* the statistics again, with a ddof */
+                    if (f == FL_REAL && op >= CURED_OP_MEAN && op != CURED_OP_NANSUM) /* the statistics again, with a ddof */
                         for (int ddof = 0; ddof < 2; ddof++) {
                             c = make_case(r, ddof ? G_STATS1 : G_STATS0, K_STATS, (cured_op)op, (cured_type)in,
                                           (cured_type)out, s);
