@@ -32,7 +32,7 @@ def _layout(shape, strides):
 
 # NumPy's reductions read a 0-d array as 1-d for an int axis 0 or -1 (it
 # reduces nothing; a tuple is checked as it is), but for its statistics.
-NO_AXIS_OF_0D = ("mean", "var", "std", "logsumexp", "nanmean", "nanvar", "nanstd")
+NO_AXIS_OF_0D = ("mean", "var", "std", "logsumexp")  # (not nanmean, nanvar, nanstd: NumPy takes axis 0 there)
 
 
 def normalize(fn, axis, ndim, single=False):

@@ -239,6 +239,9 @@ def test_nan_stats_checks_before_cuda():
         cured.nanmean(Fake(typestr="<i4"), dtype="int64")
     with pytest.raises(TypeError, match="float16"):   # nansum's result types are sum's
         cured.nansum(Fake(typestr="<f4"), dtype="float16")
+    from cured import _axes
+    for fn in ("nansum", "nanmean", "nanvar", "nanstd"):   # NumPy reads a 0-d array as 1-d for these
+        assert _axes.normalize(fn, 0, 0) == () and _axes.normalize(fn, -1, 0) == ()
     assert cured._plan("nansum", cured.NANSUM, "int16", None)[1:4] == ("int16", "int64", "int64")
     assert cured._plan("nansum", cured.NANSUM, "float16", None)[1:4] == ("float16", "float16", "float16")
     header = os.path.join(os.path.dirname(__file__), "..", "..", "include", "cured.h")
