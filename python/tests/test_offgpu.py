@@ -253,6 +253,10 @@ def test_nan_stats_checks_before_cuda():
                                                                               _stats.NANSTD)
     assert {_stats.NANMEAN: int(ops["MEAN"]), _stats.NANVAR: int(ops["VAR"]), _stats.NANSTD: int(ops["STD"])} == \
         _stats.BASE
+    # The too-few NaN the front end looks for is the one the kernels write (kernels-src/stats.cuh).
+    stats_cuh = open(os.path.join(os.path.dirname(header), "..", "kernels-src", "stats.cuh")).read()
+    assert "__int_as_float(0x%x)" % _stats.TOO_FEW_BITS["float32"] in stats_cuh
+    assert "__longlong_as_double(0x%xll)" % _stats.TOO_FEW_BITS["float64"] in stats_cuh
 
 
 def test_axis_normalization():
