@@ -103,7 +103,7 @@ typedef enum cured_status {
     CURED_ERROR_ALL_NAN = 19,           /**< a NaN-ignoring operator saw only NaNs (synchronous calls) */
     CURED_ERROR_INVALID_EXPRESSION = 20, /**< a user expression was rejected before compiling */
     CURED_ERROR_OUT_OF_RANGE = 21,      /**< an input or output runs past the end of its allocation */
-    CURED_ERROR_TOO_FEW_ELEMENTS = 22,  /**< MEAN of n == 0, VAR/STD/MEAN_VAR of n <= ddof (synchronous calls) */
+    CURED_ERROR_TOO_FEW_ELEMENTS = 22,  /**< MEAN of n == 0, VAR/STD/MEAN_VAR of n <= ddof, NANMEAN/NANVAR/NANSTD of too few non-NaN elements (synchronous calls) */
     CURED_ERROR_NO_NCCL = 23,           /**< NCCL (libnccl.so.2) could not be loaded; the message says what was tried */
     CURED_ERROR_NCCL = 24,              /**< an NCCL call failed; the message names it and gives NCCL's error string */
     CURED_ERROR_OVERLAP = 25,           /**< an output overlaps an input or an offset array (nothing launched) */
@@ -138,7 +138,7 @@ typedef enum cured_type {
  * Reduction operators. Values are stable.
  *
  * Result types (out_type), by element type:
- * - SUM, PRODUCT, SUM_SQUARES, SUM_ABS, DOT: signed integers give INT64
+ * - SUM, NANSUM, PRODUCT, SUM_SQUARES, SUM_ABS, DOT: signed integers give INT64
  *   or, on request, INT32 or the element type; unsigned integers give
  *   UINT64, or UINT32 or the element type. Each is exact while the true
  *   result fits the result type, and otherwise wraps modulo 2^bits (two's
@@ -157,7 +157,8 @@ typedef enum cured_type {
  * - COUNT_NONZERO: INT64 for every element type (numpy.count_nonzero: an
  *   element counts when it compares unequal to zero, so NaN counts and -0
  *   does not).
- * - MEAN, VAR, STD, MEAN_VAR, LOGSUMEXP (statistics, below): FLOAT32 (the
+ * - MEAN, VAR, STD, MEAN_VAR, LOGSUMEXP, NANMEAN, NANVAR, NANSTD (statistics,
+ *   below): FLOAT32 (the
  *   default) or FLOAT64 for FLOAT16, BFLOAT16 and FLOAT32; FLOAT64 for FLOAT64
  *   and every integer type (as NumPy).
  *
@@ -183,6 +184,25 @@ typedef enum cured_type {
  * extreme alone keeps its sign. A NaN result of MIN, MAX, NANMIN or
  * NANMAX is a NaN, not necessarily one of the input's NaNs. MINMAX results are aligned to the
  * element size.
+ *
+ * NANSUM, NANMEAN, NANVAR and NANSTD skip NaN elements: each is its base
+ * operator (SUM, MEAN, VAR, STD) over the elements that are not NaN, with
+ * the same result types, accuracy and rules for inf, as numpy.nansum,
+ * nanmean, nanvar and nanstd. NANSUM of nothing but NaNs (or of n == 0) is
+ * 0 (NumPy's too). NANMEAN of no element that is not NaN, and NANVAR and
+ * NANSTD of at most ddof of them, give NaN (NumPy warns "Mean of empty
+ * slice" and "Degrees of freedom <= 0 for slice." there); the synchronous
+ * calls (cured_reduce(), cured_reduce_stats(), cured_comm_reduce(),
+ * cured_comm_reduce_stats()) return CURED_ERROR_TOO_FEW_ELEMENTS instead,
+ * writing nothing, as MEAN, VAR and STD do for n == 0 and n <= ddof (the
+ * count is of the elements that are not NaN; n <= ddof itself is found
+ * before anything is launched, a shortfall of NaN elements after the run).
+ * ddof goes through the statistics calls (cured_reduce_stats() and their
+ * axis, segment and communicator forms); cured_reduce() uses ddof = 0. For
+ * integer element types, which hold no NaN, each is its base operator
+ * (the same kernels): nansum of integers is their sum, as in NumPy. A NaN
+ * result of NANMEAN, NANVAR or NANSTD with enough elements comes from
+ * infinities (+inf and -inf: NaN mean; any inf: NaN variance), as NumPy's.
  *
  * n == 0: sums and COUNT_NONZERO give 0, PRODUCT 1, AND all ones, OR/XOR 0, MIN and NANMIN the
  * largest value of the type (+inf for floats) and MAX and NANMAX the smallest,
@@ -285,10 +305,14 @@ typedef enum cured_op {
     CURED_OP_VAR = 20,       /**< variance; ddof through cured_reduce_stats() (0 otherwise) */
     CURED_OP_STD = 21,       /**< standard deviation, sqrt(VAR) */
     CURED_OP_MEAN_VAR = 22,  /**< two values: mean, then variance */
-    CURED_OP_LOGSUMEXP = 23  /**< log(sum(exp(x))), stably */
+    CURED_OP_LOGSUMEXP = 23, /**< log(sum(exp(x))), stably */
+    CURED_OP_NANSUM = 24,    /**< SUM ignoring NaNs (numpy.nansum) */
+    CURED_OP_NANMEAN = 25,   /**< MEAN ignoring NaNs (numpy.nanmean) */
+    CURED_OP_NANVAR = 26,    /**< VAR ignoring NaNs (numpy.nanvar); ddof as VAR's */
+    CURED_OP_NANSTD = 27     /**< STD ignoring NaNs (numpy.nanstd); ddof as STD's */
 } cured_op;
 /** Number of cured_op values (0 .. CURED_OP_COUNT-1). */
-#define CURED_OP_COUNT 24
+#define CURED_OP_COUNT 28
 
 /** Result of the ARG operators: the index, then the value (of the element type). */
 typedef struct cured_arg_result {
@@ -551,7 +575,7 @@ CURED_EXPORT cured_status cured_reduce(cured_handle h, cured_op op, cured_algori
  * cured_reduce_async() with algorithm AUTO, for the operators MEAN, VAR, STD,
  * MEAN_VAR and LOGSUMEXP (see cured_op, "Statistics").
  * \param h        handle.
- * \param op       CURED_OP_MEAN, VAR, STD, MEAN_VAR or LOGSUMEXP.
+ * \param op       CURED_OP_MEAN, VAR, STD, MEAN_VAR, LOGSUMEXP, NANMEAN, NANVAR or NANSTD.
  * \param in       device pointer to n elements (may be NULL when n == 0).
  * \param in_type  element type.
  * \param n        element count.
@@ -579,7 +603,7 @@ CURED_EXPORT cured_status cured_reduce_stats_async(cured_handle h, cured_op op, 
  * \brief Synchronous cured_reduce_stats_async(): the result is written to host
  * memory and the call waits for the stream.
  * \param h        handle.
- * \param op       CURED_OP_MEAN, VAR, STD, MEAN_VAR or LOGSUMEXP.
+ * \param op       CURED_OP_MEAN, VAR, STD, MEAN_VAR, LOGSUMEXP, NANMEAN, NANVAR or NANSTD.
  * \param in       device pointer to n elements (may be NULL when n == 0).
  * \param in_type  element type.
  * \param n        element count.
@@ -841,7 +865,7 @@ CURED_EXPORT cured_status cured_uniform_segmented_reduce_async(cured_handle h, c
  * {segment_size, 1} and axes = 2.
  *
  * \param h          handle.
- * \param op         CURED_OP_MEAN, VAR, STD, MEAN_VAR or LOGSUMEXP.
+ * \param op         CURED_OP_MEAN, VAR, STD, MEAN_VAR, LOGSUMEXP, NANMEAN, NANVAR or NANSTD.
  * \param in         device pointer to the element at index (0, ..., 0).
  * \param in_type    element type.
  * \param in_layout  the input view.
@@ -871,7 +895,7 @@ CURED_EXPORT cured_status cured_reduce_axes_stats_async(cured_handle h, cured_op
  * cured_reduce_axes_stats_async() (an empty segment: NaN mean and
  * variance, -inf LOGSUMEXP; n <= ddof: NaN variance).
  * \param h            handle.
- * \param op           CURED_OP_MEAN, VAR, STD, MEAN_VAR or LOGSUMEXP.
+ * \param op           CURED_OP_MEAN, VAR, STD, MEAN_VAR, LOGSUMEXP, NANMEAN, NANVAR or NANSTD.
  * \param in           device pointer to the elements the offsets index.
  * \param in_type      element type.
  * \param num_segments number of segments.
@@ -1146,7 +1170,7 @@ CURED_EXPORT cured_status cured_comm_dot(cured_comm cc, const void *x, const voi
  * with one rank, exactly cured_reduce_stats_async()'s bits. A global
  * N <= ddof gives a NaN variance (N == 0: a NaN mean, -inf LOGSUMEXP).
  * \param cc        the communicator.
- * \param op        CURED_OP_MEAN, VAR, STD, MEAN_VAR or LOGSUMEXP.
+ * \param op        CURED_OP_MEAN, VAR, STD, MEAN_VAR, LOGSUMEXP, NANMEAN, NANVAR or NANSTD.
  * \param in        device pointer to this rank's n_local elements (may be NULL when n_local is 0).
  * \param in_type   element type (the same on every rank).
  * \param n_local   this rank's element count (0 is allowed).
@@ -1173,7 +1197,7 @@ CURED_EXPORT cured_status cured_comm_reduce_stats_async(cured_comm cc, cured_op 
  * \brief Synchronous cured_comm_reduce_stats_async(): the result goes to host
  * memory and the call waits for the stream.
  * \param cc        the communicator.
- * \param op        CURED_OP_MEAN, VAR, STD, MEAN_VAR or LOGSUMEXP.
+ * \param op        CURED_OP_MEAN, VAR, STD, MEAN_VAR, LOGSUMEXP, NANMEAN, NANVAR or NANSTD.
  * \param in        device pointer to this rank's n_local elements.
  * \param in_type   element type.
  * \param n_local   this rank's element count.
@@ -1254,7 +1278,7 @@ CURED_EXPORT cured_status cured_comm_reduce_axes_async(cured_comm cc, cured_op o
  * chunks, each chunk is planned on its own and may merge in another order:
  * equal up to rounding).
  * \param cc         the communicator.
- * \param op         CURED_OP_MEAN, VAR, STD, MEAN_VAR or LOGSUMEXP.
+ * \param op         CURED_OP_MEAN, VAR, STD, MEAN_VAR, LOGSUMEXP, NANMEAN, NANVAR or NANSTD.
  * \param in         device pointer to the slab's element (0, ..., 0).
  * \param in_type    element type.
  * \param in_layout  the slab's layout (extents equal on every rank except axis 0's).

@@ -128,6 +128,15 @@ template <class T, class V, class R> struct MinMax {
     }
 };
 
+// An operator over the elements that are not NaN (NANSUM): a NaN maps to the
+// base's identity, so every loop, end and state record is the base's. A is
+// float or double for the floating types (integers run the base itself,
+// src/ops.c's cr_op_for_type).
+template <template <class, class, class> class Base, class T, class A, class R> struct SkipNaN : Base<T, A, R> {
+    __device__ A map(T x, u64 i) const { return is_nan(widen<A>(x)) ? Base<T, A, R>::identity() : Base<T, A, R>::map(x, i); }
+};
+template <class T, class A, class R> using NanSum = SkipNaN<Sum, T, A, R>;
+
 // Number of nonzero elements, as numpy.count_nonzero: NaN counts, -0 does not.
 template <class T> __device__ __forceinline__ bool nonzero(T x) { return x != T(0); }
 template <> __device__ __forceinline__ bool nonzero<half_t>(half_t x) { return (x.bits & 0x7fff) != 0; }

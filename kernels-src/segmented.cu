@@ -88,11 +88,11 @@ template <class T, class R, int KIND> struct GroupLoop<MeanVarOf<T, R, KIND> > {
     template <int G, class TT, class A, int UNROLL>
     __device__ static __forceinline__ A run(const T *in, size_t n, bool live, int lane, Op op)
     {
-        if constexpr (Op::COMP) {
+        if constexpr (Op::OWN_SHIFT) {
             A v = live ? ThreadLoop<Op>::template run<T, A, UNROLL>(in, n, (size_t)lane, G, op) : Op::identity();
             return group_reduce<G>(v, op);
         } else {
-            const bool M2 = KIND != MV_MEAN;
+            const bool M2 = Op::KIND_M2;
             const double k = live ? stats_shift(in, n, stats_first_index(in, n, 0)) : 0.0;
             ShiftedSums<T, M2, false, Op::S2C> vis = {k, 0.0, 0.0, 0.0, 0.0, 0u};
             if (live) {

@@ -227,12 +227,25 @@ template <bool S2C> struct AddMoments {
 // squares of 33-bit differences fill float64's mantissa, so the plain sum
 // rounds once per row: up to r times 2^-53 of sum((x - k)^2) for r rows,
 // past the one rounding that cured.h allows for the shift.
-template <class T, bool M2, bool COMP, bool S2C = false> struct ShiftedSums {
+// SKIP (the NaN-skipping statistics): a NaN element is left out, c counts the
+// others (64-bit: a column's run of rows counts itself), and the first of them
+// becomes the shift (a thread's own state; the loops that share one shift
+// between threads keep per-thread states for these).
+template <bool SKIP> struct SumsCount { typedef unsigned type; };
+template <> struct SumsCount<true> { typedef u64 type; };
+template <class T, bool M2, bool COMP, bool S2C = false, bool SKIP = false> struct ShiftedSums {
     static const bool HEAD_LAST = false;
     double k, s1, s2, c1, c2;
-    unsigned c;
+    typename SumsCount<SKIP>::type c;
     __device__ __forceinline__ void add(double x)
     {
+        if (SKIP) {
+            if (x != x)
+                return;
+            if (c == 0)
+                k = stats_finite(x) ? x : 0.0;
+            c++;
+        }
         if (!COMP) {
             const double d = x - k;
             s1 += d;
@@ -262,12 +275,14 @@ template <class T, bool M2, bool COMP, bool S2C = false> struct ShiftedSums {
 #pragma unroll
         for (int j = 0; j < (int)(16 / sizeof(T)); j++)
             add(widen<double>(e[j]));
-        c += 16 / sizeof(T);
+        if (!SKIP)
+            c += 16 / sizeof(T);
     }
     __device__ __forceinline__ void elem(T x, u64)
     {
         add(widen<double>(x));
-        c++;
+        if (!SKIP)
+            c++;
     }
     // The merged state (COMP: the sum s1 + c1, m2 = s2 - d1^2 / n with d1
     // the sum of x - k, all in double-double; else mv_shifted) of n elements
@@ -311,13 +326,26 @@ CURED_MV_EXACT(unsigned)
 CURED_MV_EXACT(half_t)
 #undef CURED_MV_EXACT
 
-// What write() gives: MEAN, VAR (m2 / (n - ddof)), STD, or mean then variance.
-enum { MV_MEAN, MV_VAR, MV_STD, MV_BOTH };
+// The NaN a NaN-skipping statistic writes where too few elements are left (NANMEAN: none,
+// else n <= ddof): its payload (src/family.h's CR_TOO_FEW_F32 and _F64) tells the
+// synchronous calls' host check it from the NaN of an infinite input.
+template <class R> __device__ __forceinline__ R stats_too_few();
+template <> __device__ __forceinline__ float stats_too_few<float>() { return __int_as_float(0x7fc0c0de); }
+template <> __device__ __forceinline__ double stats_too_few<double>() { return __longlong_as_double(0x7ff8c0de00000000ll); }
+
+// What write() gives: MEAN, VAR (m2 / (n - ddof)), STD, or mean then variance;
+// with MV_SKIP of the elements that are not NaN (NANMEAN, NANVAR, NANSTD).
+enum { MV_MEAN, MV_VAR, MV_STD, MV_BOTH, MV_SKIP = 4 };
 template <class T, class R, int KIND> struct MeanVarOf {
     typedef MeanVarState State;
     static const bool COMP = sizeof(R) == 8 && !mv_exact<T>::value; // see ShiftedSums
     static const bool S2C = sizeof(R) == 8 && mv_exact<T>::value && sizeof(T) == 4;
-    static const bool KIND_M2 = KIND != MV_MEAN;                      // m2 is kept
+    static const int BASE = KIND & ~MV_SKIP;
+    static const bool SKIP = (KIND & MV_SKIP) != 0;
+    static const bool KIND_M2 = BASE != MV_MEAN;                      // m2 is kept
+    // The loops that share one shift between threads (BlockLoop, GroupLoop) do so
+    // only without COMP and SKIP.
+    static const bool OWN_SHIFT = COMP || SKIP;
     double ddof; // set by the kernel
     __device__ static State identity()
     {
@@ -330,6 +358,8 @@ template <class T, class R, int KIND> struct MeanVarOf {
     __device__ State map(T x_in, u64) const
     {
         const double x = widen<double>(x_in);
+        if (SKIP && x != x)
+            return identity();
         State s = {1.0, x, 0.0, stats_finite(x) ? 0.0 : stats_nan()};
         return s;
     }
@@ -342,7 +372,13 @@ template <class T, class R, int KIND> struct MeanVarOf {
         const double dof = s.n - ddof;
         const double var = dof > 0.0 ? stats_div(s.m2, dof) : stats_nan();
         R *o = (R *)out;
-        switch (KIND) {
+        if (SKIP && (BASE == MV_MEAN ? !(s.n > 0.0) : !(dof > 0.0))) {
+            o[0] = stats_too_few<R>();
+            if (BASE == MV_BOTH)
+                o[1] = stats_too_few<R>();
+            return;
+        }
+        switch (BASE) {
         case MV_MEAN: o[0] = (R)mean; break;
         case MV_VAR: o[0] = (R)var; break;
         case MV_STD: o[0] = (R)sqrt(var); break;
@@ -355,6 +391,9 @@ template <class T, class P, class R> using Mean = MeanVarOf<T, R, MV_MEAN>;
 template <class T, class P, class R> using Var = MeanVarOf<T, R, MV_VAR>;
 template <class T, class P, class R> using Std = MeanVarOf<T, R, MV_STD>;
 template <class T, class P, class R> using MeanVar = MeanVarOf<T, R, MV_BOTH>;
+template <class T, class P, class R> using NanMean = MeanVarOf<T, R, MV_MEAN | MV_SKIP>;
+template <class T, class P, class R> using NanVar = MeanVarOf<T, R, MV_VAR | MV_SKIP>;
+template <class T, class P, class R> using NanStd = MeanVarOf<T, R, MV_STD | MV_SKIP>;
 
 // One vector into a state (packed.cuh's rows of one vector): shifted sums
 // from its first element, as a thread's loop, instead of a Chan merge (two
@@ -363,9 +402,9 @@ template <class T, class R, int KIND> struct VecStep<MeanVarOf<T, R, KIND> > {
     template <class TT, class A>
     __device__ static __forceinline__ MeanVarState step(MeanVarState acc, uint4 v, u64, MeanVarOf<T, R, KIND>)
     {
+        typedef MeanVarOf<T, R, KIND> Op;
         const double k = widen<double>(reinterpret_cast<const T *>(&v)[0]);
-        ShiftedSums<T, KIND != MV_MEAN, MeanVarOf<T, R, KIND>::COMP, MeanVarOf<T, R, KIND>::S2C> vis = {stats_finite(k) ? k : 0.0, 0.0, 0.0,
-                                                                            0.0, 0.0, 0u};
+        ShiftedSums<T, Op::KIND_M2, Op::COMP, Op::S2C, Op::SKIP> vis = {stats_finite(k) ? k : 0.0, 0.0, 0.0, 0.0, 0.0, 0u};
         vis.vec(v, 0, 0);
         return mv_merge(acc, vis.state());
     }
@@ -377,8 +416,9 @@ template <class T, class R, int KIND> struct ThreadLoop<MeanVarOf<T, R, KIND> > 
     {
         // k: the first element thread_visit gives this thread, loaded apart
         // (its latency overlaps the loop's first loads).
-        ShiftedSums<T, KIND != MV_MEAN, MeanVarOf<T, R, KIND>::COMP, MeanVarOf<T, R, KIND>::S2C> vis = {
-            stats_shift(in, n, stats_first_index(in, n, rank)), 0.0, 0.0, 0.0, 0.0, 0u};
+        typedef MeanVarOf<T, R, KIND> Op;
+        ShiftedSums<T, Op::KIND_M2, Op::COMP, Op::S2C, Op::SKIP> vis = {
+            Op::SKIP ? 0.0 : stats_shift(in, n, stats_first_index(in, n, rank)), 0.0, 0.0, 0.0, 0.0, 0u};
         Source1<T> src = {in};
         thread_visit<T, UNROLL, LoadLdg>(src, n, rank, size, vis);
         return vis.state();
@@ -426,7 +466,7 @@ __device__ __forceinline__ double mv_term(MeanVarState t, MeanVarState p)
 // to the 72 registers of the end.
 template <class Op> struct StatsTuning { enum { MIN_BLOCKS = 0, END_PER = 1 }; };
 template <class T, class R, int KIND> struct StatsTuning<MeanVarOf<T, R, KIND> > {
-    enum { MIN_BLOCKS = MeanVarOf<T, R, KIND>::COMP ? 0 : 4, END_PER = MeanVarOf<T, R, KIND>::COMP ? 1 : 4 };
+    enum { MIN_BLOCKS = MeanVarOf<T, R, KIND>::OWN_SHIFT ? 0 : 4, END_PER = MeanVarOf<T, R, KIND>::COMP ? 1 : 4 };
 };
 template <class T, class P, class R> struct StatsTuning<LogSumExp<T, P, R> > { enum { MIN_BLOCKS = 0, END_PER = 4 }; };
 

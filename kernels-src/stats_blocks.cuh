@@ -33,16 +33,16 @@ template <class Op, class A, bool RAW> struct BlockLoop<Record<Op, A, RAW> > : B
 // block's own), so their shifted sums add plainly, and the block forms one
 // state from their float64 totals (mv_shifted: the loss is at most a factor
 // of the block's element count). Chan's merges run between blocks only.
-// COMP results keep the per-thread states.
+// COMP results and the NaN-skipping statistics keep the per-thread states.
 template <class T, class R, int KIND> struct BlockLoop<MeanVarOf<T, R, KIND> > {
     typedef MeanVarOf<T, R, KIND> Op;
     template <int BLOCK, class TT, class A, int UNROLL>
     __device__ static __forceinline__ A run(const T *in, size_t n, size_t rank0, size_t size, Op op)
     {
-        if constexpr (Op::COMP) {
+        if constexpr (Op::OWN_SHIFT) {
             return block_states<BLOCK, T, A, UNROLL>(in, n, rank0, size, op);
         } else {
-            const bool M2 = KIND != MV_MEAN;
+            const bool M2 = Op::KIND_M2;
             const double k = stats_shift(in, n, stats_first_index(in, n, rank0));
             ShiftedSums<T, M2, false, Op::S2C> vis = {k, 0.0, 0.0, 0.0, 0.0, 0u};
             Source1<T> src = {in};

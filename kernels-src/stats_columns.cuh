@@ -11,9 +11,10 @@
 // the loop and cost a third of the blocks an SM (bench/NOTES.md, Statistics).
 template <class Op, class T, int VEC> struct MeanVarColumns {
     // 32-bit integers into float64: s2 compensated (ShiftedSums' S2C), as a run of rows is long.
-    typedef ShiftedSums<T, Op::KIND_M2, Op::COMP, Op::S2C> S;
+    // SKIP: each column counts its elements that are not NaN (c); else close takes the kernel's count.
+    typedef ShiftedSums<T, Op::KIND_M2, Op::COMP, Op::S2C, Op::SKIP> S;
     struct N {
-        S a[VEC]; // (their own 32-bit counts c stay 0: close takes the kernel's)
+        S a[VEC]; // (without SKIP their own 32-bit counts c stay 0)
         bool started; // the shifts are set (the thread's first row)
     };
     typedef N W;
@@ -48,7 +49,7 @@ template <class Op, class T, int VEC> struct MeanVarColumns {
     {
 #pragma unroll
         for (int k = 0; k < VEC; k++)
-            acc[k] = w.a[k].state((double)count);
+            acc[k] = w.a[k].state(Op::SKIP ? (double)w.a[k].c : (double)count);
     }
 };
 template <class T, class R, int KIND, int VEC>

@@ -11,39 +11,18 @@ CR_API cured_status cured_reduce_async(cured_handle h, cured_op op, cured_algori
                                        cured_type in_type, size_t n, void *out, cured_type out_type,
                                        struct CUstream_st *stream)
 {
-    const struct cr_call c = {
-        .name = "cured_reduce_async",
-        .h = h, .dest = CR_DEST_LOCAL,
-        .op = op,
-        .algo = algo,
-        .in_type = in_type,
-        .out_type = out_type,
-        .view = CR_VIEW_ARRAY,
-        .in = in,
-        .n = n,
-        .out = out,
-        .stream = stream,
-    };
+    const struct cr_call c = {.name = "cured_reduce_async", .h = h, .dest = CR_DEST_LOCAL, .op = op, .algo = algo,
+                              .in_type = in_type, .out_type = out_type, .view = CR_VIEW_ARRAY, .in = in, .n = n,
+                              .out = out, .stream = stream};
     return cr_call(&c);
 }
 
 CR_API cured_status cured_reduce(cured_handle h, cured_op op, cured_algorithm algo, const void *in, cured_type in_type,
                                  size_t n, void *host_out, cured_type out_type, struct CUstream_st *stream)
 {
-    const struct cr_call c = {
-        .name = "cured_reduce",
-        .h = h, .dest = CR_DEST_LOCAL,
-        .op = op,
-        .algo = algo,
-        .in_type = in_type,
-        .out_type = out_type,
-        .view = CR_VIEW_ARRAY,
-        .in = in,
-        .n = n,
-        .out = host_out,
-        .host_out = 1,
-        .stream = stream,
-    };
+    const struct cr_call c = {.name = "cured_reduce", .h = h, .dest = CR_DEST_LOCAL, .op = op, .algo = algo,
+                              .in_type = in_type, .out_type = out_type, .view = CR_VIEW_ARRAY, .in = in, .n = n,
+                              .out = host_out, .host_out = 1, .stream = stream};
     return cr_call(&c);
 }
 
@@ -51,82 +30,37 @@ CR_API cured_status cured_reduce_stats_async(cured_handle h, cured_op op, const 
                                              size_t n, double ddof, void *out, cured_type out_type,
                                              struct CUstream_st *stream)
 {
-    const struct cr_call c = {
-        .name = "cured_reduce_stats_async",
-        .h = h, .dest = CR_DEST_LOCAL,
-        .op = op,
-        .in_type = in_type,
-        .out_type = out_type,
-        .takes_ddof = 1,
-        .ddof = ddof,
-        .view = CR_VIEW_ARRAY,
-        .in = in,
-        .n = n,
-        .out = out,
-        .stream = stream,
-    };
+    const struct cr_call c = {.name = "cured_reduce_stats_async", .h = h, .dest = CR_DEST_LOCAL, .op = op,
+                              .in_type = in_type, .out_type = out_type, .takes_ddof = 1, .ddof = ddof,
+                              .view = CR_VIEW_ARRAY, .in = in, .n = n, .out = out, .stream = stream};
     return cr_call(&c);
 }
 
 CR_API cured_status cured_reduce_stats(cured_handle h, cured_op op, const void *in, cured_type in_type, size_t n,
                                        double ddof, void *host_out, cured_type out_type, struct CUstream_st *stream)
 {
-    const struct cr_call c = {
-        .name = "cured_reduce_stats",
-        .h = h, .dest = CR_DEST_LOCAL,
-        .op = op,
-        .in_type = in_type,
-        .out_type = out_type,
-        .takes_ddof = 1,
-        .ddof = ddof,
-        .view = CR_VIEW_ARRAY,
-        .in = in,
-        .n = n,
-        .out = host_out,
-        .host_out = 1,
-        .stream = stream,
-    };
+    const struct cr_call c = {.name = "cured_reduce_stats", .h = h, .dest = CR_DEST_LOCAL, .op = op,
+                              .in_type = in_type, .out_type = out_type, .takes_ddof = 1, .ddof = ddof,
+                              .view = CR_VIEW_ARRAY, .in = in, .n = n, .out = host_out, .host_out = 1,
+                              .stream = stream};
     return cr_call(&c);
 }
 
 CR_API cured_status cured_dot_async(cured_handle h, const void *x, const void *y, cured_type type, size_t n,
                                     void *out, cured_type out_type, struct CUstream_st *stream)
 {
-    const struct cr_call c = {
-        .name = "cured_dot_async",
-        .h = h, .dest = CR_DEST_LOCAL,
-        .op = CURED_OP_DOT,
-        .in_type = type,
-        .out_type = out_type,
-        .two_inputs = 1,
-        .view = CR_VIEW_ARRAY,
-        .in = x,
-        .in2 = y,
-        .n = n,
-        .out = out,
-        .stream = stream,
-    };
+    const struct cr_call c = {.name = "cured_dot_async", .h = h, .dest = CR_DEST_LOCAL, .op = CURED_OP_DOT,
+                              .in_type = type, .out_type = out_type, .two_inputs = 1, .view = CR_VIEW_ARRAY, .in = x,
+                              .in2 = y, .n = n, .out = out, .stream = stream};
     return cr_call(&c);
 }
 
 CR_API cured_status cured_dot(cured_handle h, const void *x, const void *y, cured_type type, size_t n,
                               void *host_out, cured_type out_type, struct CUstream_st *stream)
 {
-    const struct cr_call c = {
-        .name = "cured_dot",
-        .h = h, .dest = CR_DEST_LOCAL,
-        .op = CURED_OP_DOT,
-        .in_type = type,
-        .out_type = out_type,
-        .two_inputs = 1,
-        .view = CR_VIEW_ARRAY,
-        .in = x,
-        .in2 = y,
-        .n = n,
-        .out = host_out,
-        .host_out = 1,
-        .stream = stream,
-    };
+    const struct cr_call c = {.name = "cured_dot", .h = h, .dest = CR_DEST_LOCAL, .op = CURED_OP_DOT, .in_type = type,
+                              .out_type = out_type, .two_inputs = 1, .view = CR_VIEW_ARRAY, .in = x, .in2 = y, .n = n,
+                              .out = host_out, .host_out = 1, .stream = stream};
     return cr_call(&c);
 }
 
@@ -135,20 +69,9 @@ CR_API cured_status cured_reduce_axes_async(cured_handle h, cured_op op, const v
                                             cured_type out_type, const cured_layout *out_layout,
                                             struct CUstream_st *stream)
 {
-    const struct cr_call c = {
-        .name = "cured_reduce_axes_async",
-        .h = h, .dest = CR_DEST_LOCAL,
-        .op = op,
-        .in_type = in_type,
-        .out_type = out_type,
-        .view = CR_VIEW_AXES,
-        .in = in,
-        .lay = in_layout,
-        .axes = axes,
-        .out_lay = out_layout,
-        .out = out,
-        .stream = stream,
-    };
+    const struct cr_call c = {.name = "cured_reduce_axes_async", .h = h, .dest = CR_DEST_LOCAL, .op = op,
+                              .in_type = in_type, .out_type = out_type, .view = CR_VIEW_AXES, .in = in,
+                              .lay = in_layout, .axes = axes, .out_lay = out_layout, .out = out, .stream = stream};
     return cr_call(&c);
 }
 
@@ -157,22 +80,10 @@ CR_API cured_status cured_reduce_axes_stats_async(cured_handle h, cured_op op, c
                                                   void *out, cured_type out_type, const cured_layout *out_layout,
                                                   struct CUstream_st *stream)
 {
-    const struct cr_call c = {
-        .name = "cured_reduce_axes_stats_async",
-        .h = h, .dest = CR_DEST_LOCAL,
-        .op = op,
-        .in_type = in_type,
-        .out_type = out_type,
-        .takes_ddof = 1,
-        .ddof = ddof,
-        .view = CR_VIEW_AXES,
-        .in = in,
-        .lay = in_layout,
-        .axes = axes,
-        .out_lay = out_layout,
-        .out = out,
-        .stream = stream,
-    };
+    const struct cr_call c = {.name = "cured_reduce_axes_stats_async", .h = h, .dest = CR_DEST_LOCAL, .op = op,
+                              .in_type = in_type, .out_type = out_type, .takes_ddof = 1, .ddof = ddof,
+                              .view = CR_VIEW_AXES, .in = in, .lay = in_layout, .axes = axes, .out_lay = out_layout,
+                              .out = out, .stream = stream};
     return cr_call(&c);
 }
 
@@ -181,19 +92,10 @@ CR_API cured_status cured_uniform_segmented_reduce_async(cured_handle h, cured_o
                                                          size_t segment_size, void *out, cured_type out_type,
                                                          struct CUstream_st *stream)
 {
-    const struct cr_call c = {
-        .name = "cured_uniform_segmented_reduce_async",
-        .h = h, .dest = CR_DEST_LOCAL,
-        .op = op,
-        .in_type = in_type,
-        .out_type = out_type,
-        .view = CR_VIEW_UNIFORM,
-        .in = in,
-        .num_segments = num_segments,
-        .segment_size = segment_size,
-        .out = out,
-        .stream = stream,
-    };
+    const struct cr_call c = {.name = "cured_uniform_segmented_reduce_async", .h = h, .dest = CR_DEST_LOCAL, .op = op,
+                              .in_type = in_type, .out_type = out_type, .view = CR_VIEW_UNIFORM, .in = in,
+                              .num_segments = num_segments, .segment_size = segment_size, .out = out,
+                              .stream = stream};
     return cr_call(&c);
 }
 
@@ -202,21 +104,10 @@ CR_API cured_status cured_segmented_reduce_async(cured_handle h, cured_op op, co
                                                  cured_type offset_type, void *out, cured_type out_type,
                                                  struct CUstream_st *stream)
 {
-    const struct cr_call c = {
-        .name = "cured_segmented_reduce_async",
-        .h = h, .dest = CR_DEST_LOCAL,
-        .op = op,
-        .in_type = in_type,
-        .out_type = out_type,
-        .view = CR_VIEW_SEGMENTS,
-        .in = in,
-        .num_segments = num_segments,
-        .begin = begin,
-        .end = end,
-        .offset_type = offset_type,
-        .out = out,
-        .stream = stream,
-    };
+    const struct cr_call c = {.name = "cured_segmented_reduce_async", .h = h, .dest = CR_DEST_LOCAL, .op = op,
+                              .in_type = in_type, .out_type = out_type, .view = CR_VIEW_SEGMENTS, .in = in,
+                              .num_segments = num_segments, .begin = begin, .end = end, .offset_type = offset_type,
+                              .out = out, .stream = stream};
     return cr_call(&c);
 }
 
@@ -225,60 +116,28 @@ CR_API cured_status cured_segmented_reduce_stats_async(cured_handle h, cured_op 
                                                        const void *end, cured_type offset_type, double ddof,
                                                        void *out, cured_type out_type, struct CUstream_st *stream)
 {
-    const struct cr_call c = {
-        .name = "cured_segmented_reduce_stats_async",
-        .h = h, .dest = CR_DEST_LOCAL,
-        .op = op,
-        .in_type = in_type,
-        .out_type = out_type,
-        .takes_ddof = 1,
-        .ddof = ddof,
-        .view = CR_VIEW_SEGMENTS,
-        .in = in,
-        .num_segments = num_segments,
-        .begin = begin,
-        .end = end,
-        .offset_type = offset_type,
-        .out = out,
-        .stream = stream,
-    };
+    const struct cr_call c = {.name = "cured_segmented_reduce_stats_async", .h = h, .dest = CR_DEST_LOCAL, .op = op,
+                              .in_type = in_type, .out_type = out_type, .takes_ddof = 1, .ddof = ddof,
+                              .view = CR_VIEW_SEGMENTS, .in = in, .num_segments = num_segments, .begin = begin,
+                              .end = end, .offset_type = offset_type, .out = out, .stream = stream};
     return cr_call(&c);
 }
 
 CR_API cured_status cured_custom_reduce_async(cured_handle h, cured_custom op, const void *x, const void *y,
                                               size_t n, void *out, struct CUstream_st *stream)
 {
-    const struct cr_call c = {
-        .name = "cured_custom_reduce_async",
-        .h = h, .dest = CR_DEST_LOCAL,
-        .is_user = 1,
-        .user = op,
-        .view = CR_VIEW_ARRAY,
-        .in = x,
-        .in2 = y,
-        .n = n,
-        .out = out,
-        .stream = stream,
-    };
+    const struct cr_call c = {.name = "cured_custom_reduce_async", .h = h, .dest = CR_DEST_LOCAL, .is_user = 1,
+                              .user = op, .view = CR_VIEW_ARRAY, .in = x, .in2 = y, .n = n, .out = out,
+                              .stream = stream};
     return cr_call(&c);
 }
 
 CR_API cured_status cured_custom_reduce(cured_handle h, cured_custom op, const void *x, const void *y,
                                         size_t n, void *host_out, struct CUstream_st *stream)
 {
-    const struct cr_call c = {
-        .name = "cured_custom_reduce",
-        .h = h, .dest = CR_DEST_LOCAL,
-        .is_user = 1,
-        .user = op,
-        .view = CR_VIEW_ARRAY,
-        .in = x,
-        .in2 = y,
-        .n = n,
-        .out = host_out,
-        .host_out = 1,
-        .stream = stream,
-    };
+    const struct cr_call c = {.name = "cured_custom_reduce", .h = h, .dest = CR_DEST_LOCAL, .is_user = 1, .user = op,
+                              .view = CR_VIEW_ARRAY, .in = x, .in2 = y, .n = n, .out = host_out, .host_out = 1,
+                              .stream = stream};
     return cr_call(&c);
 }
 
@@ -286,19 +145,9 @@ CR_API cured_status cured_custom_reduce_axes_async(cured_handle h, cured_custom 
                                                    const cured_layout *in_layout, uint32_t axes, void *out,
                                                    const cured_layout *out_layout, struct CUstream_st *stream)
 {
-    const struct cr_call c = {
-        .name = "cured_custom_reduce_axes_async",
-        .h = h, .dest = CR_DEST_LOCAL,
-        .is_user = 1,
-        .user = op,
-        .view = CR_VIEW_AXES,
-        .in = in,
-        .lay = in_layout,
-        .axes = axes,
-        .out_lay = out_layout,
-        .out = out,
-        .stream = stream,
-    };
+    const struct cr_call c = {.name = "cured_custom_reduce_axes_async", .h = h, .dest = CR_DEST_LOCAL, .is_user = 1,
+                              .user = op, .view = CR_VIEW_AXES, .in = in, .lay = in_layout, .axes = axes,
+                              .out_lay = out_layout, .out = out, .stream = stream};
     return cr_call(&c);
 }
 
@@ -307,20 +156,10 @@ CR_API cured_status cured_custom_segmented_reduce_async(cured_handle h, cured_cu
                                                         cured_type offset_type, void *out,
                                                         struct CUstream_st *stream)
 {
-    const struct cr_call c = {
-        .name = "cured_custom_segmented_reduce_async",
-        .h = h, .dest = CR_DEST_LOCAL,
-        .is_user = 1,
-        .user = op,
-        .view = CR_VIEW_SEGMENTS,
-        .in = in,
-        .num_segments = num_segments,
-        .begin = begin,
-        .end = end,
-        .offset_type = offset_type,
-        .out = out,
-        .stream = stream,
-    };
+    const struct cr_call c = {.name = "cured_custom_segmented_reduce_async", .h = h, .dest = CR_DEST_LOCAL,
+                              .is_user = 1, .user = op, .view = CR_VIEW_SEGMENTS, .in = in,
+                              .num_segments = num_segments, .begin = begin, .end = end, .offset_type = offset_type,
+                              .out = out, .stream = stream};
     return cr_call(&c);
 }
 
@@ -328,82 +167,41 @@ CR_API cured_status cured_comm_reduce_async(cured_comm cc, cured_op op, const vo
                                             size_t n_local, void *out, cured_type out_type, unsigned flags,
                                             struct CUstream_st *stream)
 {
-    const struct cr_call c = {
-        .name = "cured_comm_reduce_async",
-        .comm = cc, .h = cc != NULL ? cc->h : NULL, .dest = CR_DEST_COMM,
-        .flags = flags,
-        .op = op,
-        .in_type = in_type,
-        .out_type = out_type,
-        .view = CR_VIEW_ARRAY,
-        .in = in,
-        .n = n_local,
-        .out = out,
-        .stream = stream,
-    };
+    const struct cr_call c = {.name = "cured_comm_reduce_async",
+                              .comm = cc, .h = cc != NULL ? cc->h : NULL, .dest = CR_DEST_COMM, .flags = flags,
+                              .op = op, .in_type = in_type, .out_type = out_type, .view = CR_VIEW_ARRAY, .in = in,
+                              .n = n_local, .out = out, .stream = stream};
     return cr_call(&c);
 }
 
 CR_API cured_status cured_comm_reduce(cured_comm cc, cured_op op, const void *in, cured_type in_type, size_t n_local,
                                       void *host_out, cured_type out_type, unsigned flags, struct CUstream_st *stream)
 {
-    const struct cr_call c = {
-        .name = "cured_comm_reduce",
-        .comm = cc, .h = cc != NULL ? cc->h : NULL, .dest = CR_DEST_COMM,
-        .flags = flags,
-        .op = op,
-        .in_type = in_type,
-        .out_type = out_type,
-        .view = CR_VIEW_ARRAY,
-        .in = in,
-        .n = n_local,
-        .out = host_out,
-        .host_out = 1,
-        .stream = stream,
-    };
+    const struct cr_call c = {.name = "cured_comm_reduce",
+                              .comm = cc, .h = cc != NULL ? cc->h : NULL, .dest = CR_DEST_COMM, .flags = flags,
+                              .op = op, .in_type = in_type, .out_type = out_type, .view = CR_VIEW_ARRAY, .in = in,
+                              .n = n_local, .out = host_out, .host_out = 1, .stream = stream};
     return cr_call(&c);
 }
 
 CR_API cured_status cured_comm_dot_async(cured_comm cc, const void *x, const void *y, cured_type type, size_t n_local,
                                          void *out, cured_type out_type, unsigned flags, struct CUstream_st *stream)
 {
-    const struct cr_call c = {
-        .name = "cured_comm_dot_async",
-        .comm = cc, .h = cc != NULL ? cc->h : NULL, .dest = CR_DEST_COMM,
-        .flags = flags,
-        .op = CURED_OP_DOT,
-        .in_type = type,
-        .out_type = out_type,
-        .two_inputs = 1,
-        .view = CR_VIEW_ARRAY,
-        .in = x,
-        .in2 = y,
-        .n = n_local,
-        .out = out,
-        .stream = stream,
-    };
+    const struct cr_call c = {.name = "cured_comm_dot_async",
+                              .comm = cc, .h = cc != NULL ? cc->h : NULL, .dest = CR_DEST_COMM, .flags = flags,
+                              .op = CURED_OP_DOT, .in_type = type, .out_type = out_type, .two_inputs = 1,
+                              .view = CR_VIEW_ARRAY, .in = x, .in2 = y, .n = n_local, .out = out, .stream = stream};
     return cr_call(&c);
 }
 
 CR_API cured_status cured_comm_dot(cured_comm cc, const void *x, const void *y, cured_type type, size_t n_local,
                                    void *host_out, cured_type out_type, unsigned flags, struct CUstream_st *stream)
 {
-    const struct cr_call c = {
-        .name = "cured_comm_dot",
-        .comm = cc, .h = cc != NULL ? cc->h : NULL, .dest = CR_DEST_COMM,
-        .flags = flags,
-        .op = CURED_OP_DOT,
-        .in_type = type,
-        .out_type = out_type,
-        .two_inputs = 1,
-        .view = CR_VIEW_ARRAY,
-        .in = x,
-        .in2 = y,
-        .n = n_local,
-        .out = host_out,
-        .host_out = 1,
-        .stream = stream,
-    };
+    const struct cr_call c = {.name = "cured_comm_dot",
+                              .comm = cc, .h = cc != NULL ? cc->h : NULL, .dest = CR_DEST_COMM, .flags = flags,
+                              .op = CURED_OP_DOT, .in_type = type, .out_type = out_type, .two_inputs = 1,
+                              .view = CR_VIEW_ARRAY, .in = x, .in2 = y, .n = n_local, .out = host_out, .host_out = 1,
+                              .stream = stream};
     return cr_call(&c);
 }
 
@@ -411,21 +209,10 @@ CR_API cured_status cured_comm_reduce_stats_async(cured_comm cc, cured_op op, co
                                                   size_t n_local, double ddof, void *out, cured_type out_type,
                                                   unsigned flags, struct CUstream_st *stream)
 {
-    const struct cr_call c = {
-        .name = "cured_comm_reduce_stats_async",
-        .comm = cc, .h = cc != NULL ? cc->h : NULL, .dest = CR_DEST_COMM,
-        .flags = flags,
-        .op = op,
-        .in_type = in_type,
-        .out_type = out_type,
-        .takes_ddof = 1,
-        .ddof = ddof,
-        .view = CR_VIEW_ARRAY,
-        .in = in,
-        .n = n_local,
-        .out = out,
-        .stream = stream,
-    };
+    const struct cr_call c = {.name = "cured_comm_reduce_stats_async",
+                              .comm = cc, .h = cc != NULL ? cc->h : NULL, .dest = CR_DEST_COMM, .flags = flags,
+                              .op = op, .in_type = in_type, .out_type = out_type, .takes_ddof = 1, .ddof = ddof,
+                              .view = CR_VIEW_ARRAY, .in = in, .n = n_local, .out = out, .stream = stream};
     return cr_call(&c);
 }
 
@@ -433,22 +220,11 @@ CR_API cured_status cured_comm_reduce_stats(cured_comm cc, cured_op op, const vo
                                             size_t n_local, double ddof, void *host_out, cured_type out_type,
                                             unsigned flags, struct CUstream_st *stream)
 {
-    const struct cr_call c = {
-        .name = "cured_comm_reduce_stats",
-        .comm = cc, .h = cc != NULL ? cc->h : NULL, .dest = CR_DEST_COMM,
-        .flags = flags,
-        .op = op,
-        .in_type = in_type,
-        .out_type = out_type,
-        .takes_ddof = 1,
-        .ddof = ddof,
-        .view = CR_VIEW_ARRAY,
-        .in = in,
-        .n = n_local,
-        .out = host_out,
-        .host_out = 1,
-        .stream = stream,
-    };
+    const struct cr_call c = {.name = "cured_comm_reduce_stats",
+                              .comm = cc, .h = cc != NULL ? cc->h : NULL, .dest = CR_DEST_COMM, .flags = flags,
+                              .op = op, .in_type = in_type, .out_type = out_type, .takes_ddof = 1, .ddof = ddof,
+                              .view = CR_VIEW_ARRAY, .in = in, .n = n_local, .out = host_out, .host_out = 1,
+                              .stream = stream};
     return cr_call(&c);
 }
 
@@ -456,20 +232,10 @@ CR_API cured_status cured_comm_reduce_axes_async(cured_comm cc, cured_op op, con
                                                  const cured_layout *lay, uint32_t axes, void *out,
                                                  cured_type out_type, unsigned flags, struct CUstream_st *stream)
 {
-    const struct cr_call c = {
-        .name = "cured_comm_reduce_axes_async",
-        .comm = cc, .h = cc != NULL ? cc->h : NULL, .dest = CR_DEST_COMM,
-        .flags = flags,
-        .op = op,
-        .in_type = in_type,
-        .out_type = out_type,
-        .view = CR_VIEW_AXES,
-        .in = in,
-        .lay = lay,
-        .axes = axes,
-        .out = out,
-        .stream = stream,
-    };
+    const struct cr_call c = {.name = "cured_comm_reduce_axes_async",
+                              .comm = cc, .h = cc != NULL ? cc->h : NULL, .dest = CR_DEST_COMM, .flags = flags,
+                              .op = op, .in_type = in_type, .out_type = out_type, .view = CR_VIEW_AXES, .in = in,
+                              .lay = lay, .axes = axes, .out = out, .stream = stream};
     return cr_call(&c);
 }
 
@@ -478,22 +244,10 @@ CR_API cured_status cured_comm_reduce_axes_stats_async(cured_comm cc, cured_op o
                                                        double ddof, void *out, cured_type out_type, unsigned flags,
                                                        struct CUstream_st *stream)
 {
-    const struct cr_call c = {
-        .name = "cured_comm_reduce_axes_stats_async",
-        .comm = cc, .h = cc != NULL ? cc->h : NULL, .dest = CR_DEST_COMM,
-        .flags = flags,
-        .op = op,
-        .in_type = in_type,
-        .out_type = out_type,
-        .takes_ddof = 1,
-        .ddof = ddof,
-        .view = CR_VIEW_AXES,
-        .in = in,
-        .lay = lay,
-        .axes = axes,
-        .out = out,
-        .stream = stream,
-    };
+    const struct cr_call c = {.name = "cured_comm_reduce_axes_stats_async",
+                              .comm = cc, .h = cc != NULL ? cc->h : NULL, .dest = CR_DEST_COMM, .flags = flags,
+                              .op = op, .in_type = in_type, .out_type = out_type, .takes_ddof = 1, .ddof = ddof,
+                              .view = CR_VIEW_AXES, .in = in, .lay = lay, .axes = axes, .out = out, .stream = stream};
     return cr_call(&c);
 }
 
@@ -501,19 +255,10 @@ CR_API cured_status cured_comm_custom_reduce_async(cured_comm cc, cured_custom o
                                                    size_t n_local, void *out, unsigned flags,
                                                    struct CUstream_st *stream)
 {
-    const struct cr_call c = {
-        .name = "cured_comm_custom_reduce_async",
-        .comm = cc, .h = cc != NULL ? cc->h : NULL, .dest = CR_DEST_COMM,
-        .flags = flags,
-        .is_user = 1,
-        .user = op,
-        .view = CR_VIEW_ARRAY,
-        .in = x,
-        .in2 = y,
-        .n = n_local,
-        .out = out,
-        .stream = stream,
-    };
+    const struct cr_call c = {.name = "cured_comm_custom_reduce_async",
+                              .comm = cc, .h = cc != NULL ? cc->h : NULL, .dest = CR_DEST_COMM, .flags = flags,
+                              .is_user = 1, .user = op, .view = CR_VIEW_ARRAY, .in = x, .in2 = y, .n = n_local,
+                              .out = out, .stream = stream};
     return cr_call(&c);
 }
 
@@ -521,20 +266,10 @@ CR_API cured_status cured_comm_custom_reduce(cured_comm cc, cured_custom op, con
                                              size_t n_local, void *host_out, unsigned flags,
                                              struct CUstream_st *stream)
 {
-    const struct cr_call c = {
-        .name = "cured_comm_custom_reduce",
-        .comm = cc, .h = cc != NULL ? cc->h : NULL, .dest = CR_DEST_COMM,
-        .flags = flags,
-        .is_user = 1,
-        .user = op,
-        .view = CR_VIEW_ARRAY,
-        .in = x,
-        .in2 = y,
-        .n = n_local,
-        .out = host_out,
-        .host_out = 1,
-        .stream = stream,
-    };
+    const struct cr_call c = {.name = "cured_comm_custom_reduce",
+                              .comm = cc, .h = cc != NULL ? cc->h : NULL, .dest = CR_DEST_COMM, .flags = flags,
+                              .is_user = 1, .user = op, .view = CR_VIEW_ARRAY, .in = x, .in2 = y, .n = n_local,
+                              .out = host_out, .host_out = 1, .stream = stream};
     return cr_call(&c);
 }
 

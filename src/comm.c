@@ -218,13 +218,12 @@ static cured_status sync_status(const struct cr_request *r, uint64_t total, cons
     const struct cr_op_info *o = cr_op(r->op);
     if (total == 0 && (o->flags & CR_OP_NO_EMPTY))
         return cr_fail(CURED_ERROR_EMPTY_INPUT, "every rank's shard is empty, and this operator has no value for that");
-    if ((o->flags & CR_OP_STATS) && ((r->op == CURED_OP_MEAN && total == 0) ||
-                                     ((o->flags & CR_OP_DOF) && r->op != CURED_OP_MEAN && (double)total <= r->ddof)))
+    const int mean = cr_op_base(r->op) == CURED_OP_MEAN;
+    if ((o->flags & CR_OP_STATS) && ((mean && total == 0) ||
+                                     ((o->flags & CR_OP_DOF) && !mean && (double)total <= r->ddof)))
         return cr_fail(CURED_ERROR_TOO_FEW_ELEMENTS, "%llu elements over all ranks are too few for CURED_OP_%s",
                        (unsigned long long)total, o->name);
-    if (cr_op_all_nan(r->op, r->out, result))
-        return cr_fail(CURED_ERROR_ALL_NAN, "every element is NaN, and the operator ignores NaNs");
-    return CURED_SUCCESS;
+    return cr_op_result_status(r->op, r->out, result);
 }
 
 cured_status cr_comm_read_back(cured_comm cc, const struct cr_request *r, size_t slot, void *host_out, CUstream s)

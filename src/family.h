@@ -49,6 +49,11 @@ enum cr_layout {
 #define CR_OP_HANDBOOK 8u    /* the Handbook's variants offer its int32 forms */
 #define CR_OP_STATS 16u      /* a statistic: the stats family (family_stats.c, kernels-src/stats.cu) */
 #define CR_OP_DOF 32u        /* NaN when n <= ddof: CURED_ERROR_TOO_FEW_ELEMENTS from synchronous calls */
+#define CR_OP_SKIPS_NAN 64u  /* its base operator over the elements that are not NaN (NANSUM, NANMEAN...) */
+/* The NaN a NaN-skipping statistic writes for too few elements (kernels-src/stats.cuh's
+ * stats_too_few: the two must agree; test-stats-emu's statuses check it). */
+#define CR_TOO_FEW_F32 0x7fc0c0deu
+#define CR_TOO_FEW_F64 0x7ff8c0de00000000ull
 
 struct cr_op_info {
     const char *name;    /* "SUM": the enumerator without CURED_OP_ */
@@ -57,8 +62,16 @@ struct cr_op_info {
     enum cr_layout layout;
     unsigned flags;
     size_t state; /* bytes of the operator's own state struct (8-byte aligned); 0: from the layout */
+    cured_op base; /* CR_OP_SKIPS_NAN: the operator it is with NaN elements left out */
 };
 const struct cr_op_info *cr_op(cured_op op); /* NULL for an unknown value */
+/* The operator a request runs: a NaN-skipping one's base for element types without NaN. */
+cured_op cr_op_for_type(cured_op op, cured_type in);
+/* The operator whose rules (ddof, n = 0) apply: the base of a NaN-skipping one, else op itself. */
+cured_op cr_op_base(cured_op op);
+/* A synchronous call's status from its host result: CURED_ERROR_ALL_NAN (NANMIN, NANMAX,
+ * NANARG*), CURED_ERROR_TOO_FEW_ELEMENTS (NANMEAN, NANVAR, NANSTD), or CURED_SUCCESS. */
+cured_status cr_op_result_status(cured_op op, cured_type out, const void *result);
 
 /* What an operator allows the axis planner (src/axes.c), for built-in rows and user ops alike. */
 struct cr_traits {
@@ -79,8 +92,6 @@ struct cr_acc {
 };
 /* 1 and *acc (may be NULL) if (op, in, out) is offered, else 0. */
 int cr_op_accumulator(cured_op op, cured_type in, cured_type out, struct cr_acc *acc);
-/* Does a NaN-ignoring operator's result (host bytes) say that every element was NaN? */
-int cr_op_all_nan(cured_op op, cured_type out, const void *result);
 
 /* ---- requests, units, plans ----------------------------------------------- */
 /* A user-defined operator's programs (custom.c makes them): the families build their units from them. */

@@ -36,11 +36,28 @@ static const struct cr_op_info ops[CURED_OP_COUNT] = {
     [CURED_OP_STD] = {"STD", "Std", CR_RULE_STATS, CR_LAYOUT_VALUE, CR_OP_STATS | CR_OP_DOF, 32},
     [CURED_OP_MEAN_VAR] = {"MEAN_VAR", "MeanVar", CR_RULE_STATS, CR_LAYOUT_PAIR, CR_OP_STATS | CR_OP_DOF, 32},
     [CURED_OP_LOGSUMEXP] = {"LOGSUMEXP", "LogSumExp", CR_RULE_STATS, CR_LAYOUT_VALUE, CR_OP_STATS, 16},
+    /* NaN elements skipped: the base operator's rules, the last field (functors: ops.cuh's SkipNaN, stats.cuh's MV_SKIP) */
+    [CURED_OP_NANSUM] = {"NANSUM", "NanSum", CR_RULE_SUM, CR_LAYOUT_VALUE, CR_OP_SKIPS_NAN, 0, CURED_OP_SUM},
+    [CURED_OP_NANMEAN] = {"NANMEAN", "NanMean", CR_RULE_STATS, CR_LAYOUT_VALUE, CR_OP_STATS | CR_OP_DOF | CR_OP_SKIPS_NAN, 32, CURED_OP_MEAN},
+    [CURED_OP_NANVAR] = {"NANVAR", "NanVar", CR_RULE_STATS, CR_LAYOUT_VALUE, CR_OP_STATS | CR_OP_DOF | CR_OP_SKIPS_NAN, 32, CURED_OP_VAR},
+    [CURED_OP_NANSTD] = {"NANSTD", "NanStd", CR_RULE_STATS, CR_LAYOUT_VALUE, CR_OP_STATS | CR_OP_DOF | CR_OP_SKIPS_NAN, 32, CURED_OP_STD},
 };
 
 const struct cr_op_info *cr_op(cured_op op)
 {
     return (unsigned)op < CURED_OP_COUNT ? &ops[op] : NULL;
+}
+
+cured_op cr_op_base(cured_op op)
+{
+    const struct cr_op_info *o = cr_op(op);
+    return o != NULL && (o->flags & CR_OP_SKIPS_NAN) ? o->base : op;
+}
+
+cured_op cr_op_for_type(cured_op op, cured_type in)
+{
+    const struct cr_type_info *ti = cr_type(in);
+    return ti != NULL && (ti->cls == CR_SIGNED || ti->cls == CR_UNSIGNED) ? cr_op_base(op) : op;
 }
 
 CR_API const char *cured_op_name(cured_op op)
@@ -151,7 +168,7 @@ int cr_op_accumulator(cured_op op, cured_type in, cured_type out, struct cr_acc 
 }
 
 /* Does the result r (host bytes) of a NaN-ignoring operator say every element was NaN? */
-int cr_op_all_nan(cured_op op, cured_type out, const void *r)
+static int all_nan(cured_op op, cured_type out, const void *r)
 {
     const struct cr_op_info *o = cr_op(op);
     if (o == NULL || !(o->flags & CR_OP_IGNORES_NAN))
@@ -221,4 +238,32 @@ CR_API size_t cured_result_size(cured_op op, cured_type out)
     if (o == NULL || s == 0)
         return 0;
     return o->layout == CR_LAYOUT_ARG ? sizeof(cured_arg_result) : o->layout == CR_LAYOUT_PAIR ? 2 * s : s;
+}
+
+/* The NaN that the NaN-skipping statistics write where too few elements are left (stats.cuh's
+ * stats_too_few): its payload tells it from the NaN of an infinite input. */
+static int too_few(cured_op op, cured_type out, const void *r)
+{
+    const struct cr_op_info *o = cr_op(op);
+    if (o == NULL || (o->flags & (CR_OP_SKIPS_NAN | CR_OP_STATS)) != (CR_OP_SKIPS_NAN | CR_OP_STATS))
+        return 0;
+    if (out == CURED_TYPE_FLOAT32) {
+        uint32_t b;
+        memcpy(&b, r, 4);
+        return b == CR_TOO_FEW_F32;
+    }
+    uint64_t b;
+    memcpy(&b, r, 8);
+    return out == CURED_TYPE_FLOAT64 && b == CR_TOO_FEW_F64;
+}
+
+cured_status cr_op_result_status(cured_op op, cured_type out, const void *result)
+{
+    if (all_nan(op, out, result))
+        return cr_fail(CURED_ERROR_ALL_NAN, "every element is NaN, and the operator ignores NaNs");
+    if (too_few(op, out, result))
+        return cr_fail(CURED_ERROR_TOO_FEW_ELEMENTS,
+                       "CURED_OP_%s: too few elements that are not NaN (none for NANMEAN, at most ddof otherwise)",
+                       cr_op(op)->name);
+    return CURED_SUCCESS;
 }

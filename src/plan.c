@@ -43,6 +43,7 @@ cured_status cr_request_make(cured_op op, cured_algorithm algo, cured_type in, c
                              struct cr_request *r)
 {
     memset(r, 0, sizeof *r);
+    op = cr_op_for_type(op, in); /* integers hold no NaN: NANSUM of them is SUM, and so on */
     const struct cr_op_info *o = cr_op(op);
     if (!cr_op_accumulator(op, in, out, &r->acc))
         return cr_fail(CURED_ERROR_TYPE_MISMATCH, "%s of %s with a %s result is not offered (see cured_op)",
@@ -138,7 +139,8 @@ int cr_request_enumerate(size_t i, unsigned need, unsigned refuse, struct cr_req
             continue;
         for (int in = 0; in < CURED_TYPE_COUNT; in++)
             for (int out = 0; out < CURED_TYPE_COUNT; out++)
-                if (cr_op_accumulator((cured_op)op, (cured_type)in, (cured_type)out, NULL) && i-- == 0)
+                if (cr_op_for_type((cured_op)op, (cured_type)in) == (cured_op)op && /* else its base's request */
+                    cr_op_accumulator((cured_op)op, (cured_type)in, (cured_type)out, NULL) && i-- == 0)
                     return cr_request_make((cured_op)op, CURED_ALGO_AUTO, (cured_type)in, (cured_type)out, r) ==
                            CURED_SUCCESS;
     }

@@ -51,8 +51,8 @@ cured_status cr_reduce_run(cured_handle h, const struct cr_request *r, const voi
         res = h->d->StreamSynchronize(stream);
     if (res != CUDA_SUCCESS)
         st = cr_fail_cuda(res, "reading the result back");
-    else if (r->user == NULL && cr_op_all_nan(r->op, r->out, result))
-        st = cr_fail(CURED_ERROR_ALL_NAN, "every element is NaN, and the operator ignores NaNs");
+    else if (r->user == NULL && (st = cr_op_result_status(r->op, r->out, result)) != CURED_SUCCESS)
+        ; /* the operator's status from its result (all NaN, too few that are not NaN): nothing written */
     else
         memcpy(out, result, r->acc.result_size); /* written only on success */
 done:

@@ -16,13 +16,14 @@ cured_status cr_stats_check_sync(const struct cr_request *r, size_t n)
     const struct cr_op_info *o = cr_op(r->op);
     if (r->user != NULL || o == NULL || !(o->flags & CR_OP_DOF))
         return CURED_SUCCESS;
-    const double ddof = r->op == CURED_OP_MEAN ? 0.0 : r->ddof;
+    const int mean = cr_op_base(r->op) == CURED_OP_MEAN;
+    const double ddof = mean ? 0.0 : r->ddof;
     if ((double)n > ddof)
         return CURED_SUCCESS;
-    if (r->op == CURED_OP_MEAN)
+    if (mean)
         return cr_fail(CURED_ERROR_TOO_FEW_ELEMENTS, "the mean of no elements (n = 0) is NaN");
     return cr_fail(CURED_ERROR_TOO_FEW_ELEMENTS, "the %s of n = %zu elements with ddof = %g is NaN (n <= ddof)",
-                   r->op == CURED_OP_STD ? "standard deviation" : "variance", n, ddof);
+                   cr_op_base(r->op) == CURED_OP_STD ? "standard deviation" : "variance", n, ddof);
 }
 
 cured_status cr_stats_check_ddof(const char *call, cured_op op, double ddof, const char *other)

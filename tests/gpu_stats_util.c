@@ -120,11 +120,11 @@ static void check_got(const char *what, cured_op op, cured_type t, cured_type ou
 /* The same data as each of 4 columns of an (n, 4) array (reduce_cols: a thread's run of
  * rows) and as each of 4 rows of a (4, n) one (the row kernels), along the reduced axis;
  * every result is checked. The emulation (test-stats-emu) runs the column pass itself. */
-static void check_axes(const char *what, cured_op op, cured_type t, cured_type out, double ddof,
-                       const struct stats_ref *s, const void *h, const struct ref_result *r)
+static void check_axes(const char *what, cured_op op, cured_type t, cured_type out, double ddof, const void *h,
+                       size_t n, const struct ref_result *r)
 {
     enum { C = 4 };
-    const size_t n = s->n, size = ref_size(t), rsize = ref_result_size(op, out);
+    const size_t size = ref_size(t), rsize = ref_result_size(op, out);
     if (n == 0 || n > ((size_t)1 << 16))
         return;
     unsigned char *cols = gs_malloc(n * C * size), *rows = gs_malloc(n * C * size);
@@ -160,8 +160,9 @@ static void check_axes(const char *what, cured_op op, cured_type t, cured_type o
 }
 #endif
 
-void gs_check(const char *what, cured_op op, cured_type t, cured_type out, double ddof, const struct stats_ref *s,
-              CUdeviceptr d)
+/* n elements at d, s the references of those op reduces (stats_ref_compute_op). */
+static void check_n(const char *what, cured_op op, cured_type t, cured_type out, double ddof,
+                    const struct stats_ref *s, CUdeviceptr d, size_t n)
 {
     struct ref_result r;
     stats_ref_result(op, out, s, ddof, &r);
@@ -169,8 +170,8 @@ void gs_check(const char *what, cured_op op, cured_type t, cured_type out, doubl
     CUdeviceptr slot = dev_alloc(SLOT);
     poison(slot, SLOT);
     snprintf(w, sizeof w, "async %s %s->%s ddof %g, %s, n=%zu", cured_op_name(op), cured_type_name(t),
-             cured_type_name(out), ddof, what, s->n);
-    CURED_OK(cured_reduce_stats_async(H, op, DP(d), t, s->n, ddof, DP(slot), out, NULL));
+             cured_type_name(out), ddof, what, n);
+    CURED_OK(cured_reduce_stats_async(H, op, DP(d), t, n, ddof, DP(slot), out, NULL));
     unsigned char got[SLOT];
     download(got, slot, SLOT);
     if (gs_table_on())
@@ -181,9 +182,9 @@ void gs_check(const char *what, cured_op op, cured_type t, cured_type out, doubl
         return;
 
     snprintf(w, sizeof w, "sync %s %s->%s ddof %g, %s, n=%zu", cured_op_name(op), cured_type_name(t),
-             cured_type_name(out), ddof, what, s->n);
+             cured_type_name(out), ddof, what, n);
     memset(got, POISON_BYTE, sizeof got);
-    cured_status st = cured_reduce_stats(H, op, DP(d), t, s->n, ddof, got, out, NULL);
+    cured_status st = cured_reduce_stats(H, op, DP(d), t, n, ddof, got, out, NULL);
     expect_status(st, r.status, w);
     if (st == CURED_SUCCESS)
         check_got(w, op, t, out, got, &r);
@@ -192,34 +193,45 @@ void gs_check(const char *what, cured_op op, cured_type t, cured_type out, doubl
     if (ddof != 0)
         return;
     snprintf(w, sizeof w, "cured_reduce %s %s->%s, %s, n=%zu", cured_op_name(op), cured_type_name(t),
-             cured_type_name(out), what, s->n);
+             cured_type_name(out), what, n);
     memset(got, POISON_BYTE, sizeof got);
-    st = cured_reduce(H, op, CURED_ALGO_AUTO, DP(d), t, s->n, got, out, NULL);
+    st = cured_reduce(H, op, CURED_ALGO_AUTO, DP(d), t, n, got, out, NULL);
     expect_status(st, r.status, w);
     if (st == CURED_SUCCESS)
         check_got(w, op, t, out, got, &r);
 }
 
+void gs_check(const char *what, cured_op op, cured_type t, cured_type out, double ddof, const struct stats_ref *s,
+              CUdeviceptr d)
+{
+    check_n(what, op, t, out, ddof, s, d, s->n);
+}
+
+/* Every statistic of the operator table, the NaN-skipping ones against the references of the
+ * elements that are not NaN (m of them: ddof up to m, so that NaNs leave too few). */
 void gs_check_all(const char *what, cured_type t, const void *h, CUdeviceptr d, size_t n)
 {
-    static const cured_op ops[] = {CURED_OP_MEAN, CURED_OP_VAR, CURED_OP_STD, CURED_OP_MEAN_VAR, CURED_OP_LOGSUMEXP};
-    struct stats_ref s;
-    stats_ref_compute(t, h, n, &s);
-    const double ddofs[] = {0, 1, n > 1 ? (double)n - 1 : 0.5, (double)n};
-    for (size_t k = 0; k < sizeof ops / sizeof *ops; k++)
+    for (int op = 0; op < CURED_OP_COUNT; op++) {
+        if (!stats_is_op((cured_op)op))
+            continue;
+        struct stats_ref s;
+        const size_t m = stats_ref_compute_op((cured_op)op, t, h, n, &s);
+        const double ddofs[] = {0, 1, m > 1 ? (double)m - 1 : 0.5, (double)m};
+        const cured_op base = cr_op_base((cured_op)op);
         for (int out = CURED_TYPE_FLOAT32; out <= CURED_TYPE_FLOAT64; out++) {
-            if (!offered(ops[k], t, (cured_type)out))
+            if (!offered((cured_op)op, t, (cured_type)out))
                 continue;
-            const int moments = ops[k] != CURED_OP_MEAN && ops[k] != CURED_OP_LOGSUMEXP;
+            const int moments = base != CURED_OP_MEAN && base != CURED_OP_LOGSUMEXP;
             for (size_t j = 0; j < (moments && !gs_light() ? 4 : 1); j++) {
-                gs_check(what, ops[k], t, (cured_type)out, ddofs[j], &s, d);
+                check_n(what, (cured_op)op, t, (cured_type)out, ddofs[j], &s, d, n);
 #ifndef CURED_STATS_EMU
                 if (j < 2 && !gs_light()) {
                     struct ref_result r;
-                    stats_ref_result(ops[k], (cured_type)out, &s, ddofs[j], &r);
-                    check_axes(what, ops[k], t, (cured_type)out, ddofs[j], &s, h, &r);
+                    stats_ref_result((cured_op)op, (cured_type)out, &s, ddofs[j], &r);
+                    check_axes(what, (cured_op)op, t, (cured_type)out, ddofs[j], h, n, &r);
                 }
 #endif
             }
         }
+    }
 }

@@ -9,7 +9,7 @@
 const char *ref_flavour_name(enum ref_flavour fl)
 {
     static const char *const names[FL_COUNT] = {"rand", "rand2", "odd", "and", "or",
-                                                "wide", "wide+nan", "real", "real2"};
+                                                "wide", "wide+nan", "real", "real2", "rand+nan", "real+nan"};
     return (unsigned)fl < FL_COUNT ? names[fl] : "?";
 }
 
@@ -182,6 +182,7 @@ void ref_fill(cured_type t, enum ref_flavour fl, struct rng *r, void *buf, size_
         break;
     case FL_REAL:
     case FL_REAL2:
+    case FL_REAL_NAN:
         for (size_t i = 0; i < n; i++)
             ref_put_f(t, buf, i, ldexp((double)rng_u32(r), -36) - 1.0 / 32);
         break;
@@ -189,5 +190,12 @@ void ref_fill(cured_type t, enum ref_flavour fl, struct rng *r, void *buf, size_
         for (size_t i = 0; i < n; i++)
             ref_put_f(t, buf, i, ((int)(rng_u32(r) % 7) - 3) / 64.0);
         break;
+    }
+    if (fl == FL_RAND_NAN || fl == FL_REAL_NAN) {
+        for (size_t i = 0; i < n; i++)
+            if (rng_u32(r) % 4 == 0)
+                ref_put_u(t, buf, i, random_nan(t, r));
+        if (n > 40) /* element 20: a case of one element there reduces only a NaN */
+            ref_put_u(t, buf, 20, random_nan(t, r));
     }
 }

@@ -48,6 +48,8 @@ enum ref_flavour {
     FL_REAL,     /* floats: uniform in [-1/32, 1/32), rounded to the type (sums need a
                     tolerance; the scale keeps 2^20 of them inside the float16 range) */
     FL_REAL2,
+    FL_RAND_NAN, /* floats: FL_RAND with a quarter NaNs (and element 20): NANSUM */
+    FL_REAL_NAN, /* floats: FL_REAL with a quarter NaNs (and element 20): NANMEAN, NANVAR, NANSTD */
     FL_COUNT
 };
 

@@ -147,7 +147,8 @@ static void put_real(void *out, size_t k, cured_type t, double v)
         ((double *)out)[k] = v;
 }
 
-/* MEAN, VAR, STD, MEAN_VAR records (count, then the state) in rank order, and MeanVarOf's write. */
+/* MEAN, VAR, STD, MEAN_VAR (and NANMEAN, NANVAR, NANSTD) records (count, then the state) in rank
+ * order, and MeanVarOf's write: the NaN-skipping ones' too-few NaN where their count is too small. */
 static int stats_combine(const struct cr_request *r, const unsigned char *records, size_t stride, int nranks,
                          void *out)
 {
@@ -173,7 +174,14 @@ static int stats_combine(const struct cr_request *r, const unsigned char *record
     }
     if (acc.n - r->ddof > 0.0)
         var = acc.m2 / (acc.n - r->ddof);
-    switch (r->op) {
+    const cured_op base = cr_op_base(r->op);
+    if (base != r->op && (base == CURED_OP_MEAN ? !(acc.n > 0.0) : !(acc.n - r->ddof > 0.0))) {
+        const uint32_t f = CR_TOO_FEW_F32;
+        const uint64_t d = CR_TOO_FEW_F64;
+        memcpy(out, r->out == CURED_TYPE_FLOAT32 ? (const void *)&f : (const void *)&d, cr_type_size(r->out));
+        return 1;
+    }
+    switch (base) {
     case CURED_OP_MEAN: put_real(out, 0, r->out, mean); break;
     case CURED_OP_VAR: put_real(out, 0, r->out, var); break;
     case CURED_OP_STD: put_real(out, 0, r->out, sqrt(var)); break;

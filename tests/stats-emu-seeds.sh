@@ -11,7 +11,7 @@ first=${2:-1}
 jobs=${3:-$(nproc 2>/dev/null || echo 2)}
 prog=./tests/test-stats-emu
 test -x "$prog" || { echo "$0: build $prog first (make tests/test-stats-emu)" >&2; exit 2; }
-: "${CURED_TEST_ONLY:=normal,magnitudes,constant,sorted_outliers,integers,logsumexp,small}"
+: "${CURED_TEST_ONLY:=normal,magnitudes,constant,sorted_outliers,integers,logsumexp,small,nan_sprinkled}"
 export CURED_TEST_ONLY
 log=$(mktemp -d "${TMPDIR:-/tmp}/stats-emu-seeds.XXXXXX")
 cp "$prog" "$log/test-stats-emu" # a rebuild meanwhile changes nothing here

@@ -144,8 +144,10 @@ static cured_status run(const struct cr_request *r, const void *in, size_t n, vo
     unsigned char res[CR_MAX_RESULT];
     if (!emu_stats_run(r->op, r->in, r->out, r->ddof, in, n, res))
         return cr_fail(CURED_ERROR_INTERNAL, "test-stats-emu emulates only the statistics");
-    memcpy(out, res, r->acc.result_size);
-    return CURED_SUCCESS;
+    cured_status st = host_out ? cr_op_result_status(r->op, r->out, res) : CURED_SUCCESS; /* as cr_reduce_run */
+    if (st == CURED_SUCCESS)
+        memcpy(out, res, r->acc.result_size);
+    return st;
 }
 
 cured_status emu_reduce_stats_async(cured_handle h, cured_op op, const void *in, cured_type in_type, size_t n,

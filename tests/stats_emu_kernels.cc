@@ -38,7 +38,8 @@ template <class S, class Op> static S block(S *v, const Op &op)
 
 // Block b's state as stats_blocks.cuh's BlockLoop forms it: its threads' states
 // through the block's tree, or (the moments without COMP) every thread's
-// shifted sums about the block's first element, added by the same tree.
+// shifted sums about the block's first element, added by the same tree
+// (not for COMP or the NaN-skipping statistics: OWN_SHIFT).
 template <class T, class Op> struct EmuThreads {
     static typename Op::State run(const T *in, size_t n, size_t b, size_t grid, const Op &op)
     {
@@ -53,7 +54,7 @@ template <class T, class R, int KIND, bool COMP> struct EmuMoments : EmuThreads<
 template <class T, class R, int KIND> struct EmuMoments<T, R, KIND, false> {
     static MeanVarState run(const T *in, size_t n, size_t b, size_t grid, const MeanVarOf<T, R, KIND> &)
     {
-        const bool M2 = KIND != MV_MEAN;
+        const bool M2 = MeanVarOf<T, R, KIND>::KIND_M2;
         const double k = stats_shift(in, n, stats_first_index(in, n, b * BLOCK));
         const bool S2C = MeanVarOf<T, R, KIND>::S2C;
         MomentSums<S2C> v[BLOCK];
@@ -68,7 +69,7 @@ template <class T, class R, int KIND> struct EmuMoments<T, R, KIND, false> {
     }
 };
 template <class T, class R, int KIND>
-struct EmuBlock<T, MeanVarOf<T, R, KIND> > : EmuMoments<T, R, KIND, MeanVarOf<T, R, KIND>::COMP> {};
+struct EmuBlock<T, MeanVarOf<T, R, KIND> > : EmuMoments<T, R, KIND, MeanVarOf<T, R, KIND>::OWN_SHIFT> {};
 
 // LOGSUMEXP: the threads' states scaled once to the block's maximum, then summed by the tree.
 template <class T, class P, class R> struct EmuBlock<T, LogSumExp<T, P, R> > {
@@ -236,6 +237,9 @@ template <class T, class R> static int dispatch_out(cured_op op, double ddof, co
     case CURED_OP_STD: { Std<T, double, R> o; o.ddof = ddof; run_moments<T>(x, n, o, out); return 1; }
     case CURED_OP_MEAN_VAR: { MeanVar<T, double, R> o; o.ddof = ddof; run_moments<T>(x, n, o, out); return 1; }
     case CURED_OP_LOGSUMEXP: { LogSumExp<T, R, R> o; run<T>(x, n, o, out); return 1; }
+    case CURED_OP_NANMEAN: { NanMean<T, double, R> o; o.ddof = ddof; run_moments<T>(x, n, o, out); return 1; }
+    case CURED_OP_NANVAR: { NanVar<T, double, R> o; o.ddof = ddof; run_moments<T>(x, n, o, out); return 1; }
+    case CURED_OP_NANSTD: { NanStd<T, double, R> o; o.ddof = ddof; run_moments<T>(x, n, o, out); return 1; }
     default: return 0;
     }
 }

@@ -45,6 +45,12 @@ static inline double __longlong_as_double(long long v)
     std::memcpy(&d, &v, 8);
     return d;
 }
+static inline float __int_as_float(int v)
+{
+    float f;
+    std::memcpy(&f, &v, 4);
+    return f;
+}
 static inline long long __double_as_longlong(double d)
 {
     long long v;

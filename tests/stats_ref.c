@@ -3,12 +3,29 @@
 
 #include <float.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 int stats_is_op(cured_op op)
 {
-    return op == CURED_OP_MEAN || op == CURED_OP_VAR || op == CURED_OP_STD || op == CURED_OP_MEAN_VAR ||
-           op == CURED_OP_LOGSUMEXP;
+    return ref_op(op) != NULL && ref_op(op)->kind == REF_STATS;
+}
+
+size_t stats_ref_compute_op(cured_op op, cured_type t, const void *x, size_t n, struct stats_ref *s)
+{
+    if (ref_op(op)->base == op || !ref_is_float(t)) { /* not NaN-skipping (the oracle's row names its base) */
+        stats_ref_compute(t, x, n, s);
+        return n;
+    }
+    const size_t size = ref_size(t);
+    unsigned char *kept = malloc(n * size + 1);
+    size_t m = 0;
+    for (size_t i = 0; i < n; i++)
+        if (!isnan(ref_get_f(t, x, i)))
+            memcpy(kept + m++ * size, (const unsigned char *)x + i * size, size);
+    stats_ref_compute(t, kept, m, s);
+    free(kept);
+    return m;
 }
 
 /* Element i as a long double: floats exactly, integers exactly (64-bit mantissa). */
@@ -128,6 +145,7 @@ static void expect_exact(struct ref_value *r, long double v)
 void stats_ref_result(cured_op op, cured_type out, const struct stats_ref *s, double ddof, struct ref_result *r)
 {
     memset(r, 0, sizeof *r);
+    op = ref_op(op)->base; /* a NaN-skipping one: s holds the elements that are not NaN */
     r->status = CURED_SUCCESS;
     r->nvalues = op == CURED_OP_MEAN_VAR ? 2 : 1;
     const long double n = (long double)s->n, dof = n - ddof;
@@ -180,6 +198,6 @@ void stats_ref_result(cured_op op, cured_type out, const struct stats_ref *s, do
 void stats_ref_reduce(cured_op op, cured_type in, cured_type out, const void *x, size_t n, struct ref_result *r)
 {
     struct stats_ref s;
-    stats_ref_compute(in, x, n, &s);
+    stats_ref_compute_op(op, in, x, n, &s);
     stats_ref_result(op, out, &s, 0.0, r);
 }

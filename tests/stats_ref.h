@@ -29,18 +29,24 @@ struct stats_ref {
 /* The references of x[0..n) of type t (any element type). */
 void stats_ref_compute(cured_type t, const void *x, size_t n, struct stats_ref *s);
 
+/* The references a statistic op checks against: x[0..n)'s, or for a
+ * NaN-skipping one (NANMEAN, NANVAR, NANSTD) those of its elements that
+ * are not NaN; returns how many elements they are. */
+size_t stats_ref_compute_op(cured_op op, cured_type t, const void *x, size_t n, struct stats_ref *s);
+
 /*
  * The expected result of a statistic with ddof (MEAN and LOGSUMEXP ignore
  * it) and result type out, as ref_check() takes it: the values (NaN, inf
  * and -inf where the library documents them), each with its own
  * tolerance, and status CURED_ERROR_TOO_FEW_ELEMENTS where the synchronous
- * calls return it.
+ * calls return it. A NaN-skipping op is checked as its base (s from
+ * stats_ref_compute_op).
  */
 void stats_ref_result(cured_op op, cured_type out, const struct stats_ref *s, double ddof, struct ref_result *r);
 
 /* Both in one: what ops_ref.c's ref_reduce() gives for the statistics (ddof 0). */
 void stats_ref_reduce(cured_op op, cured_type in, cured_type out, const void *x, size_t n, struct ref_result *r);
 
-int stats_is_op(cured_op op); /* MEAN, VAR, STD, MEAN_VAR, LOGSUMEXP */
+int stats_is_op(cured_op op); /* the oracle's statistics (REF_STATS rows) */
 
 #endif

@@ -79,10 +79,10 @@ void gs_table_row(const char *what, cured_op op, cured_type t, cured_type out, d
     stats_ref_result(op, out, s, ddof, &r);
     const double dof = (double)s->n - ddof;
     const double var64 = dof > 0 ? s->m2_64 / dof : NAN, mean64 = s->n ? s->mean64 : NAN;
-    switch (op) {
-    case CURED_OP_MEAN: row(what, "MEAN", t, out, ddof, s->n, v[0], &r.v[0], r.tol, mean64); break;
-    case CURED_OP_VAR: row(what, "VAR", t, out, ddof, s->n, v[0], &r.v[0], r.tol, var64); break;
-    case CURED_OP_STD: row(what, "STD", t, out, ddof, s->n, v[0], &r.v[0], r.tol, sqrt(var64)); break;
+    switch (cr_op_base(op)) { /* (NANMEAN...: s holds the elements that are not NaN) */
+    case CURED_OP_MEAN: row(what, cured_op_name(op), t, out, ddof, s->n, v[0], &r.v[0], r.tol, mean64); break;
+    case CURED_OP_VAR: row(what, cured_op_name(op), t, out, ddof, s->n, v[0], &r.v[0], r.tol, var64); break;
+    case CURED_OP_STD: row(what, cured_op_name(op), t, out, ddof, s->n, v[0], &r.v[0], r.tol, sqrt(var64)); break;
     case CURED_OP_MEAN_VAR:
         row(what, "MEAN_VAR.mean", t, out, ddof, s->n, v[0], &r.v[0], r.tol, mean64);
         row(what, "MEAN_VAR.var", t, out, ddof, s->n, v[1], &r.v[1], r.tol, var64);

@@ -2,8 +2,8 @@
  * The statistics and user-defined ops along axes and over segments, without
  * a GPU: the planner takes them at every shape, the calls' ddof and op
  * checks (distinct status, message), every plan fits with ddof as the last
- * parameter, and NVRTC compiles every shape for MEAN_VAR, LOGSUMEXP, VAR
- * and for one-field and multi-field user ops (batched: tests/jit_batch.h,
+ * parameter, and NVRTC compiles every shape for MEAN_VAR, LOGSUMEXP, VAR,
+ * NANVAR and for one-field and multi-field user ops (batched: tests/jit_batch.h,
  * whose failures are each unit's own).
  */
 #include "api_test.h"
@@ -47,8 +47,8 @@ static void plan_of(cured_op op, cured_type t, int k, struct cr_request *r, stru
                   layout_shape[k]);
 }
 
-static const cured_op stats_ops[] = {CURED_OP_MEAN, CURED_OP_VAR, CURED_OP_STD, CURED_OP_MEAN_VAR,
-                                     CURED_OP_LOGSUMEXP};
+static const cured_op stats_ops[] = {CURED_OP_MEAN,    CURED_OP_VAR,    CURED_OP_STD,   CURED_OP_MEAN_VAR,
+                                     CURED_OP_LOGSUMEXP, CURED_OP_NANMEAN, CURED_OP_NANVAR, CURED_OP_NANSTD};
 
 /* Every statistic is planned at every shape, served by the segmented family,
  * and its plan fits with ddof last (bit for bit). */
@@ -220,10 +220,10 @@ END_TEST
  * PTX, and for one type of each operator sm_90 cubins (ptxas too). */
 START_TEST(test_stats_compile)
 {
-    static const cured_op ops[] = {CURED_OP_MEAN_VAR, CURED_OP_LOGSUMEXP, CURED_OP_VAR};
+    static const cured_op ops[] = {CURED_OP_MEAN_VAR, CURED_OP_LOGSUMEXP, CURED_OP_VAR, CURED_OP_NANVAR};
     static const cured_type types[] = {CURED_TYPE_FLOAT32, CURED_TYPE_BFLOAT16, CURED_TYPE_FLOAT64, CURED_TYPE_INT8};
-    const cured_op op = ops[_i % 3];
-    const cured_type t = types[_i / 3];
+    const cured_op op = ops[_i % 4];
+    const cured_type t = types[_i / 4];
     struct cr_unit units[MAX_UNITS];
     size_t n = 0;
     for (int k = 0; k < NLAYOUTS; k++) {
@@ -240,7 +240,8 @@ START_TEST(test_stats_compile)
     r.group = 4; /* as cr_segments_layout plans them */
     r.offsets = _i % 2 ? CURED_TYPE_INT64 : CURED_TYPE_INT32;
     add_unit(&r, units, &n);
-    compile_all(units, n, "statistics units", _i % 4 != 0); /* cubins: each operator once */
+    const int cubins = _i == 0 || _i == 5 || _i == 10 || _i == 7; /* each operator once (NANVAR: bfloat16) */
+    compile_all(units, n, "statistics units", !cubins);
 }
 END_TEST
 
@@ -289,7 +290,7 @@ int main(void)
     tcase_set_timeout(tc, 600);
     tcase_add_test(tc, test_stats_planned);
     tcase_add_test(tc, test_stats_bad_calls);
-    tcase_add_loop_test(tc, test_stats_compile, 0, 12);
+    tcase_add_loop_test(tc, test_stats_compile, 0, 16);
     tcase_add_test(tc, test_batch_names_failure);
     tcase_add_loop_test(tc, test_user_compile, 0, 2);
     suite_add_tcase(s, tc);

@@ -218,6 +218,78 @@ START_TEST(test_stats_combine)
 }
 END_TEST
 
+/* NANMEAN, NANVAR, NANSTD records: each rank's count is its shard's elements, its state that of
+ * those that are not NaN (a third NaN, some shards all NaN, few elements in all); the combine gives
+ * the base's value over the others, or the too-few NaN (CR_TOO_FEW_F32/F64) where none are left
+ * (NANMEAN) or at most ddof. Loop: operator x ddof x result type x trial. */
+START_TEST(test_nan_stats_combine)
+{
+    static const cured_op nops[] = {CURED_OP_NANMEAN, CURED_OP_NANVAR, CURED_OP_NANSTD};
+    const cured_op op = nops[_i / 24];
+    const double ddof = (double)(_i / 8 % 3);
+    const cured_type out = _i / 4 % 2 ? CURED_TYPE_FLOAT32 : CURED_TYPE_FLOAT64;
+    struct cr_request r;
+    ck_assert_int_eq(cr_request_make(op, CURED_ALGO_AUTO, out, out, &r), CURED_SUCCESS);
+    r.ddof = ddof;
+    rng += (uint64_t)_i * 15485863;
+    static double x[N], kept[N];
+    const size_t n = _i % 4 == 0 ? next() % 6 : _i % 4 == 1 ? 40 : N; /* few, some, many */
+    for (size_t i = 0; i < n; i++) {
+        const double u = (double)(next() >> 11) / 9007199254740992.0 - 0.5;
+        x[i] = next() % 3 == 0 ? NAN : out == CURED_TYPE_FLOAT32 ? (double)(float)(100 + u) : 100 + u;
+    }
+    const int nranks = 1 + (int)(next() % MAXR);
+    size_t cut[MAXR + 1] = {0};
+    for (int k = 1; k < nranks; k++)
+        cut[k] = cut[k - 1] + next() % (n - cut[k - 1] + 1);
+    cut[nranks] = n;
+    struct cr_request sr = r;
+    cr_request_state(&sr);
+    const size_t slot = cr_state_slot(&sr);
+    unsigned char rec[MAXR * 40];
+    size_t m = 0;
+    for (int k = 0; k < nranks; k++) {
+        const uint64_t c = cut[k + 1] - cut[k];
+        size_t mk = 0;
+        for (size_t i = cut[k]; i < cut[k + 1]; i++)
+            if (!isnan(x[i]))
+                kept[m + mk++] = x[i];
+        const struct cr_mv_state st = cr_mv_host(kept + m, mk);
+        m += mk;
+        memcpy(rec + (size_t)k * slot, &c, 8);
+        memcpy(rec + (size_t)k * slot + 8, &st, sizeof st);
+    }
+    unsigned char got[16];
+    memset(got, 0x5a, sizeof got);
+    ck_assert(cr_state_combine_host(&r, rec, slot, nranks, got));
+    const int few = op == CURED_OP_NANMEAN ? m == 0 : !((double)m > ddof);
+    if (few) {
+        ck_assert_int_eq(cr_op_result_status(op, out, got), CURED_ERROR_TOO_FEW_ELEMENTS);
+        return;
+    }
+    ck_assert_int_eq(cr_op_result_status(op, out, got), CURED_SUCCESS);
+    long double sum = 0, m2 = 0;
+    for (size_t i = 0; i < m; i++)
+        sum += kept[i];
+    const long double mean = sum / m;
+    for (size_t i = 0; i < m; i++)
+        m2 += (kept[i] - mean) * (kept[i] - mean);
+    const double var = (double)(m2 / (m - ddof));
+    const double want = op == CURED_OP_NANMEAN ? (double)mean : op == CURED_OP_NANVAR ? var : sqrt(var);
+    double g;
+    if (out == CURED_TYPE_FLOAT32) {
+        float f;
+        memcpy(&f, got, 4);
+        g = f;
+    } else {
+        memcpy(&g, got, 8);
+    }
+    const double tol = out == CURED_TYPE_FLOAT32 ? 1.2e-7 : 1e-11;
+    ck_assert_msg(fabs(g - want) <= tol * fabs(want) + 1e-300, "%s ddof %g %s, %d ranks, %zu of %zu kept: %.17g, want %.17g",
+                  cured_op_name(op), ddof, cured_type_name(out), nranks, m, n, g, want);
+}
+END_TEST
+
 /* The state and combine kernels of every offered request compile (compute_90
  * PTX, every 16th an sm_90 cubin), on every CPU at once, several units to an NVRTC program
  * (jit_batch.h): the units first, then their compiles, then each unit's
@@ -288,6 +360,7 @@ int main(void)
     const int nt = (int)(sizeof types / sizeof *types), nops = CURED_OP_COUNT;
     tcase_add_loop_test(tc, test_host_combine, 0, nops * nt * 8);
     tcase_add_loop_test(tc, test_stats_combine, 0, 4 * 4 * NDATA * 2);
+    tcase_add_loop_test(tc, test_nan_stats_combine, 0, 3 * 3 * 2 * 4);
     suite_add_tcase(s, tc);
     TCase *jit = tcase_create("compile");
     tcase_set_timeout(jit, 600);

@@ -49,10 +49,17 @@ static void comm_setup(void)
     CURED_OK(cured_comm_create(H, NCCL, MAX_OUT, &CC));
 }
 
-static int is_stats(int op)
+static int is_stats(int op) /* the operator table's statistics, the NaN-skipping ones too */
 {
-    return op == CURED_OP_MEAN || op == CURED_OP_VAR || op == CURED_OP_STD || op == CURED_OP_MEAN_VAR ||
-           op == CURED_OP_LOGSUMEXP;
+    return (cr_op((cured_op)op)->flags & CR_OP_STATS) != 0;
+}
+
+/* Rounding data; NaNs among them for the NaN-skipping operators. */
+static enum ref_flavour flavour_of(int op, cured_type in)
+{
+    if (!ref_is_float(in))
+        return FL_RAND;
+    return (cr_op((cured_op)op)->flags & CR_OP_SKIPS_NAN) ? FL_REAL_NAN : FL_REAL;
 }
 
 /* Compile the plain, state and combine kernels of DOT and the statistics on all CPUs first. */
@@ -133,7 +140,7 @@ START_TEST(test_stats_ddof)
             for (int out = 0; out < CURED_TYPE_COUNT; out++) {
                 if (!is_stats(op) || !cr_op_accumulator((cured_op)op, (cured_type)in, (cured_type)out, NULL))
                     continue;
-                const struct ops_input *x = ops_input((cured_type)in, ref_is_float((cured_type)in) ? FL_REAL : FL_RAND);
+                const struct ops_input *x = ops_input((cured_type)in, flavour_of(op, (cured_type)in));
                 for (int d = 0; d < 3; d++) {
                     poison(slots, 128);
                     CURED_OK(cured_reduce_stats_async(H, (cured_op)op, DP(x->dev), (cured_type)in, n, d, DP(slots),
@@ -195,6 +202,32 @@ START_TEST(test_stats_edges)
     ck_assert(isinf(got[2]) && got[2] < 0);
     ck_assert(isnan(got[3]));
     ops_expect_poison((const unsigned char *)got, 32, 64, "after the empty statistics");
+    /* The NaN-skipping statistics: a shard of one NaN (element 20 of FL_REAL_NAN) leaves too few, which
+     * only the run finds: TOO_FEW_ELEMENTS as from cured_reduce_stats, nothing written; NaN asynchronously. */
+    const struct ops_input *xn = ops_input(CURED_TYPE_FLOAT32, FL_REAL_NAN);
+    const CUdeviceptr one_nan = xn->dev + 20 * sizeof(float);
+    static const cured_op skip[] = {CURED_OP_NANMEAN, CURED_OP_NANVAR, CURED_OP_NANSTD};
+    for (size_t k = 0; k < 3; k++) {
+        v[0] = v[1] = 7;
+        CURED_EXPECT(CURED_ERROR_TOO_FEW_ELEMENTS, cured_comm_reduce_stats(CC, skip[k], DP(one_nan), CURED_TYPE_FLOAT32,
+                                                                           1, 0, v, CURED_TYPE_FLOAT64, 0, s));
+        CURED_EXPECT(CURED_ERROR_TOO_FEW_ELEMENTS, cured_reduce_stats(H, skip[k], DP(one_nan), CURED_TYPE_FLOAT32, 1,
+                                                                      0, v, CURED_TYPE_FLOAT64, s));
+        CURED_EXPECT(CURED_ERROR_TOO_FEW_ELEMENTS, cured_comm_reduce(CC, skip[k], DP(one_nan), CURED_TYPE_FLOAT32, 1,
+                                                                     v, CURED_TYPE_FLOAT64, 0, s));
+        ck_assert(v[0] == 7 && v[1] == 7);
+        poison(d, 64);
+        CURED_OK(cured_comm_reduce_stats_async(CC, skip[k], DP(one_nan), CURED_TYPE_FLOAT32, 1, 0, DP(d),
+                                               CURED_TYPE_FLOAT64, 0, s));
+        CU_OK(D->StreamSynchronize(s));
+        download(got, d, 64);
+        ck_assert(isnan(got[0]));
+        ops_expect_poison((const unsigned char *)got, 8, 64, "after a NaN-skipping statistic of one NaN");
+    }
+    /* NANSUM of it: 0, no status. */
+    float f = 7;
+    CURED_OK(cured_comm_reduce(CC, CURED_OP_NANSUM, DP(one_nan), CURED_TYPE_FLOAT32, 1, &f, CURED_TYPE_FLOAT32, 0, s));
+    ck_assert(f == 0);
 }
 END_TEST
 

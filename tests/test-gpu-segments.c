@@ -271,8 +271,8 @@ END_TEST
  * Each operator kind against the host, bitwise the same in every call. */
 START_TEST(test_segments_split)
 {
-    static const cured_op ops[] = {CURED_OP_SUM,      CURED_OP_ARGMAX,    CURED_OP_MINMAX,
-                                   CURED_OP_MEAN_VAR, CURED_OP_LOGSUMEXP, CURED_OP_NANMAX};
+    static const cured_op ops[] = {CURED_OP_SUM,      CURED_OP_ARGMAX,    CURED_OP_MINMAX, CURED_OP_MEAN_VAR,
+                                   CURED_OP_LOGSUMEXP, CURED_OP_NANMAX, CURED_OP_NANSUM, CURED_OP_NANVAR};
     const cured_op op = ops[_i];
     const cured_type t = CURED_TYPE_FLOAT32;
     const int reduced = ops_reduced();
@@ -338,7 +338,7 @@ static Suite *segments_suite(void)
     tcase_add_loop_test(tc, test_segments_csr, 0, 36);
     tcase_add_test(tc, test_segments_listed);
     tcase_add_test(tc, test_segments_long_repeat);
-    tcase_add_loop_test(tc, test_segments_split, 0, 6);
+    tcase_add_loop_test(tc, test_segments_split, 0, 8);
     tcase_add_test(tc, test_uniform_segments);
     suite_add_tcase(s, tc);
     return s;

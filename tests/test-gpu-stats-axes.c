@@ -18,18 +18,22 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Random data of type t: FL_REAL, floats shifted by `shift` (|mean| / std up to ~1e5 at shift 1e3);
- * a negative shift makes floats small integers -8..7 (-1) or one constant (-2): exact sums, equal
- * means and zero variances, whose zero dividends the kernels skip (stats_div). */
-static void fill(struct rng *r, cured_type t, void *host, size_t n, double shift)
+/* Random data of type t for op: FL_REAL, floats shifted by `shift` (|mean| / std up to ~1e5 at
+ * shift 1e3); a negative shift makes floats small integers -8..7 (-1) or one constant (-2): exact
+ * sums, equal means and zero variances, whose zero dividends the kernels skip (stats_div). For a
+ * NaN-skipping op a quarter of the floats are NaN (short outputs all NaN, some with n - NaNs <= ddof). */
+static void fill(struct rng *r, cured_op op, cured_type t, void *host, size_t n, double shift)
 {
     ref_fill(t, ref_is_float(t) ? FL_REAL : FL_RAND, r, host, n);
-    if (!ref_is_float(t) || shift == 0.0)
+    if (!ref_is_float(t))
         return;
     const double c = (double)(rng_u32(r) % 16) - 8.0;
-    for (size_t i = 0; i < n; i++)
+    for (size_t i = 0; i < n && shift != 0.0; i++)
         ref_put_f(t, host, i,
                   shift > 0 ? ref_get_f(t, host, i) + shift : shift == -1.0 ? (double)(rng_u32(r) % 16) - 8.0 : c);
+    for (size_t i = 0; i < n && (cr_op(op)->flags & CR_OP_SKIPS_NAN); i++)
+        if (rng_u32(r) % 4 == 0)
+            ref_put_f(t, host, i, NAN);
 }
 
 /* A random view of up to 4 axes (some extents 0 or 1, one sometimes long,
@@ -117,6 +121,8 @@ struct combo {
 static const struct combo combos[] = {
     {CURED_OP_MEAN_VAR, CURED_TYPE_FLOAT32}, {CURED_OP_VAR, CURED_TYPE_BFLOAT16}, {CURED_OP_STD, CURED_TYPE_FLOAT64},
     {CURED_OP_LOGSUMEXP, CURED_TYPE_FLOAT32}, {CURED_OP_MEAN, CURED_TYPE_INT16}, {CURED_OP_VAR, CURED_TYPE_FLOAT16},
+    {CURED_OP_NANVAR, CURED_TYPE_FLOAT32}, {CURED_OP_NANMEAN, CURED_TYPE_BFLOAT16}, {CURED_OP_NANSTD, CURED_TYPE_FLOAT64},
+    {CURED_OP_NANVAR, CURED_TYPE_FLOAT16},
 };
 #define NCOMBOS (sizeof combos / sizeof *combos)
 static const double ddofs[] = {0.0, 1.0, 0.5, 3.0, 9.0};
@@ -138,7 +144,7 @@ START_TEST(test_stats_axes_random)
         random_view(&r, &l, &axes, &span);
         const double ddof = ddofs[rng_u32(&r) % 5], shift = k % 3 == 2 ? 1000.0 : k % 5 == 3 ? -1.0 : k % 7 == 4 ? -2.0 : 0.0;
         unsigned char *host = ops_malloc((size_t)span * size);
-        fill(&r, c.in, host, (size_t)span, shift);
+        fill(&r, c.op, c.in, host, (size_t)span, shift);
         CUdeviceptr d = dev_alloc((size_t)span * size);
         upload(d, host, (size_t)span * size);
         const int64_t nout = outputs(&l, axes);
@@ -160,7 +166,7 @@ START_TEST(test_stats_axes_random)
             const size_t len = gather(c.in, host, &l, axes, j, g);
             struct stats_ref s;
             struct ref_result want;
-            stats_ref_compute(c.in, g, len, &s);
+            stats_ref_compute_op(c.op, c.in, g, len, &s);
             stats_ref_result(c.op, out, &s, ddof, &want);
             char w[300];
             snprintf(w, sizeof w, "%s, output %lld of %zu elements", what, (long long)j, len);
@@ -189,7 +195,7 @@ START_TEST(test_stats_segments_random)
     const size_t size = ref_size(c.in), rsize = ref_result_size(c.op, out);
     const size_t n = 40000, nseg = ops_reduced() ? 300 : 3000;
     unsigned char *host = ops_malloc(n * size);
-    fill(&r, c.in, host, n, _i % 2 ? 500.0 : _i % 4 == 2 ? -1.0 : 0.0);
+    fill(&r, c.op, c.in, host, n, _i % 2 ? 500.0 : _i % 4 == 2 ? -1.0 : 0.0);
     int64_t *b = ops_malloc(nseg * 8), *e = ops_malloc(nseg * 8);
     for (size_t s = 0; s < nseg; s++) {
         const uint32_t kind = rng_u32(&r) % 10;
@@ -219,7 +225,7 @@ START_TEST(test_stats_segments_random)
         const size_t len = e[s] > b[s] ? (size_t)(e[s] - b[s]) : 0;
         struct stats_ref sr;
         struct ref_result want;
-        stats_ref_compute(c.in, host + (size_t)b[s] * size, len, &sr);
+        stats_ref_compute_op(c.op, c.in, host + (size_t)b[s] * size, len, &sr);
         stats_ref_result(c.op, out, &sr, ddof, &want);
         char w[200];
         snprintf(w, sizeof w, "%s %s->%s %s offsets, ddof %g, segment %zu [%lld, %lld)", cured_op_name(c.op),
@@ -240,7 +246,8 @@ static const struct combo short_combos[] = {
     {CURED_OP_MEAN_VAR, CURED_TYPE_FLOAT32}, {CURED_OP_VAR, CURED_TYPE_BFLOAT16}, {CURED_OP_STD, CURED_TYPE_FLOAT64},
     {CURED_OP_LOGSUMEXP, CURED_TYPE_FLOAT32}, {CURED_OP_MEAN, CURED_TYPE_INT16}, {CURED_OP_VAR, CURED_TYPE_FLOAT16},
     {CURED_OP_LOGSUMEXP, CURED_TYPE_BFLOAT16}, {CURED_OP_LOGSUMEXP, CURED_TYPE_FLOAT64}, {CURED_OP_MEAN, CURED_TYPE_FLOAT32},
-    {CURED_OP_LOGSUMEXP, CURED_TYPE_FLOAT16},
+    {CURED_OP_LOGSUMEXP, CURED_TYPE_FLOAT16}, {CURED_OP_NANVAR, CURED_TYPE_FLOAT32}, {CURED_OP_NANMEAN, CURED_TYPE_FLOAT16},
+    {CURED_OP_NANSTD, CURED_TYPE_FLOAT64},
 };
 #define NSHORT (sizeof short_combos / sizeof *short_combos)
 
@@ -262,7 +269,7 @@ START_TEST(test_stats_short_rows)
                 l = (cured_layout){1, {(int64_t)nout}, {1}};
             const cured_layout ol = {1, {(int64_t)nout}, {3}};
             unsigned char *host = ops_malloc(n * size);
-            fill(&r, c.in, host, n, variant == 2 ? 1000.0 : 0.0);
+            fill(&r, c.op, c.in, host, n, variant == 2 ? 1000.0 : 0.0);
             if (ref_is_float(c.in))
                 for (size_t k = 0; k < 6; k++) {
                     const size_t at = rng_u32(&r) % n;
@@ -286,7 +293,7 @@ START_TEST(test_stats_short_rows)
             for (size_t j = 0; j < nout; j++) {
                 struct stats_ref sr;
                 struct ref_result want;
-                stats_ref_compute(c.in, host + j * len * size, len, &sr);
+                stats_ref_compute_op(c.op, c.in, host + j * len * size, len, &sr);
                 stats_ref_result(c.op, out, &sr, ddof, &want);
                 char w[260];
                 snprintf(w, sizeof w, "%s, row %zu", what, j);
@@ -323,7 +330,7 @@ START_TEST(test_lse_rows_specials)
     for (size_t li = 0; li < sizeof lens / sizeof *lens; li++) {
         const size_t len = lens[li], nout = 64, n = nout * len;
         unsigned char *host = ops_malloc(n * size);
-        fill(&r, in, host, n, 0.0);
+        fill(&r, CURED_OP_LOGSUMEXP, in, host, n, 0.0);
         for (size_t j = 0; j < nout; j++) {
             unsigned char *row = host + j * len * size;
             const size_t at = rng_u32(&r) % len, lane_first = (rng_u32(&r) % 8) * 4;
@@ -447,7 +454,7 @@ START_TEST(test_stats_determinism)
         for (int o = 0; o < 2; o++) {
             const size_t n = (size_t)ls[k].extent[0] * ls[k].extent[1] * (ls[k].rank == 3 ? ls[k].extent[2] : 1);
             float *host = ops_malloc(n * 4);
-            fill(&r, CURED_TYPE_FLOAT32, host, n, 3.0);
+            fill(&r, ops[o], CURED_TYPE_FLOAT32, host, n, 3.0);
             CUdeviceptr d = dev_alloc(n * 4), out = dev_alloc(1 << 20);
             upload(d, host, n * 4);
             unsigned char *first = ops_malloc(1 << 20), *again = ops_malloc(1 << 20);

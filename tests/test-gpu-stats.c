@@ -6,7 +6,8 @@
  * |mean| / std up to 1e12, magnitudes 1e-30 and 1e30 and spreads of 60
  * decades, float16 and bfloat16 inputs with large means, constant inputs
  * (variance exactly 0), NaN and inf at the first, last, head, tail and
- * middle positions, sorted data and outliers, every integer type, ddof 0,
+ * middle positions, NaNs sprinkled (the NaN-skipping statistics, also all
+ * NaN and fewer elements than ddof left), sorted data and outliers, every integer type, ddof 0,
  * 1, n - 1 and n, n = 0 and 1, pytorch issue 180156's input, logsumexp
  * inputs (wide, sorted, log-probabilities), bitwise repeatability, and the
  * multi-field user-defined ops (gpu_stats_custom.c).
@@ -190,6 +191,46 @@ START_TEST(test_specials)
             gs_free(h);
         }
     }
+}
+END_TEST
+
+/* NaNs sprinkled over normal data (the NaN-skipping statistics against the references of the
+ * other elements; every statistic is checked): rates from 1% to all but a few, NaN at every
+ * vector's first element (the threads' shifts), all NaN, and NaN beside +-inf. */
+START_TEST(test_nan_sprinkled)
+{
+    const cured_type t = float_types[_i];
+    const size_t size = ref_size(t), vec = 16 / size;
+    struct rng g;
+    rng_init(&g, "stats-nan", _i);
+    const double mu = t == CURED_TYPE_FLOAT16 ? 1000 : t == CURED_TYPE_BFLOAT16 ? 1e6 : 1e4;
+    const double sd = t == CURED_TYPE_BFLOAT16 ? 1e4 : t == CURED_TYPE_FLOAT16 ? 4 : 1;
+    const size_t n = gs_big();
+    static const unsigned rates[] = {1, 30, 90, 100}; /* percent; 100: all but a few (0 to 3) */
+    for (size_t k = 0; k < sizeof rates / sizeof *rates; k++) {
+        void *h = normal_data(&g, t, n, mu, sd);
+        for (size_t i = 0; i < n; i++)
+            if (rng_u32(&g) % 100 < rates[k])
+                ref_put_f(t, h, i, NAN);
+        const size_t keep = rates[k] == 100 ? rng_u32(&g) % 4 : 0;
+        for (size_t j = 0; j < keep; j++)
+            ref_put_f(t, h, rng_u32(&g) % n, mu + sd * gs_normal(&g));
+        char w[120];
+        snprintf(w, sizeof w, "%g + %g N(0,1), %u%% NaN%s", mu, sd, rates[k], keep || rates[k] == 100 ? " (a few kept)" : "");
+        check_sizes(w, &g, t, h, n);
+        gs_free(h);
+    }
+    void *h = normal_data(&g, t, n, mu, sd);
+    for (size_t i = 0; i < n; i += vec)
+        ref_put_f(t, h, i, NAN);
+    check_sizes("NaN at each 16-byte vector's first element", &g, t, h, n);
+    for (size_t i = 0; i < n; i++)
+        ref_put_f(t, h, i, i % 3 ? NAN : i % 2 ? INFINITY : mu);
+    check_sizes("NaN, +inf and finite values", &g, t, h, n);
+    for (size_t i = 0; i < n; i++)
+        ref_put_f(t, h, i, NAN);
+    check_sizes("all NaN", &g, t, h, n);
+    gs_free(h);
 }
 END_TEST
 
@@ -476,6 +517,7 @@ static Suite *stats_suite(void)
     ADD_LOOP(test_constant, nfloat);
     ADD(test_constant_large);
     ADD_LOOP(test_specials, nfloat);
+    ADD_LOOP(test_nan_sprinkled, nfloat);
     ADD(test_sorted_outliers);
     ADD_LOOP(test_integers, nint);
     ADD(test_pytorch_180156);

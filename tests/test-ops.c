@@ -74,7 +74,7 @@ static void run_case(struct ops_batch *b, cured_op op, cured_type in, cured_type
         }
     if (!found) {
         ref_reduce(op, in, out, (const char *)x->host + xoff * size,
-                   y ? (const char *)y->host + yoff * size : NULL, n, fl != FL_REAL, &r);
+                   y ? (const char *)y->host + yoff * size : NULL, n, fl != FL_REAL && fl != FL_REAL_NAN, &r);
         key.r = r;
         memo[memo_next++ % 8] = key;
     }
@@ -124,6 +124,14 @@ static void run_spec(cured_op op, cured_type in, cured_type out, size_t spec)
         run_case(&b, op, in, out, FL_REAL, big, 0, 0, ASYNC);
         run_case(&b, op, in, out, FL_REAL, big, o2, o2, ASYNC);
     }
+    const enum ref_flavour skip = op == CURED_OP_NANSUM ? FL_RAND_NAN : FL_REAL_NAN;
+    if (ref_is_float(in) && (cr_op(op)->flags & CR_OP_SKIPS_NAN)) { /* NaN elements skipped */
+        run_case(&b, op, in, out, skip, 1, 20, 20, ASYNC); /* one NaN: the empty value */
+        run_case(&b, op, in, out, skip, 33, 0, 0, ASYNC);
+        run_case(&b, op, in, out, skip, 33, o1, o1, ASYNC);
+        run_case(&b, op, in, out, skip, big, 0, 0, ASYNC);
+        run_case(&b, op, in, out, skip, big, o2, o2, ASYNC);
+    }
     if (ref_is_float(in) && is_extreme(op)) { /* NaNs propagate or are ignored */
         run_case(&b, op, in, out, FL_WIDE_NAN, 33, 0, 0, ASYNC);
         run_case(&b, op, in, out, FL_WIDE_NAN, 33, o1, o1, ASYNC);
@@ -137,6 +145,10 @@ static void run_spec(cured_op op, cured_type in, cured_type out, size_t spec)
     run_case(&b, op, in, out, fl, big, o2, o2, SYNC_STREAM);
     if (ref_is_float(in) && is_extreme(op))
         run_case(&b, op, in, out, FL_WIDE_NAN, big, 0, 0, SYNC_DEFAULT);
+    if (ref_is_float(in) && (cr_op(op)->flags & CR_OP_SKIPS_NAN)) {
+        run_case(&b, op, in, out, skip, 1, 20, 20, SYNC_DEFAULT); /* NANMEAN...: TOO_FEW_ELEMENTS */
+        run_case(&b, op, in, out, skip, big, o2, o2, SYNC_STREAM);
+    }
 }
 
 /*

@@ -279,7 +279,7 @@ START_TEST(test_custom_and_prepare)
     REFUSE(CURED_ERROR_NO_NVRTC, "", cured_custom_reduce(H, one, X, NULL, 4, HOST, NULL));
     /* cured_prepare: the enums and combinations, before NVRTC; cured_get_arch writes nothing on error. */
     REFUSE(CURED_ERROR_NULL_HANDLE, "handle", cured_prepare(NULL, CURED_OP_SUM, AUTO, I32, I64));
-    REFUSE(CURED_ERROR_INVALID_ENUM, "operator", cured_prepare(H, (cured_op)24, AUTO, I32, I64));
+    REFUSE(CURED_ERROR_INVALID_ENUM, "operator", cured_prepare(H, (cured_op)CURED_OP_COUNT, AUTO, I32, I64));
     REFUSE(CURED_ERROR_TYPE_MISMATCH, "XOR", cured_prepare(H, CURED_OP_XOR, AUTO, F64, F64));
     REFUSE(CURED_ERROR_NOT_SUPPORTED, "AUTO", cured_prepare(H, CURED_OP_SUM, CURED_ALGO_SINGLE_PASS_ATOMIC, F32, F32));
     REFUSE(CURED_ERROR_NO_NVRTC, "", cured_prepare(H, CURED_OP_DOT, AUTO, F32, F32));

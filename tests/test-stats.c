@@ -23,9 +23,10 @@
 
 TCase *stats_multi_tcase(void); /* stats_multi.c */
 
-static const cured_op stats_ops[] = {CURED_OP_MEAN, CURED_OP_VAR, CURED_OP_STD, CURED_OP_MEAN_VAR,
-                                     CURED_OP_LOGSUMEXP};
-#define NSTATS 5
+static const cured_op stats_ops[] = {CURED_OP_MEAN,    CURED_OP_VAR,     CURED_OP_STD,    CURED_OP_MEAN_VAR,
+                                     CURED_OP_LOGSUMEXP, CURED_OP_NANMEAN, CURED_OP_NANVAR, CURED_OP_NANSTD};
+#define NSTATS 8
+#define NSKIP 3 /* the last three skip NaNs: integer inputs run their base (MEAN, VAR, STD) */
 
 static cured_status args(cured_op op, size_t n, double ddof, int host_out, struct cr_request *r)
 {
@@ -46,7 +47,7 @@ START_TEST(test_stats_args)
     ck_assert_int_eq(args(CURED_OP_SUM, 10, 0, 0, &r), CURED_ERROR_INVALID_VALUE);
     assert_message_contains("SUM", "cured_reduce_async()");
     ck_assert_int_eq(args(CURED_OP_ARGMAX, 10, 0, 1, &r), CURED_ERROR_INVALID_VALUE);
-    assert_message_contains("ARGMAX", "a statistic (MEAN, VAR, STD, MEAN_VAR, LOGSUMEXP)");
+    assert_message_contains("ARGMAX", "a statistic (MEAN, VAR, STD, MEAN_VAR, LOGSUMEXP, NANMEAN, NANVAR, NANSTD)");
     /* ddof: finite and >= 0. */
     static const double bad[] = {-1, -0.5, INFINITY, -INFINITY, NAN};
     for (size_t k = 0; k < sizeof bad / sizeof *bad; k++) {
@@ -114,6 +115,9 @@ START_TEST(test_too_few)
         {CURED_OP_VAR, 2, 1, 0},      {CURED_OP_VAR, 2, 1.5, 0},      {CURED_OP_VAR, 2, 2, 1},
         {CURED_OP_STD, 3, 3.5, 1},    {CURED_OP_MEAN_VAR, 1, 1, 1},   {CURED_OP_MEAN_VAR, 5, 4, 0},
         {CURED_OP_LOGSUMEXP, 0, 0, 0}, {CURED_OP_LOGSUMEXP, 0, 5, 0},
+        /* the NaN-skipping ones: n itself too few (their NaNs found after the run: test_too_few_nan) */
+        {CURED_OP_NANMEAN, 0, 0, 1},  {CURED_OP_NANMEAN, 1, 3, 0},    {CURED_OP_NANVAR, 2, 2, 1},
+        {CURED_OP_NANVAR, 3, 2, 0},   {CURED_OP_NANSTD, 1, 1, 1},     {CURED_OP_NANSTD, 2, 0, 0},
     };
     for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
         struct cr_request r;
@@ -153,7 +157,10 @@ START_TEST(test_family)
                 if (cr_request_make(stats_ops[k], CURED_ALGO_AUTO, (cured_type)in, (cured_type)out, &r) !=
                     CURED_SUCCESS)
                     continue;
-                offered++;
+                const int skip = k >= NSTATS - NSKIP, is_float = cr_type((cured_type)in)->cls == CR_HALF ||
+                                                                  cr_type((cured_type)in)->cls == CR_FLOAT;
+                ck_assert_int_eq(r.op, skip && !is_float ? stats_ops[k - 5] : stats_ops[k]);
+                offered += r.op == stats_ops[k]; /* a base's request counts once */
                 ck_assert_ptr_eq(cr_family_for(&r), &cr_family_stats);
                 ck_assert_int_eq(cr_family_auto.offers(&r), 0);
                 const int c = cr_catalog_index(&r);
@@ -161,7 +168,8 @@ START_TEST(test_family)
                 const struct cr_unit *u = cr_catalog_unit((size_t)c);
                 ck_assert_str_eq(u->file, "stats.cu");
                 ck_assert_msg(strncmp(u->kernels[0], "reduce_stats<", 13) == 0, "%s", u->kernels[0]);
-                ck_assert_msg(strstr(u->label, cured_op_name(stats_ops[k])) != NULL, "%s", u->label);
+                ck_assert_msg(strstr(u->label, cured_op_name(r.op)) != NULL, "%s", u->label);
+                ck_assert_msg((strstr(u->kernels[0], "Nan") != NULL) == (skip && is_float), "%s", u->kernels[0]);
                 ck_assert_uint_eq(r.acc.size, stats_ops[k] == CURED_OP_LOGSUMEXP ? 16 : 32);
                 ck_assert_uint_eq(r.acc.result_size, cured_type_size((cured_type)out) *
                                                          (stats_ops[k] == CURED_OP_MEAN_VAR ? 2 : 1));
@@ -169,12 +177,44 @@ START_TEST(test_family)
                 ck_assert_msg(strstr(u->kernels[0], out == CURED_TYPE_FLOAT32 ? "float, float>" : "double, double>"),
                               "%s", u->kernels[0]);
             }
-    /* 3 float types x {float32, float64} + float64 + 8 integer types, for each of the five */
-    ck_assert_uint_eq(offered, NSTATS * (3 * 2 + 1 + 8));
+    /* 3 float types x {float32, float64} + float64 + 8 integer types, for each of the five; the
+     * float ones for each NaN-skipping one */
+    ck_assert_uint_eq(offered, (NSTATS - NSKIP) * (3 * 2 + 1 + 8) + NSKIP * (3 * 2 + 1));
     size_t in_catalog = 0;
     for (size_t c = 0; c < cr_catalog_count(); c++)
         in_catalog += stats_is_op(cr_catalog(c)->req.op);
     ck_assert_uint_eq(in_catalog, offered);
+}
+END_TEST
+
+/* A synchronous call's status from its result: the NaN-skipping statistics' too-few NaN
+ * (stats.cuh's stats_too_few: 0x7fc0c0de, 0x7ff8c0de00000000) is TOO_FEW_ELEMENTS; any other
+ * NaN is their value (inf - inf); NANMIN's NaN is ALL_NAN; NANSUM has no NaN rule. */
+START_TEST(test_too_few_nan)
+{
+    const uint32_t few32 = 0x7fc0c0de, nan32 = 0x7fffffff, one32 = 0x3f800000;
+    const uint64_t few64 = 0x7ff8c0de00000000ull, nan64 = 0x7fffffffffffffffull;
+    static const cured_op skip[] = {CURED_OP_NANMEAN, CURED_OP_NANVAR, CURED_OP_NANSTD};
+    for (size_t k = 0; k < 3; k++) {
+        clear_error();
+        ck_assert_int_eq(cr_op_result_status(skip[k], CURED_TYPE_FLOAT32, &few32), CURED_ERROR_TOO_FEW_ELEMENTS);
+        assert_message_contains(cured_op_name(skip[k]), cured_op_name(skip[k]));
+        ck_assert_int_eq(cr_op_result_status(skip[k], CURED_TYPE_FLOAT64, &few64), CURED_ERROR_TOO_FEW_ELEMENTS);
+        ck_assert_int_eq(cr_op_result_status(skip[k], CURED_TYPE_FLOAT32, &nan32), CURED_SUCCESS);
+        ck_assert_int_eq(cr_op_result_status(skip[k], CURED_TYPE_FLOAT64, &nan64), CURED_SUCCESS);
+        ck_assert_int_eq(cr_op_result_status(skip[k], CURED_TYPE_FLOAT32, &one32), CURED_SUCCESS);
+        ck_assert_int_eq(cr_op_result_status(cr_op_base(skip[k]), CURED_TYPE_FLOAT32, &few32), CURED_SUCCESS);
+    }
+    ck_assert_int_eq(cr_op_result_status(CURED_OP_NANSUM, CURED_TYPE_FLOAT32, &few32), CURED_SUCCESS);
+    ck_assert_int_eq(cr_op_result_status(CURED_OP_NANSUM, CURED_TYPE_FLOAT64, &nan64), CURED_SUCCESS);
+    ck_assert_int_eq(cr_op_result_status(CURED_OP_NANMIN, CURED_TYPE_FLOAT32, &nan32), CURED_ERROR_ALL_NAN);
+    ck_assert_int_eq(cr_op_result_status(CURED_OP_NANMIN, CURED_TYPE_FLOAT32, &one32), CURED_SUCCESS);
+    /* the table: each names its base, and integers run the base */
+    ck_assert_int_eq(cr_op_base(CURED_OP_NANSUM), CURED_OP_SUM);
+    ck_assert_int_eq(cr_op_base(CURED_OP_NANSTD), CURED_OP_STD);
+    ck_assert_int_eq(cr_op_base(CURED_OP_VAR), CURED_OP_VAR);
+    ck_assert_int_eq(cr_op_for_type(CURED_OP_NANMEAN, CURED_TYPE_INT16), CURED_OP_MEAN);
+    ck_assert_int_eq(cr_op_for_type(CURED_OP_NANMEAN, CURED_TYPE_BFLOAT16), CURED_OP_NANMEAN);
 }
 END_TEST
 
@@ -331,6 +371,7 @@ static Suite *stats_suite(void)
     TCase *host = tcase_create("host");
     tcase_add_test(host, test_stats_args);
     tcase_add_test(host, test_too_few);
+    tcase_add_test(host, test_too_few_nan);
     tcase_add_test(host, test_family);
     tcase_add_test(host, test_plan_ddof);
     tcase_add_test(host, test_reference_exact);

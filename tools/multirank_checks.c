@@ -256,7 +256,7 @@ static int whole_array_groups(struct mr_rank *r, const struct mr_shards *s)
                     loaded = 1;
                     struct mr_case c = make_case(r, G_OPS, K_REDUCE, (cured_op)op, (cured_type)in, (cured_type)out, s);
                     run_case(r, &c);
-                    if (f == MRF_REAL && op >= CURED_OP_MEAN) /* the statistics again, with a ddof */
+                    if (f == MRF_REAL && ref_op(op)->kind == REF_STATS) /* the statistics again, with a ddof */
                         for (int ddof = 0; ddof < 2; ddof++) {
                             c = make_case(r, ddof ? G_STATS1 : G_STATS0, K_STATS, (cured_op)op, (cured_type)in,
                                           (cured_type)out, s);

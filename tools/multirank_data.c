@@ -192,7 +192,9 @@ int mr_close(cured_op op, cured_type in, cured_type out, const unsigned char *a,
             continue;
         const double ay = fabs(y);
         double tol;
-        switch (op == CURED_OP_MEAN_VAR ? (k % 2 == 0 ? CURED_OP_MEAN : CURED_OP_VAR) : op) {
+        switch (op == CURED_OP_MEAN_VAR ? (k % 2 == 0 ? CURED_OP_MEAN : CURED_OP_VAR)
+                : op == CURED_OP_NANSUM ? CURED_OP_SUM : op == CURED_OP_NANMEAN ? CURED_OP_MEAN
+                : op == CURED_OP_NANVAR ? CURED_OP_VAR : op == CURED_OP_NANSTD ? CURED_OP_STD : op) {
         case CURED_OP_SUM: case CURED_OP_SUM_ABS: case CURED_OP_DOT: tol = 4 * eo * ay + 64 * ea * s1; break;
         case CURED_OP_SUM_SQUARES: tol = 4 * eo * ay + 64 * ea * s2; break;
         case CURED_OP_NORM2: tol = (4 * eo + 64 * ea) * ay; break;

@@ -34,7 +34,7 @@ __version__ = "0.1.0"
 __all__ = [
     "sum", "prod", "min", "max", "amin", "amax", "nanmin", "nanmax", "argmin", "argmax",
     "nanargmin", "nanargmax", "bitwise_and", "bitwise_or", "bitwise_xor", "all", "any", "dot",
-    "mean", "var", "std", "logsumexp", "count_nonzero",
+    "mean", "var", "std", "logsumexp", "count_nonzero", "nansum", "nanmean", "nanvar", "nanstd",
     "custom", "Custom", "CuredError", "LibraryNotFound", "AxisError", "library_version", "info",
 ]
 
@@ -126,8 +126,8 @@ def _plan(fn, op, in_dtype, dtype):
     src = "uint8" if in_dtype == "bool" else in_dtype
     want = _dtypes.dtype_name(dtype)
     O, ARG_OPS = _ops(), _arg_ops()
-    SUM, PRODUCT, DOT = O.SUM, O.PRODUCT, O.DOT
-    if op in (SUM, PRODUCT, DOT):
+    SUM, PRODUCT, DOT, NANSUM = O.SUM, O.PRODUCT, O.DOT, O.NANSUM
+    if op in (SUM, PRODUCT, DOT, NANSUM):  # (NANSUM of integers: cured runs SUM, as NumPy)
         res = want or (_dtypes.sum_result(in_dtype) if op != DOT else in_dtype)
         if in_dtype == "bool" and op == DOT:
             raise TypeError("cured.dot: bool arrays are not supported")
@@ -261,6 +261,12 @@ def sum(a, axis=None, dtype=None, out=None, keepdims=False, *, stream=None):
     return _reduce("sum", "SUM", a, axis, dtype, out, keepdims, stream)
 
 
+def nansum(a, axis=None, dtype=None, out=None, keepdims=False, *, stream=None):
+    """Sum of the elements that are not NaN (numpy.nansum): result types as sum();
+    0 where every element is NaN (no warning, as NumPy)."""
+    return _reduce("nansum", "NANSUM", a, axis, dtype, out, keepdims, stream)
+
+
 def prod(a, axis=None, dtype=None, out=None, keepdims=False, *, stream=None):
     """Product of the elements (numpy.prod), result types as sum()."""
     return _reduce("prod", "PRODUCT", a, axis, dtype, out, keepdims, stream)
@@ -347,4 +353,4 @@ def dot(a, b, out=None, *, stream=None):
 
 
 from ._custom import Custom, custom, all, any  # noqa: E402  (they use _run's helpers)
-from ._stats import mean, var, std, logsumexp  # noqa: E402
+from ._stats import mean, var, std, logsumexp, nanmean, nanvar, nanstd  # noqa: E402

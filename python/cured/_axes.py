@@ -41,7 +41,7 @@ def _layout(shape, strides):
 
 # NumPy's reductions read a 0-d array as 1-d for an int axis 0 or -1 (it
 # reduces nothing; a tuple is checked as it is), but for its statistics.
-NO_AXIS_OF_0D = ("mean", "var", "std", "logsumexp")
+NO_AXIS_OF_0D = ("mean", "var", "std", "logsumexp")  # (not nanmean, nanvar, nanstd: NumPy takes axis 0 there)
 
 
 def normalize(fn, axis, ndim, single=False):
@@ -147,6 +147,12 @@ class Frontend:
     def isnan(self, a):
         return self.mod.isnan(a)
 
+    def holds_bits(self, a, bits):
+        """Does the float32 or float64 array a hold an element of these bits (a NaN's payload)?"""
+        wide = a.dtype.itemsize == 8 if self.kind == "cupy" else a.element_size() == 8
+        v = a.view(self.mod.int64 if wide else self.mod.int32)
+        return bool((v == bits).any().item())
+
     def first_column(self, pairs, shape):
         """pairs[:, 0] as a dense array of the given shape."""
         col = pairs[:, 0]
@@ -175,11 +181,13 @@ class Frontend:
 
 
 def run(fn, plan, ARG_OPS, NAN_ARG_OPS, NAN_VALUE_OPS, a, axis, dtype, out, keepdims, stream,
-        empty_error=None, single=False, ddof=None, few=None):
+        empty_error=None, single=False, ddof=None, few=None, skip_few=None):
     """One reduction along axes; returns a device array, or a Python scalar
     when axis is None and keepdims is false (the result of a non-contiguous
     view reduced whole). ddof: a statistic (cured_reduce_axes_stats_async);
-    few(n): the RuntimeWarning for outputs of n elements, or None."""
+    few(n): the RuntimeWarning for outputs of n elements, or None;
+    skip_few: (warning, {cured result type: bits}) of a NaN-skipping statistic,
+    whose outputs with too few elements hold those bits."""
     arr = _arrays.device_array(a, stream, strided=True)
     try:
         ndim = len(arr.shape)
@@ -250,6 +258,10 @@ def run(fn, plan, ARG_OPS, NAN_ARG_OPS, NAN_VALUE_OPS, a, axis, dtype, out, keep
             finally:
                 if dst is not None:
                     dst.release()
+            skipped_too_many = False
+            if skip_few is not None and nout:  # read before a cast to float16 drops the payload
+                mine = res if out is None or via else (front.own(out) if front.mod is not None else None)
+                skipped_too_many = mine is not None and front.holds_bits(mine, skip_few[1][cured_res])
             if is_arg:
                 res = front.first_column(pairs, shape)
                 if op in NAN_ARG_OPS and nout and front.any(res == -1):
@@ -267,6 +279,8 @@ def run(fn, plan, ARG_OPS, NAN_ARG_OPS, NAN_VALUE_OPS, a, axis, dtype, out, keep
             warning = few(reduced) if few is not None else None  # NumPy warns with no outputs too
             if warning:
                 warnings.warn(warning, RuntimeWarning, stacklevel=4)
+            elif skipped_too_many:
+                warnings.warn(skip_few[0], RuntimeWarning, stacklevel=4)
             mine = front.own(res) if op in NAN_VALUE_OPS and nout and front.mod is not None else None
             if mine is not None and front.any(front.isnan(mine)):  # (out= of another library: a view)
                 warnings.warn("All-NaN slice encountered", RuntimeWarning, stacklevel=4)

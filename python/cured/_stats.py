@@ -1,4 +1,4 @@
-"""mean, var, std and logsumexp with NumPy's (SciPy's) names, result types and warnings, through
+"""mean, var, std, logsumexp, nanmean, nanvar and nanstd with NumPy's (SciPy's) names, result types and warnings, through
 cured_reduce_stats (whole arrays) and cured_reduce_axes_stats_async (axes,
 views)."""
 import ctypes
@@ -8,8 +8,17 @@ import warnings
 
 from . import _arrays, _axes, _dtypes, _lib
 
+# A NaN-skipping statistic (NANMEAN) is its base (MEAN) over the elements that are not NaN.
+def _base(name):
+    return name[3:] if name.startswith("NAN") and name[3:] in ("MEAN", "VAR", "STD") else name
+
+
 EMPTY_MEAN = "Mean of empty slice"
 FEW_DOF = "Degrees of freedom <= 0 for slice"
+NAN_FEW_DOF = "Degrees of freedom <= 0 for slice."  # numpy.nanvar's own (with the period)
+# The NaN the NaN-skipping statistics write for too few elements (kernels-src/stats.cuh's
+# stats_too_few): the asynchronous results' counterpart of CURED_ERROR_TOO_FEW_ELEMENTS.
+TOO_FEW_BITS = {"float32": 0x7FC0C0DE, "float64": 0x7FF8C0DE00000000}
 
 
 def result_types(fn, in_dtype, dtype):
@@ -59,26 +68,32 @@ def round_to(value, name):
 
 
 def _few(name, n, ddof):
-    """The warning NumPy gives for n elements, or None."""
+    """The warning NumPy gives for n elements (of a NaN-skipping statistic: that are not NaN), or None."""
     if name == "LOGSUMEXP":
         return None  # -inf when empty, as SciPy
-    if name == "MEAN":
+    if _base(name) == "MEAN":
         return EMPTY_MEAN if n == 0 else None
-    return FEW_DOF if n <= ddof else None
+    if n > ddof:
+        return None
+    return NAN_FEW_DOF if _base(name) != name else FEW_DOF
 
 
 def run(fn, name, a, axis, dtype, out, ddof, keepdims, stream):
     """name: the operator's name in the library's table ("MEAN")."""
-    ddof = check_ddof(fn, ddof) if name not in ("MEAN", "LOGSUMEXP") else 0.0
+    ddof = check_ddof(fn, ddof) if _base(name) not in ("MEAN", "LOGSUMEXP") else 0.0
     op = _lib.tables().ops[name]
+    skips = _base(name) != name
+    # A NaN-skipping statistic's count is known after the run: its too-few results hold
+    # TOO_FEW_BITS (out=: through the axis path, which looks at them).
+    skip_few = (_few(name, 0, ddof), TOO_FEW_BITS) if skips else None
 
     def plan(in_dtype, d):
         src, cured_res, want = result_types(fn, in_dtype, d)
         return op, src, cured_res, want, None if cured_res == want else (lambda v: round_to(v, want))
 
-    if axis is not None or keepdims or not _arrays.is_contiguous(a):
+    if axis is not None or keepdims or not _arrays.is_contiguous(a) or (out is not None and skips):
         return _axes.run(fn, plan, (), (), (), a, axis, dtype, out, keepdims, stream,
-                         ddof=ddof, few=lambda n: _few(name, n, ddof))
+                         ddof=ddof, few=lambda n: _few(name, n, ddof), skip_few=skip_few)
     arr = _arrays.device_array(a, stream)
     try:
         _, src, cured_res, want, convert = plan(arr.dtype, dtype)
@@ -105,6 +120,9 @@ def run(fn, name, a, axis, dtype, out, ddof, keepdims, stream):
         L, h = _lib.lib(), _lib.handle(arr.device)
         raw = ctypes.create_string_buffer(16)
         code = L.cured_reduce_stats(h, op, arr.ptr, in_t, arr.n, ddof, raw, out_t, ctypes.c_void_p(arr.stream))
+        if code == _lib.tables().statuses["CURED_ERROR_TOO_FEW_ELEMENTS"] and skips:  # too few elements that are not NaN
+            warnings.warn(skip_few[0], RuntimeWarning, stacklevel=3)
+            return math.nan
         _lib.check(code, "cured.%s" % fn)
         value = struct.unpack("<f", raw.raw[:4])[0] if cured_res == "float32" else struct.unpack("<d", raw.raw[:8])[0]
         return convert(value) if convert is not None else value
@@ -135,3 +153,22 @@ def logsumexp(a, axis=None, *, keepdims=False, dtype=None, out=None, stream=None
     return_sign=): float64 for integers and bool, the input's type for floating
     types; -inf when empty; NaN if any element is NaN, else +inf if any is +inf."""
     return run("logsumexp", "LOGSUMEXP", a, axis, dtype, out, 0, keepdims, stream)
+
+
+def nanmean(a, axis=None, dtype=None, out=None, keepdims=False, *, stream=None):
+    """Mean of the elements that are not NaN (numpy.nanmean): result types as mean();
+    NaN with a RuntimeWarning ("Mean of empty slice") where every element is NaN."""
+    return run("nanmean", "NANMEAN", a, axis, dtype, out, 0, keepdims, stream)
+
+
+def nanvar(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, stream=None):
+    """Variance of the elements that are not NaN (numpy.nanvar): NaN with a
+    RuntimeWarning ("Degrees of freedom <= 0 for slice.") where at most ddof of them
+    are left. ddof must be finite and >= 0."""
+    return run("nanvar", "NANVAR", a, axis, dtype, out, ddof, keepdims, stream)
+
+
+def nanstd(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, stream=None):
+    """Standard deviation of the elements that are not NaN (numpy.nanstd), the square
+    root of nanvar()."""
+    return run("nanstd", "NANSTD", a, axis, dtype, out, ddof, keepdims, stream)

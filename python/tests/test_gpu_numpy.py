@@ -140,6 +140,70 @@ def test_stats_numpy_edge_rules(xp):
     assert cured.var(xp.array(np.full(1000, 3.25, dtype="float32"))) == 0.0   # constant: exactly 0
 
 
+def _with_nans(host, rng, rate):
+    h = host.astype("float64").copy()
+    h[rng.random(h.shape) < rate] = np.nan
+    return h
+
+
+@pytest.mark.parametrize("dtype", ["float16", "float32", "float64", "int32"])
+@pytest.mark.parametrize("fn", ["nansum", "nanmean", "nanvar", "nanstd"])
+def test_nan_reductions_against_numpy(xp, fn, dtype):
+    """nansum/nanmean/nanvar/nanstd as NumPy's: values, result types, ddof, axes, views,
+    all-NaN rows (0 for nansum; NaN and NumPy's warning for the statistics) and out=."""
+    import warnings
+    rng = np.random.default_rng(11)
+    host = host_3d(dtype)
+    if dtype.startswith("float"):
+        host = _with_nans(host, rng, 0.3).astype(dtype)
+        host[1, :, :] = np.nan                            # whole all-NaN slices along axes 1 and 2
+        host[2, 0, :2] = np.nan                           # two of three NaN: too few for ddof 1
+    try:
+        dev = xp.array(host)
+    except Exception as e:
+        pytest.skip("%s cannot hold %s: %s" % (xp.name, dtype, e))
+    rtype = dtype if dtype.startswith("float") else ("int64" if fn == "nansum" else "float64")
+    h64 = host.astype("float64")
+    kws = [{}] if fn in ("nansum", "nanmean") else [{}, {"ddof": 1}]
+    for kw in kws:
+        with warnings.catch_warnings():   # (every whole array here has elements that are not NaN)
+            warnings.simplefilter("ignore", RuntimeWarning)
+            want = getattr(np, fn)(h64, **kw)
+            got = getattr(cured, fn)(dev, **kw)
+        assert isinstance(got, (float, int))
+        close(got, want, rtype)   # (the data are small integers: sums are exact)
+        for axis in (0, 2, (1, 2)):
+            with warnings.catch_warnings(record=True) as np_warned:
+                warnings.simplefilter("always")
+                want = getattr(np, fn)(h64, axis=axis, **kw)
+            with warnings.catch_warnings(record=True) as cured_warned:
+                warnings.simplefilter("always")
+                got = getattr(cured, fn)(dev, axis=axis, **kw)
+            assert str(got.dtype).rsplit(".", 1)[-1] == rtype, (got.dtype, rtype)
+            close(xp.get(got), want, rtype)
+            ours = {"Mean of empty slice", "Degrees of freedom <= 0 for slice."}
+            np_msgs = {str(w.message) for w in np_warned} & ours
+            cured_msgs = {str(w.message) for w in cured_warned if issubclass(w.category, RuntimeWarning)}
+            assert cured_msgs == np_msgs, (fn, axis, kw, cured_msgs, np_msgs)
+    view = dev.transpose(2, 0, 1) if xp.name == "cupy" else dev.permute(2, 0, 1)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        close(getattr(cured, fn)(view), getattr(np, fn)(h64), rtype)
+    if dtype.startswith("float"):
+        allnan = xp.array(np.full(7, np.nan, dtype=dtype))
+        if fn == "nansum":
+            assert getattr(cured, fn)(allnan) == 0.0      # NumPy: 0, no warning
+        else:
+            msg = "Mean of empty slice" if fn == "nanmean" else "Degrees of freedom <= 0 for slice."
+            with pytest.warns(RuntimeWarning, match=msg.replace(".", r"\.")):
+                assert np.isnan(getattr(cured, fn)(allnan))
+            if dtype != "float16":                      # out=: the same warning, NaN written
+                out = xp.array(np.zeros(1, dtype=dtype))
+                with pytest.warns(RuntimeWarning, match=msg.replace(".", r"\.")):
+                    assert getattr(cured, fn)(allnan, out=out) is out
+                assert np.isnan(np.asarray(xp.get(out), dtype="float64")).all()
+
+
 def test_out_checked_before_the_reduction(xp):
     dev = xp.array(host_3d("float32"))
     with pytest.raises(TypeError, match="int64"):     # ARG along an axis: out= of the wrong type

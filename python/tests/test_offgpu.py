@@ -224,6 +224,50 @@ def test_stats_checks_before_cuda():
     assert r.stdout.strip() == "CURED_ERROR_NO_DRIVER", (r.stdout, r.stderr)
 
 
+def test_nan_stats_checks_before_cuda():
+    """nansum/nanmean/nanvar/nanstd: exported; n <= ddof (NaNs aside) warns as numpy.nanvar does,
+    launching nothing; the NaN-skipping operators' numbers are the header's (read from the library)."""
+    import math
+    import re
+    from cured import _stats
+    for fn in ("nansum", "nanmean", "nanvar", "nanstd"):
+        assert fn in cured.__all__ and callable(getattr(cured, fn))
+    assert _stats._few("NANVAR", 2, 2) == "Degrees of freedom <= 0 for slice."   # numpy.nanvar's
+    assert _stats._few("VAR", 2, 2) == "Degrees of freedom <= 0 for slice"       # numpy.var's
+    assert _stats._few("NANMEAN", 0, 5) == "Mean of empty slice" and _stats._few("NANMEAN", 1, 5) is None
+    assert [_stats._base(n) for n in ("NANMEAN", "NANVAR", "NANSTD", "MEAN", "NANSUM")] == \
+        ["MEAN", "VAR", "STD", "MEAN", "NANSUM"]
+    from cured import _axes
+    for fn in ("nansum", "nanmean", "nanvar", "nanstd"):   # NumPy reads a 0-d array as 1-d for these
+        assert _axes.normalize(fn, 0, 0) == () and _axes.normalize(fn, -1, 0) == ()
+    # The too-few NaN the front end looks for is the one the kernels write (kernels-src/stats.cuh).
+    here = os.path.join(os.path.dirname(__file__), "..", "..")
+    stats_cuh = os.path.join(here, "kernels-src", "stats.cuh")
+    if os.path.exists(stats_cuh):
+        text = open(stats_cuh).read()
+        assert "__int_as_float(0x%x)" % _stats.TOO_FEW_BITS["float32"] in text
+        assert "__longlong_as_double(0x%xll)" % _stats.TOO_FEW_BITS["float64"] in text
+    need_library()
+    with pytest.warns(RuntimeWarning, match="Mean of empty slice"):
+        assert math.isnan(cured.nanmean(Fake(n=0, typestr="<f4")))
+    for fn, n, ddof in (("nanvar", 0, 0), ("nanstd", 1, 1), ("nanvar", 3, 3.5)):
+        with pytest.warns(RuntimeWarning, match=re.escape("Degrees of freedom <= 0 for slice.")):
+            assert math.isnan(getattr(cured, fn)(Fake(n=n, typestr="<f8"), ddof=ddof))
+    with pytest.raises(ValueError, match="ddof"):
+        cured.nanstd(Fake(typestr="<f4"), ddof=-1)
+    with pytest.raises(TypeError, match="floating"):
+        cured.nanmean(Fake(typestr="<i4"), dtype="int64")
+    with pytest.raises(TypeError, match="float16"):   # nansum's result types are sum's
+        cured.nansum(Fake(typestr="<f4"), dtype="float16")
+    assert cured._plan("nansum", cured.NANSUM, "int16", None)[1:4] == ("int16", "int64", "int64")
+    assert cured._plan("nansum", cured.NANSUM, "float16", None)[1:4] == ("float16", "float16", "float16")
+    header = os.path.join(here, "include", "cured.h")
+    if os.path.exists(header):
+        ops = dict(re.findall(r"\bCURED_OP_([A-Z_0-9]+) = (\d+)", open(header).read()))
+        for name in ("NANSUM", "NANMEAN", "NANVAR", "NANSTD"):
+            assert int(ops[name]) == getattr(cured, name)
+
+
 def test_axis_normalization():
     from cured import _axes
     assert _axes.normalize("sum", None, 3) == (0, 1, 2)
