@@ -23,7 +23,7 @@ size_t ops_mid(void)
 
 /* ---- cached inputs ---------------------------------------------------------------- */
 
-#define MAX_INPUTS 64
+#define MAX_INPUTS (CURED_TYPE_COUNT * FL_COUNT) /* every (type, data kind) pair */
 static struct ops_input inputs[MAX_INPUTS];
 static int ninputs;
 
