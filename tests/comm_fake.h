@@ -9,6 +9,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 struct fake_nccl_call {
     const char *what;
@@ -21,6 +22,19 @@ struct fake_nccl_call {
 static const char *fake_nccl;
 static int (*nccl_calls)(const struct fake_nccl_call **out);
 #define FAKE_COMM ((struct ncclComm *)(uintptr_t)0x1000)
+
+/* The fake driver's and NCCL's libraries from the environment (make check sets both): 1, or 0 after
+ * saying why the suite skips (exit 77). */
+static inline int fake_comm_libraries(void)
+{
+    fake_driver = getenv("CURED_TEST_FAKE_DRIVER");
+    fake_nccl = getenv("CURED_TEST_FAKE_NCCL");
+    if (fake_driver == NULL || access(fake_driver, R_OK) != 0 || fake_nccl == NULL || access(fake_nccl, R_OK) != 0) {
+        printf("SKIP: the fake driver or NCCL library was not built (static-only build?)\n");
+        return 0;
+    }
+    return 1;
+}
 
 /* The launches the fake device counted so far. */
 static inline int fake_launches(void)

@@ -351,12 +351,8 @@ END_TEST
 
 int main(void)
 {
-    fake_driver = getenv("CURED_TEST_FAKE_DRIVER");
-    fake_nccl = getenv("CURED_TEST_FAKE_NCCL");
-    if (fake_driver == NULL || access(fake_driver, R_OK) != 0 || fake_nccl == NULL || access(fake_nccl, R_OK) != 0) {
-        printf("SKIP: the fake driver or NCCL library was not built (static-only build?)\n");
+    if (!fake_comm_libraries())
         return 77;
-    }
     Suite *s = suite_create("comm");
     TCase *tc = tcase_create("comm");
     tcase_set_timeout(tc, 120);
