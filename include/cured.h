@@ -280,6 +280,36 @@ typedef enum cured_type {
  * Determinism: the AUTO kernels use no atomics on data: per-block partials
  * are combined in a fixed order, so a float result is bitwise identical from
  * run to run for the same input, n and device.
+ *
+ * Exact sums. EXACT_SUM, EXACT_MEAN, EXACT_SUM_SQUARES, EXACT_NORM2 and
+ * EXACT_DOT (cured_exact_dot()) take FLOAT16, BFLOAT16, FLOAT32 or FLOAT64
+ * elements (other types: CURED_ERROR_TYPE_MISMATCH) and give a result of
+ * the element type or of a wider float type (FLOAT16 -> FLOAT16, FLOAT32,
+ * FLOAT64; BFLOAT16 -> BFLOAT16, FLOAT32, FLOAT64; FLOAT32 -> FLOAT32,
+ * FLOAT64; FLOAT64 -> FLOAT64). The result is the exact real sum of the
+ * elements (of their exact squares, of the exact products x[i] * y[i])
+ * rounded once to nearest, ties to even, in the result type; EXACT_MEAN is
+ * the exact sum divided by the element count, rounded once; EXACT_NORM2 is
+ * the square root of the correctly rounded sum of squares, rounded once
+ * more (for FLOAT16, BFLOAT16 and FLOAT32 results this is the correctly
+ * rounded square root of the exact sum of squares' rounding). The sum is
+ * held exactly on the GPU (fixed-point integers; no term is rounded), so
+ * the result depends only on the multiset of elements: it is bitwise the
+ * same on every GPU, for every launch geometry, for any layout of the same
+ * values (a contiguous array, a transposed or strided view, an axis
+ * reduction), for any split into segments that are then summed again, and
+ * across any number of ranks of a communicator (each rank's state is
+ * combined exactly). For FLOAT64 elements EXACT_SUM equals Python's
+ * math.fsum. IEEE rules: NaN if any element (any product) is NaN or if
+ * both +inf and -inf occur (inf * 0 is NaN); otherwise +inf or -inf if
+ * one occurs; otherwise +inf or -inf when the exact sum rounds past the
+ * largest finite value of the result type; -0.0 only when there are
+ * elements and every term is -0.0; subnormal results and terms are exact.
+ * n == 0 gives +0.0, and NaN for EXACT_MEAN (the synchronous calls return
+ * CURED_ERROR_TOO_FEW_ELEMENTS instead, as for MEAN). They take no ddof
+ * (the statistics calls refuse them). The cost: one read of the data, as
+ * the other sums; bench/NOTES.md ("Exact sums") gives the model and
+ * doc/results.md the measured share of the read ceiling.
  */
 typedef enum cured_op {
     CURED_OP_SUM = 0,        /**< sum */
@@ -309,10 +339,15 @@ typedef enum cured_op {
     CURED_OP_NANSUM = 24,    /**< SUM ignoring NaNs (numpy.nansum) */
     CURED_OP_NANMEAN = 25,   /**< MEAN ignoring NaNs (numpy.nanmean) */
     CURED_OP_NANVAR = 26,    /**< VAR ignoring NaNs (numpy.nanvar); ddof as VAR's */
-    CURED_OP_NANSTD = 27     /**< STD ignoring NaNs (numpy.nanstd); ddof as STD's */
+    CURED_OP_NANSTD = 27,    /**< STD ignoring NaNs (numpy.nanstd); ddof as STD's */
+    CURED_OP_EXACT_SUM = 28,         /**< the exact sum rounded once (float types; see "Exact sums") */
+    CURED_OP_EXACT_MEAN = 29,        /**< the exact sum divided by n, rounded once */
+    CURED_OP_EXACT_SUM_SQUARES = 30, /**< the exact sum of x*x rounded once */
+    CURED_OP_EXACT_NORM2 = 31,       /**< sqrt of the correctly rounded sum of x*x, rounded once */
+    CURED_OP_EXACT_DOT = 32          /**< the exact sum of x*y rounded once: only through cured_exact_dot() */
 } cured_op;
 /** Number of cured_op values (0 .. CURED_OP_COUNT-1). */
-#define CURED_OP_COUNT 28
+#define CURED_OP_COUNT 33
 
 /** Result of the ARG operators: the index, then the value (of the element type). */
 typedef struct cured_arg_result {
@@ -665,6 +700,49 @@ CURED_EXPORT cured_status cured_dot_async(cured_handle h, const void *x, const v
 CURED_EXPORT cured_status cured_dot(cured_handle h, const void *x, const void *y, cured_type type,
                                     size_t n, void *host_out, cured_type out_type,
                                     struct CUstream_st *stream);
+
+/**
+ * \brief Asynchronous exact dot product: the exact sum of x[i] * y[i],
+ * rounded once (CURED_OP_EXACT_DOT; see cured_op, "Exact sums").
+ *
+ * As cured_dot_async(), for FLOAT16, BFLOAT16, FLOAT32 and FLOAT64 elements;
+ * the result is bitwise the same on every GPU and for every launch geometry.
+ *
+ * \param h         handle.
+ * \param x         device pointer to n elements (may be NULL when n == 0).
+ * \param y         device pointer to n elements (may be NULL when n == 0).
+ * \param type      element type of x and y (a float type).
+ * \param n         element count.
+ * \param out       device pointer to one value of out_type, aligned to its size.
+ * \param out_type  result type: the element type or a wider float type.
+ * \param stream    CUstream or cudaStream_t (NULL = the legacy default stream).
+ * \return as cured_dot_async(); CURED_ERROR_TYPE_MISMATCH for an element type
+ *         that is not a float type, or a result type not offered.
+ * \par Thread safety
+ * As cured_reduce_async().
+ */
+CURED_EXPORT cured_status cured_exact_dot_async(cured_handle h, const void *x, const void *y, cured_type type,
+                                                size_t n, void *out, cured_type out_type,
+                                                struct CUstream_st *stream);
+
+/**
+ * \brief Synchronous exact dot product into host memory; see cured_exact_dot_async().
+ *
+ * \param h         handle.
+ * \param x         device pointer to n elements (may be NULL when n == 0).
+ * \param y         device pointer to n elements (may be NULL when n == 0).
+ * \param type      element type of x and y (a float type).
+ * \param n         element count.
+ * \param host_out  host pointer receiving one value of out_type.
+ * \param out_type  result type.
+ * \param stream    stream to run on and wait for (NULL = the legacy default stream).
+ * \return as cured_dot().
+ * \par Thread safety
+ * As cured_reduce().
+ */
+CURED_EXPORT cured_status cured_exact_dot(cured_handle h, const void *x, const void *y, cured_type type,
+                                          size_t n, void *host_out, cured_type out_type,
+                                          struct CUstream_st *stream);
 
 /* ---- Many results at once: axes of strided arrays, segments -------------- */
 
@@ -1153,6 +1231,50 @@ CURED_EXPORT cured_status cured_comm_dot_async(cured_comm cc, const void *x, con
 CURED_EXPORT cured_status cured_comm_dot(cured_comm cc, const void *x, const void *y, cured_type type,
                                          size_t n_local, void *host_out, cured_type out_type, unsigned flags,
                                          struct CUstream_st *stream);
+
+/**
+ * \brief Exact dot product of two arrays sharded alike over the ranks,
+ * asynchronously: every rank receives the exact sum of x[i] * y[i] over the
+ * concatenation of the ranks' shards, rounded once (CURED_OP_EXACT_DOT;
+ * see cured_op, "Exact sums"): the same bits as cured_exact_dot_async()
+ * over the concatenation on one GPU, whatever the number of ranks and the
+ * sharding.
+ * \param cc        the communicator.
+ * \param x         device pointer to this rank's n_local elements (may be NULL when n_local is 0).
+ * \param y         device pointer to this rank's n_local elements (may be NULL when n_local is 0).
+ * \param type      element type of x and y (a float type, the same on every rank).
+ * \param n_local   this rank's element count (0 is allowed).
+ * \param out       device pointer to one value of out_type, aligned to its size.
+ * \param out_type  result type (the same on every rank).
+ * \param flags     0 (reserved).
+ * \param stream    CUstream or cudaStream_t of the handle's context.
+ * \return as cured_comm_dot_async().
+ * \par Thread safety
+ * As cured_comm_reduce_async().
+ */
+CURED_EXPORT cured_status cured_comm_exact_dot_async(cured_comm cc, const void *x, const void *y, cured_type type,
+                                                     size_t n_local, void *out, cured_type out_type,
+                                                     unsigned flags, struct CUstream_st *stream);
+
+/**
+ * \brief Synchronous cured_comm_exact_dot_async(): the result goes to host
+ * memory and the call waits for the stream.
+ * \param cc        the communicator.
+ * \param x         device pointer to this rank's n_local elements.
+ * \param y         device pointer to this rank's n_local elements.
+ * \param type      element type of x and y.
+ * \param n_local   this rank's element count.
+ * \param host_out  host pointer receiving one value of out_type (written only on CURED_SUCCESS).
+ * \param out_type  result type.
+ * \param flags     0.
+ * \param stream    stream to run on and wait for.
+ * \return as cured_comm_dot().
+ * \par Thread safety
+ * As cured_comm_reduce_async(). Not capturable.
+ */
+CURED_EXPORT cured_status cured_comm_exact_dot(cured_comm cc, const void *x, const void *y, cured_type type,
+                                               size_t n_local, void *host_out, cured_type out_type, unsigned flags,
+                                               struct CUstream_st *stream);
 
 /**
  * \brief A statistic with a delta degrees of freedom of an array sharded over

@@ -148,4 +148,40 @@ typedef struct cr_seg_guard {
 CR_ABI_AT(struct cr_seg_guard, bad, 8);
 CR_ABI_ASSERT(sizeof(struct cr_seg_guard) == 2 * 8, "sizeof SegGuard");
 
+/* An exact-sum launch (exact.cu, src/family_exact.c): nout outputs, each
+ * split into `splits` parts of `part` elements (a multiple of the chunk),
+ * each part taken by `unit_warps` warps. With one part an output's result
+ * is written where its unit ends; with more, each part's state record
+ * (digits, then the special value and flags) goes to states[o * splits + p]
+ * and exact_finish merges them. view: EXACT_VIEW_LINEAR (output o's
+ * elements at o's kept offset + j * red.stride[0], red.n <= 1; a whole
+ * array is the one-output case), EXACT_VIEW_GENERAL (red over several
+ * dimensions) or EXACT_VIEW_SEGMENTS (begin/end offset arrays, results
+ * dense). */
+#define EXACT_VIEW_LINEAR 0
+#define EXACT_VIEW_GENERAL 1
+#define EXACT_VIEW_SEGMENTS 2
+typedef struct cr_exact_job {
+    CR_DEVPTR(const void) in;
+    CR_DEVPTR(const void) in2; /* DOT's y */
+    CR_DEVPTR(void) out;
+    CR_DEVPTR(long long) states;
+    CR_DEVPTR(const void) begin;
+    CR_DEVPTR(const void) end;
+    cr_u64 nout, len, part;
+    struct cr_seg_guard guard;
+    cr_u32 splits, unit_warps;
+    cr_u32 view, offsets_32;
+    struct cr_kept kept;
+    struct cr_reduced red;
+} ExactJob;
+CR_ABI_AT(struct cr_exact_job, nout, 48);
+CR_ABI_AT(struct cr_exact_job, guard, 72);
+CR_ABI_AT(struct cr_exact_job, splits, 88);
+CR_ABI_AT(struct cr_exact_job, view, 96);
+CR_ABI_AT(struct cr_exact_job, kept, 104);
+CR_ABI_AT(struct cr_exact_job, red, 104 + 8 + 24 * CR_ABI_MAX_RANK);
+CR_ABI_ASSERT(sizeof(struct cr_exact_job) == 6 * 8 + 3 * 8 + 16 + 4 * 4 + sizeof(struct cr_kept) + sizeof(struct cr_reduced),
+              "sizeof ExactJob");
+
 #endif

@@ -64,6 +64,24 @@ CR_API cured_status cured_dot(cured_handle h, const void *x, const void *y, cure
     return cr_call(&c);
 }
 
+CR_API cured_status cured_exact_dot_async(cured_handle h, const void *x, const void *y, cured_type type, size_t n,
+                                          void *out, cured_type out_type, struct CUstream_st *stream)
+{
+    const struct cr_call c = {.name = "cured_exact_dot_async", .h = h, .dest = CR_DEST_LOCAL,
+                              .op = CURED_OP_EXACT_DOT, .in_type = type, .out_type = out_type, .two_inputs = 1,
+                              .view = CR_VIEW_ARRAY, .in = x, .in2 = y, .n = n, .out = out, .stream = stream};
+    return cr_call(&c);
+}
+
+CR_API cured_status cured_exact_dot(cured_handle h, const void *x, const void *y, cured_type type, size_t n,
+                                    void *host_out, cured_type out_type, struct CUstream_st *stream)
+{
+    const struct cr_call c = {.name = "cured_exact_dot", .h = h, .dest = CR_DEST_LOCAL, .op = CURED_OP_EXACT_DOT,
+                              .in_type = type, .out_type = out_type, .two_inputs = 1, .view = CR_VIEW_ARRAY,
+                              .in = x, .in2 = y, .n = n, .out = host_out, .host_out = 1, .stream = stream};
+    return cr_call(&c);
+}
+
 CR_API cured_status cured_reduce_axes_async(cured_handle h, cured_op op, const void *in, cured_type in_type,
                                             const cured_layout *in_layout, uint32_t axes, void *out,
                                             cured_type out_type, const cured_layout *out_layout,
@@ -202,6 +220,29 @@ CR_API cured_status cured_comm_dot(cured_comm cc, const void *x, const void *y, 
                               .op = CURED_OP_DOT, .in_type = type, .out_type = out_type, .two_inputs = 1,
                               .view = CR_VIEW_ARRAY, .in = x, .in2 = y, .n = n_local, .out = host_out, .host_out = 1,
                               .stream = stream};
+    return cr_call(&c);
+}
+
+CR_API cured_status cured_comm_exact_dot_async(cured_comm cc, const void *x, const void *y, cured_type type,
+                                               size_t n_local, void *out, cured_type out_type, unsigned flags,
+                                               struct CUstream_st *stream)
+{
+    const struct cr_call c = {.name = "cured_comm_exact_dot_async",
+                              .comm = cc, .h = cc != NULL ? cc->h : NULL, .dest = CR_DEST_COMM, .flags = flags,
+                              .op = CURED_OP_EXACT_DOT, .in_type = type, .out_type = out_type, .two_inputs = 1,
+                              .view = CR_VIEW_ARRAY, .in = x, .in2 = y, .n = n_local, .out = out, .stream = stream};
+    return cr_call(&c);
+}
+
+CR_API cured_status cured_comm_exact_dot(cured_comm cc, const void *x, const void *y, cured_type type,
+                                         size_t n_local, void *host_out, cured_type out_type, unsigned flags,
+                                         struct CUstream_st *stream)
+{
+    const struct cr_call c = {.name = "cured_comm_exact_dot",
+                              .comm = cc, .h = cc != NULL ? cc->h : NULL, .dest = CR_DEST_COMM, .flags = flags,
+                              .op = CURED_OP_EXACT_DOT, .in_type = type, .out_type = out_type, .two_inputs = 1,
+                              .view = CR_VIEW_ARRAY, .in = x, .in2 = y, .n = n_local, .out = host_out,
+                              .host_out = 1, .stream = stream};
     return cr_call(&c);
 }
 

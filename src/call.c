@@ -84,9 +84,9 @@ static cured_status plan_operator(const struct cr_call *c, struct cr_request *r)
     if (c->view != CR_VIEW_ARRAY)
         return cr_fail(CURED_ERROR_INVALID_VALUE, "%s: %s takes two inputs; axis and segmented reductions take one",
                        c->name, c->is_user ? "the op" : cr_op(c->op)->name);
-    return cr_fail(CURED_ERROR_INVALID_VALUE, "%s: CURED_OP_%s takes two inputs: use %s%s()", c->name,
-                   cr_op(c->op)->name, c->dest == CR_DEST_COMM ? "cured_comm_dot" : "cured_dot",
-                   c->host_out ? "" : "_async");
+    return cr_fail(CURED_ERROR_INVALID_VALUE, "%s: CURED_OP_%s takes two inputs: use %s%s%s()", c->name,
+                   cr_op(c->op)->name, c->dest == CR_DEST_COMM ? "cured_comm_" : "cured_",
+                   (cr_op(c->op)->flags & CR_OP_EXACT) ? "exact_dot" : "dot", c->host_out ? "" : "_async");
 }
 
 /* The view of a call: its checks and geometry. */
@@ -150,7 +150,15 @@ cured_status cr_call_check(const struct cr_call *c, struct cr_planned *p)
     if (c->dest == CR_DEST_COMM && (c->flags & ~(c->view == CR_VIEW_AXES ? (unsigned)CURED_COMM_BITWISE : 0u)))
         return cr_fail(CURED_ERROR_INVALID_VALUE, "%s: unknown flags 0x%x", c->name, c->flags);
     cured_status st = plan_operator(c, &p->r);
-    return st != CURED_SUCCESS ? st : plan_view(c, p);
+    if (st == CURED_SUCCESS)
+        st = plan_view(c, p);
+    if (st == CURED_SUCCESS && !c->is_user && (cr_op(p->r.op)->flags & CR_OP_EXACT)) {
+        /* the exact family reads every view from the geometry: one compiled request an operator and types */
+        p->r.shape = CR_SHAPE_WHOLE;
+        p->r.group = p->r.vec = 0;
+        p->r.offsets = 0;
+    }
+    return st;
 }
 
 cured_status cr_call_plan(const struct cr_call *c, struct cr_planned *p)

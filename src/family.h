@@ -36,7 +36,8 @@ enum cr_result_rule {
     CR_RULE_SAME,    /* the element type (MIN, MAX, MINMAX, ARG*) */
     CR_RULE_BITWISE, /* integers only, the element type */
     CR_RULE_COUNT,   /* int64 */
-    CR_RULE_STATS    /* FLOAT32 or FLOAT64 for 16/32-bit floats, FLOAT64 otherwise */
+    CR_RULE_STATS,   /* FLOAT32 or FLOAT64 for 16/32-bit floats, FLOAT64 otherwise */
+    CR_RULE_EXACT    /* float elements: their own type or a wider float type */
 };
 enum cr_layout {
     CR_LAYOUT_VALUE, /* one value of the result type */
@@ -50,6 +51,7 @@ enum cr_layout {
 #define CR_OP_STATS 16u      /* a statistic: the stats family (family_stats.c, kernels-src/stats.cu) */
 #define CR_OP_DOF 32u        /* NaN when n <= ddof: CURED_ERROR_TOO_FEW_ELEMENTS from synchronous calls */
 #define CR_OP_SKIPS_NAN 64u  /* its base operator over the elements that are not NaN (NANSUM, NANMEAN...) */
+#define CR_OP_EXACT 128u     /* its base operator's exact value rounded once (the exact family, family_exact.c) */
 /* The NaN a NaN-skipping statistic writes for too few elements (kernels-src/stats.cuh's
  * stats_too_few: the two must agree; test-stats-emu's statuses check it). */
 #define CR_TOO_FEW_F32 0x7fc0c0deu
@@ -62,7 +64,8 @@ struct cr_op_info {
     enum cr_layout layout;
     unsigned flags;
     size_t state; /* bytes of the operator's own state struct (8-byte aligned); 0: from the layout */
-    cured_op base; /* CR_OP_SKIPS_NAN: the operator it is with NaN elements left out */
+    cured_op base; /* CR_OP_SKIPS_NAN: the operator it is with NaN elements left out; CR_OP_EXACT: the one it rounds
+                      correctly */
 };
 const struct cr_op_info *cr_op(cured_op op); /* NULL for an unknown value */
 /* The operator a request runs: a NaN-skipping one's base for element types without NaN. */
@@ -193,7 +196,7 @@ struct cr_plan {
     int nvalues;
     uint64_t values[CR_MAX_KERNELS * CR_MAX_PARAMS];
     size_t nblob;                 /* struct parameters, 8-byte aligned */
-    uint64_t blob[96];
+    uint64_t blob[128];
     int overflow;                 /* a plan outgrew these arrays: a bug, refused at launch */
 };
 /* Append a launch; then its parameters, in the kernel's order. */
@@ -226,7 +229,7 @@ struct cr_family {
 };
 extern const struct cr_family cr_family_segmented, cr_family_auto, cr_family_auto2, cr_family_two_pass_shared,
     cr_family_two_pass_shuffle, cr_family_two_pass_cg, cr_family_single_pass_ticket,
-    cr_family_single_pass_atomic, cr_family_listing_12_4, cr_family_stats, cr_family_comm;
+    cr_family_single_pass_atomic, cr_family_listing_12_4, cr_family_stats, cr_family_comm, cr_family_exact;
 /* The families, in the order cr_family_for tries them (src/plan.c; the
  * first that offers a request serves it): the combine and many-result
  * families, which offer only their own shapes, AUTO one-input, AUTO
@@ -269,6 +272,17 @@ unsigned cr_resident(const struct cr_kernel *k, const struct cr_device_facts *de
 /* Bytes of a slot's partials area: a partial a resident block, then the column area
  * (column partials, the long-segment list). */
 size_t cr_partials_area(const struct cr_device_facts *dev);
+
+/* ---- family_exact.c: the exact sums' split ------------------------------------ */
+/* A test hook: nonzero fields force the exact kernels' parts an output, warps a unit (1 or a block's) and grid. */
+struct cr_exact_force {
+    unsigned splits, unit_warps, grid;
+};
+extern struct cr_exact_force cr_exact_force;
+/* Parts an output (*splits), warps a unit and elements a part of an exact request's nout outputs of len elements:
+ * one wave of units of resident_blocks, one state record a part within area bytes. */
+void cr_exact_split(const struct cr_request *r, uint64_t nout, uint64_t len, uint64_t resident_blocks, size_t area,
+                    unsigned *splits, unsigned *unit_warps, uint64_t *part);
 
 /* ---- state.c: state records (kernels-src/state.cuh) ------------------------ */
 /* 1 if the request's state is its raw accumulator, 0 if its result is its state (MIN, MAX, MINMAX, ARG). */

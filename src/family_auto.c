@@ -110,12 +110,12 @@ static void plan(const struct cr_request *r, const struct cr_unit *u, const stru
 
 static int enumerate1(size_t i, struct cr_request *r)
 {
-    return cr_request_enumerate(i, 0, CR_OP_TWO_INPUTS | CR_OP_STATS, r);
+    return cr_request_enumerate(i, 0, CR_OP_TWO_INPUTS | CR_OP_STATS | CR_OP_EXACT, r);
 }
 
 static int enumerate2(size_t i, struct cr_request *r)
 {
-    return cr_request_enumerate(i, CR_OP_TWO_INPUTS, CR_OP_STATS, r);
+    return cr_request_enumerate(i, CR_OP_TWO_INPUTS, CR_OP_STATS | CR_OP_EXACT, r);
 }
 
 const struct cr_family cr_family_auto = {"auto", "fast.cu", 0, offers1, build, plan, enumerate1};

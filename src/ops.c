@@ -41,6 +41,12 @@ static const struct cr_op_info ops[CURED_OP_COUNT] = {
     [CURED_OP_NANMEAN] = {"NANMEAN", "NanMean", CR_RULE_STATS, CR_LAYOUT_VALUE, CR_OP_STATS | CR_OP_DOF | CR_OP_SKIPS_NAN, 32, CURED_OP_MEAN},
     [CURED_OP_NANVAR] = {"NANVAR", "NanVar", CR_RULE_STATS, CR_LAYOUT_VALUE, CR_OP_STATS | CR_OP_DOF | CR_OP_SKIPS_NAN, 32, CURED_OP_VAR},
     [CURED_OP_NANSTD] = {"NANSTD", "NanStd", CR_RULE_STATS, CR_LAYOUT_VALUE, CR_OP_STATS | CR_OP_DOF | CR_OP_SKIPS_NAN, 32, CURED_OP_STD},
+    /* exact sums (the exact family, kernels-src/exact.cu): the base names the operator they round correctly */
+    [CURED_OP_EXACT_SUM] = {"EXACT_SUM", "ExactSum", CR_RULE_EXACT, CR_LAYOUT_VALUE, CR_OP_EXACT, 0, CURED_OP_SUM},
+    [CURED_OP_EXACT_MEAN] = {"EXACT_MEAN", "ExactMean", CR_RULE_EXACT, CR_LAYOUT_VALUE, CR_OP_EXACT | CR_OP_DOF, 0, CURED_OP_MEAN},
+    [CURED_OP_EXACT_SUM_SQUARES] = {"EXACT_SUM_SQUARES", "ExactSumSquares", CR_RULE_EXACT, CR_LAYOUT_VALUE, CR_OP_EXACT, 0, CURED_OP_SUM_SQUARES},
+    [CURED_OP_EXACT_NORM2] = {"EXACT_NORM2", "ExactNorm2", CR_RULE_EXACT, CR_LAYOUT_VALUE, CR_OP_EXACT, 0, CURED_OP_NORM2},
+    [CURED_OP_EXACT_DOT] = {"EXACT_DOT", "ExactDot", CR_RULE_EXACT, CR_LAYOUT_VALUE, CR_OP_EXACT | CR_OP_TWO_INPUTS, 0, CURED_OP_DOT},
 };
 
 const struct cr_op_info *cr_op(cured_op op)
@@ -51,13 +57,16 @@ const struct cr_op_info *cr_op(cured_op op)
 cured_op cr_op_base(cured_op op)
 {
     const struct cr_op_info *o = cr_op(op);
-    return o != NULL && (o->flags & CR_OP_SKIPS_NAN) ? o->base : op;
+    return o != NULL && (o->flags & (CR_OP_SKIPS_NAN | CR_OP_EXACT)) ? o->base : op;
 }
 
 cured_op cr_op_for_type(cured_op op, cured_type in)
 {
     const struct cr_type_info *ti = cr_type(in);
-    return ti != NULL && (ti->cls == CR_SIGNED || ti->cls == CR_UNSIGNED) ? cr_op_base(op) : op;
+    const struct cr_op_info *o = cr_op(op);
+    return ti != NULL && o != NULL && (o->flags & CR_OP_SKIPS_NAN) && (ti->cls == CR_SIGNED || ti->cls == CR_UNSIGNED)
+               ? o->base
+               : op;
 }
 
 CR_API const char *cured_op_name(cured_op op)
@@ -142,6 +151,11 @@ int cr_op_accumulator(cured_op op, cured_type in, cured_type out, struct cr_acc 
     case CR_RULE_COUNT:
         if (out == CURED_TYPE_INT64)
             a = CURED_TYPE_INT64;
+        break;
+    case CR_RULE_EXACT: /* float elements, into their own type or a wider float */
+        if ((ti->cls == CR_HALF && (out == in || out == CURED_TYPE_FLOAT32)) ||
+            (!is_int && out == CURED_TYPE_FLOAT64) || (in == CURED_TYPE_FLOAT32 && out == in))
+            a = out;
         break;
     case CR_RULE_STATS: /* the scalar is the precision of LOGSUMEXP's exponentials */
         if (out == CURED_TYPE_FLOAT64 || (out == CURED_TYPE_FLOAT32 && (ti->cls == CR_HALF || in == CURED_TYPE_FLOAT32)))

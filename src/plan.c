@@ -18,6 +18,7 @@ const char *cr_algo_name(cured_algorithm a)
 
 const struct cr_family *const cr_families[] = {
     &cr_family_comm,
+    &cr_family_exact,
     &cr_family_segmented,
     &cr_family_auto,
     &cr_family_auto2,

@@ -1,0 +1,464 @@
+// The exact family's kernels (src/family_exact.c): EXACT_SUM, EXACT_MEAN,
+// EXACT_SUM_SQUARES, EXACT_NORM2 and EXACT_DOT over every view, with the
+// arithmetic of exact.cuh. A unit (one warp, or a block's warps) takes one
+// part of one output: each lane adds its elements into a front, the warp
+// moves its fronts into its exact state every chunk, and the unit's warps
+// merge their states at its end. An output of one part is rounded there;
+// the parts of a split output leave state records that exact_finish merges
+// and rounds. Every merge is an integer sum of digits, so the bits do not
+// depend on the grid, the parts, the layout or the order.
+#include "exact.cuh"
+#include "abi.h"
+
+#define EXACT_FULL 0xffffffffu
+
+// The fronts: ExactHalfSum's double (float16 terms), ExactBins' bins
+// (float32 and bfloat16 terms, products of float16 pairs) or a lane's own
+// state (float64 terms; products of float32, bfloat16 and float64 pairs).
+#define EXACT_FRONT_HALF 0
+#define EXACT_FRONT_BINS 1
+#define EXACT_FRONT_DIRECT 2
+
+// The operators (src/family_exact.c names them in this order).
+#define EXACT_OP_SUM 0
+#define EXACT_OP_MEAN 1
+#define EXACT_OP_SUM_SQUARES 2
+#define EXACT_OP_NORM2 3
+#define EXACT_OP_DOT 4
+
+template <class T, bool PROD> struct ExactPlan;
+template <> struct ExactPlan<half_t, false> { typedef ExactHalf F; enum { FRONT = EXACT_FRONT_HALF, CHUNK = EXACT_HALF_TERMS }; };
+template <> struct ExactPlan<bf16_t, false> { typedef ExactSingle F; enum { FRONT = EXACT_FRONT_BINS, CHUNK = EXACT_BIN_TERMS }; };
+template <> struct ExactPlan<float, false> { typedef ExactSingle F; enum { FRONT = EXACT_FRONT_BINS, CHUNK = EXACT_BIN_TERMS }; };
+template <> struct ExactPlan<double, false> { typedef ExactDouble F; enum { FRONT = EXACT_FRONT_DIRECT, CHUNK = 1 << 14 }; };
+template <> struct ExactPlan<half_t, true> { typedef ExactHalfProducts F; enum { FRONT = EXACT_FRONT_BINS, CHUNK = EXACT_BIN_TERMS }; };
+template <> struct ExactPlan<bf16_t, true> { typedef ExactSingleProducts F; enum { FRONT = EXACT_FRONT_DIRECT, CHUNK = 1 << 14 }; };
+template <> struct ExactPlan<float, true> { typedef ExactSingleProducts F; enum { FRONT = EXACT_FRONT_DIRECT, CHUNK = 1 << 14 }; };
+template <> struct ExactPlan<double, true> { typedef ExactDoubleProducts F; enum { FRONT = EXACT_FRONT_DIRECT, CHUNK = 1 << 14 }; };
+
+// A state record: the digits, then the special value's bits and the flags.
+template <class F> struct ExactRecord { enum { WORDS = F::DIGITS + 1 }; };
+
+__device__ __forceinline__ double exact_warp_sum(double v)
+{
+    for (int o = 16; o > 0; o >>= 1)
+        v += __shfl_xor_sync(EXACT_FULL, v, o);
+    return v;
+}
+// The special values {0, +inf, -inf, NaN} add in any order to the same value.
+__device__ __forceinline__ float exact_warp_special(float v)
+{
+    for (int o = 16; o > 0; o >>= 1)
+        v += __shfl_xor_sync(EXACT_FULL, v, o);
+    return v;
+}
+__device__ __forceinline__ unsigned exact_warp_or(unsigned v)
+{
+    for (int o = 16; o > 0; o >>= 1)
+        v |= __shfl_xor_sync(EXACT_FULL, v, o);
+    return v;
+}
+
+// Where output o's elements start in the input, and where its result goes.
+__device__ __forceinline__ long long exact_in_offset(const ExactJob &j, u64 o)
+{
+    long long at = 0;
+    for (int k = j.kept.n - 1; k >= 0; k--) {
+        const u64 e = (u64)j.kept.extent[k];
+        at += (long long)(o % e) * j.kept.in_stride[k];
+        o /= e;
+    }
+    return at;
+}
+__device__ __forceinline__ long long exact_out_offset(const ExactJob &j, u64 o)
+{
+    if (j.view == EXACT_VIEW_SEGMENTS)
+        return (long long)o;
+    long long at = 0;
+    for (int k = j.kept.n - 1; k >= 0; k--) {
+        const u64 e = (u64)j.kept.extent[k];
+        at += (long long)(o % e) * j.kept.out_stride[k];
+        o /= e;
+    }
+    return at;
+}
+// Element i of an output along several reduced dimensions.
+__device__ __forceinline__ long long exact_red_offset(const ExactJob &j, u64 i)
+{
+    long long at = 0;
+    for (int k = j.red.n - 1; k >= 0; k--) {
+        const u64 e = (u64)j.red.extent[k];
+        at += (long long)(i % e) * j.red.stride[k];
+        i /= e;
+    }
+    return at;
+}
+
+// Output o's first element and count (a bad segment counts none and is reported).
+__device__ __forceinline__ void exact_output(const ExactJob &j, u64 o, long long &base, u64 &len, bool report)
+{
+    if (j.view != EXACT_VIEW_SEGMENTS) {
+        base = exact_in_offset(j, o);
+        len = j.len;
+        return;
+    }
+    const long long b = j.offsets_32 ? (long long)((const int *)j.begin)[o] : ((const long long *)j.begin)[o];
+    const long long e = j.offsets_32 ? (long long)((const int *)j.end)[o] : ((const long long *)j.end)[o];
+    const bool bad = (u64)b > j.guard.limit || (u64)e > j.guard.limit; // negative: above any limit
+    if (bad && report)
+        atomicMax(j.guard.bad, ~(unsigned long long)o);
+    base = bad ? 0 : b;
+    len = !bad && e > b ? (u64)(e - b) : 0;
+}
+
+// The bits of a result of type R.
+template <class R> __device__ __forceinline__ void exact_store(void *out, long long at, u64 bits)
+{
+    if (sizeof(R) == 2)
+        ((unsigned short *)out)[at] = (unsigned short)bits;
+    else if (sizeof(R) == 4)
+        ((unsigned *)out)[at] = (unsigned)bits;
+    else
+        ((u64 *)out)[at] = bits;
+}
+template <class R, int OP, class F, class D> __device__ __forceinline__ u64 exact_result(const Exact<F, D> &s, u64 n)
+{
+    if (OP == EXACT_OP_MEAN)
+        return exact_mean<R>(s, n);
+    if (OP == EXACT_OP_NORM2)
+        return exact_norm2<R>(s);
+    return exact_round<R>(s);
+}
+
+// One lane's front and the terms it takes.
+template <class T, bool PROD, int FRONT> struct ExactFront;
+
+template <class T> struct ExactFront<T, false, EXACT_FRONT_HALF> {
+    double sum;
+    unsigned nz;
+    __device__ __forceinline__ void init(long long *, int) { sum = 0.0; nz = 0; }
+    __device__ __forceinline__ void take(half_t x, half_t)
+    {
+        sum += (double)to_float(x);
+        nz |= x.bits ^ 0x8000u;
+    }
+    // The warp's terms of a chunk (at most EXACT_HALF_TERMS) into the warp's state (lane 0).
+    template <class S> __device__ __forceinline__ void flush(S &w, int lane)
+    {
+        const double v = exact_warp_sum(sum);
+        if (lane == 0)
+            exact_add_value(w, v);
+        sum = 0.0;
+    }
+    __device__ __forceinline__ unsigned flags() const { return nz ? EXACT_NOT_NEG_ZERO : 0u; }
+    __device__ __forceinline__ float special() const { return 0.0f; } // the flushes put it in the warp's state
+};
+
+template <class T, bool PROD> struct ExactFront<T, PROD, EXACT_FRONT_BINS> {
+    ExactBinStrided bin;
+    unsigned nz;
+    __device__ __forceinline__ void init(long long *shared, int stride)
+    {
+        bin.p = (double *)shared;
+        bin.stride = stride;
+        for (int b = 0; b < 16; b++)
+            bin[b] = 0.0;
+        nz = 0;
+    }
+    __device__ __forceinline__ void add_bits(unsigned bits)
+    {
+        bin[(bits >> 27) & 15u] += (double)__uint_as_float(bits);
+        nz |= bits ^ 0x80000000u;
+    }
+    __device__ __forceinline__ void take(float x, float) { add_bits(__float_as_uint(x)); }
+    __device__ __forceinline__ void take(bf16_t x, bf16_t) { add_bits((unsigned)x.bits << 16); }
+    // float16 products: exact in float32 (22 significant bits, exponents -48 .. 32)
+    __device__ __forceinline__ void take(half_t x, half_t y) { add_bits(__float_as_uint(to_float(x) * to_float(y))); }
+    template <class S> __device__ __forceinline__ void flush(S &w, int lane)
+    {
+        for (int b = 0; b < 16; b++) {
+            const double v = exact_warp_sum(bin[b]); // exact: the warp's chunk is at most EXACT_BIN_TERMS terms
+            bin[b] = 0.0;
+            if (lane == 0 && v != 0.0)
+                exact_add_value(w, v);
+        }
+    }
+    __device__ __forceinline__ unsigned flags() const { return nz ? EXACT_NOT_NEG_ZERO : 0u; }
+    __device__ __forceinline__ float special() const { return 0.0f; } // the flushes put it in the warp's state
+};
+
+template <class T, bool PROD> struct ExactFront<T, PROD, EXACT_FRONT_DIRECT> {
+    typedef typename ExactPlan<T, PROD>::F F;
+    Exact<F, ExactStrided> s; // the lane's own state, digit-major in shared memory
+    __device__ __forceinline__ void init(long long *shared, int stride)
+    {
+        s.d.p = shared;
+        s.d.stride = stride;
+        exact_init(s);
+    }
+    __device__ __forceinline__ void take(double x, double y)
+    {
+        if (PROD)
+            exact_add_product(s, x, y);
+        else
+            exact_add(s, x);
+    }
+    __device__ __forceinline__ void take(float x, float y) { exact_add_product(s, x, y); }
+    __device__ __forceinline__ void take(bf16_t x, bf16_t y) { exact_add_product(s, to_float(x), to_float(y)); }
+    template <class S> __device__ __forceinline__ void flush(S &, int) { exact_normalize(s); }
+    __device__ __forceinline__ unsigned flags() const { return s.flags; }
+    __device__ __forceinline__ float special() const { return s.special; }
+};
+
+// Threads a block and its shared memory: a lane's front (16 doubles of bins,
+// or a state's digits) and a warp's state.
+template <class T, bool PROD, int BLOCK> struct ExactShape {
+    typedef typename ExactPlan<T, PROD>::F F;
+    enum {
+        FRONT = ExactPlan<T, PROD>::FRONT,
+        WARPS = BLOCK / 32,
+        LANE_WORDS = FRONT == EXACT_FRONT_BINS ? 16 : FRONT == EXACT_FRONT_DIRECT ? F::DIGITS : 0,
+        SHARED = (LANE_WORDS * BLOCK + WARPS * F::DIGITS) * 8
+    };
+};
+
+// The elements of [c0, c1) of an output at base, a warp's chunk: lane by lane,
+// 16-byte vectors where the data allow.
+template <class T, bool TWO, class Front>
+__device__ __forceinline__ void exact_chunk(const ExactJob &j, const T *x, const T *y, long long base, u64 c0, u64 c1,
+                                           bool contiguous, int lane, Front &f)
+{
+    if (contiguous) {
+        enum { V = 16 / sizeof(T) };
+        const T *px = x + base + c0, *py = y + base + c0;
+        const u64 nv = (c1 - c0) / V;
+        const uint4 *vx = (const uint4 *)px, *vy = (const uint4 *)py;
+        u64 v = lane;
+        for (; v + 32 < nv; v += 64) { // two vectors in flight a lane
+            uint4 a0 = __ldg(vx + v), a1 = __ldg(vx + v + 32), b0 = a0, b1 = a1;
+            if (TWO) {
+                b0 = __ldg(vy + v);
+                b1 = __ldg(vy + v + 32);
+            }
+            const T *ea0 = (const T *)&a0, *ea1 = (const T *)&a1, *eb0 = (const T *)&b0, *eb1 = (const T *)&b1;
+#pragma unroll
+            for (int k = 0; k < V; k++)
+                f.take(ea0[k], eb0[k]);
+#pragma unroll
+            for (int k = 0; k < V; k++)
+                f.take(ea1[k], eb1[k]);
+        }
+        for (; v < nv; v += 32) {
+            uint4 a = __ldg(vx + v), b = a;
+            if (TWO)
+                b = __ldg(vy + v);
+            const T *ea = (const T *)&a, *eb = (const T *)&b;
+#pragma unroll
+            for (int k = 0; k < V; k++)
+                f.take(ea[k], eb[k]);
+        }
+        for (u64 i = nv * V + lane; i < c1 - c0; i += 32)
+            f.take(px[i], TWO ? py[i] : px[i]);
+        return;
+    }
+    if (j.view == EXACT_VIEW_GENERAL) {
+        for (u64 i = c0 + lane; i < c1; i += 32) {
+            const long long at = base + exact_red_offset(j, i);
+            f.take(x[at], TWO ? y[at] : x[at]);
+        }
+        return;
+    }
+    const long long stride = j.red.n ? j.red.stride[0] : 0;
+    for (u64 i = c0 + lane; i < c1; i += 32) {
+        const long long at = base + (long long)i * stride;
+        f.take(x[at], TWO ? y[at] : x[at]);
+    }
+}
+
+// T the element type, R the result's, OP one of EXACT_OP_*.
+template <class T, class R, int OP, int BLOCK>
+__global__ void __launch_bounds__(BLOCK) exact_reduce(ExactJob j)
+{
+    enum { PROD = OP == EXACT_OP_SUM_SQUARES || OP == EXACT_OP_NORM2 || OP == EXACT_OP_DOT, TWO = OP == EXACT_OP_DOT };
+    typedef ExactShape<T, PROD, BLOCK> Shape;
+    typedef typename Shape::F F;
+    typedef ExactFront<T, PROD, Shape::FRONT> Front;
+    enum { WARPS = Shape::WARPS, CHUNK = ExactPlan<T, PROD>::CHUNK, LANE_WORDS = Shape::LANE_WORDS };
+    static_assert(Shape::SHARED <= 48 * 1024, "static shared memory");
+    __shared__ long long lanes[LANE_WORDS > 0 ? LANE_WORDS * BLOCK : 1];
+    __shared__ long long warp_digits[WARPS][F::DIGITS];
+    __shared__ float warp_special[WARPS];
+    __shared__ unsigned warp_flags[WARPS];
+
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    const T *x = (const T *)j.in, *y = TWO ? (const T *)j.in2 : x;
+    const int uw = (int)j.unit_warps;            // 1 or WARPS
+    const int per_block = WARPS / uw;            // units a block takes at once
+    const int in_unit = warp % uw;               // this warp's place in its unit
+    const int leader = warp - in_unit;
+    const u64 units = j.nout * j.splits;
+    Exact<F, ExactStrided> w; // this warp's state: digits in shared memory, the special value and flags per lane
+    w.d.p = warp_digits[warp];
+    w.d.stride = 1;
+
+    for (u64 u = (u64)blockIdx.x * per_block + warp / uw; u - warp / uw < units;
+         u += (u64)gridDim.x * per_block) {
+        const bool live = u < units; // a block's units run together: every warp goes round, some with nothing
+        const u64 o = live ? u / j.splits : 0, p = live ? u % j.splits : 0;
+        long long base = 0;
+        u64 len = 0;
+        if (live)
+            exact_output(j, o, base, len, lane == 0 && in_unit == 0 && p == 0);
+        const u64 p0 = p * j.part < len ? p * j.part : len;
+        const u64 p1 = live ? (p0 + j.part < len ? p0 + j.part : len) : p0;
+        const bool contiguous = j.view == EXACT_VIEW_LINEAR && j.red.n == 1 && j.red.stride[0] == 1 &&
+                                (((unsigned long long)(x + base)) & 15u) == 0 &&
+                                (!TWO || (((unsigned long long)(y + base)) & 15u) == 0);
+        for (int i = lane; i < F::DIGITS; i += 32)
+            w.d[i] = 0;
+        w.special = 0.0f;
+        w.flags = 0;
+        Front f;
+        f.init(lanes + threadIdx.x, BLOCK);
+        __syncwarp();
+        for (u64 c0 = p0 + (u64)in_unit * CHUNK; c0 < p1; c0 += (u64)uw * CHUNK) {
+            const u64 c1 = c0 + CHUNK < p1 ? c0 + CHUNK : p1;
+            exact_chunk<T, TWO>(j, x, y, base, c0, c1, contiguous, lane, f);
+            f.flush(w, lane);
+            __syncwarp();
+            if (Shape::FRONT != EXACT_FRONT_DIRECT && lane == 0)
+                exact_normalize(w);
+            __syncwarp();
+        }
+        // The warp's state: its lanes' states summed (DIRECT), the special values and flags.
+        unsigned flags = f.flags() | w.flags;
+        float special = w.special;
+        if (Shape::FRONT == EXACT_FRONT_DIRECT) {
+            special += f.special();
+            __syncwarp();
+            for (int d = lane; d < F::DIGITS; d += 32) {
+                long long sum = 0;
+                for (int k = 0; k < 32; k++) // lane d reads lane (d + k)'s digit: 32 banks a step
+                    sum += lanes[d * BLOCK + (warp << 5) + ((d + k) & 31)];
+                w.d[d] = sum;
+            }
+        }
+        special = exact_warp_special(special);
+        flags = exact_warp_or(flags) | (p1 > p0 ? EXACT_ANY : 0u);
+        __syncwarp();
+        if (lane == 0) {
+            exact_normalize(w);
+            warp_special[warp] = special;
+            warp_flags[warp] = flags;
+        }
+        if (uw > 1) { // the unit's warps into its leader's state
+            __syncthreads();
+            if (in_unit == 0) {
+                for (int d = lane; d < F::DIGITS; d += 32) {
+                    long long sum = 0;
+                    for (int k = 0; k < uw; k++)
+                        sum += warp_digits[leader + k][d];
+                    warp_digits[leader][d] = sum;
+                }
+                float sp = 0.0f;
+                unsigned fl = 0;
+                for (int k = 0; k < uw; k++) {
+                    sp += warp_special[leader + k];
+                    fl |= warp_flags[leader + k];
+                }
+                __syncwarp();
+                if (lane == 0) {
+                    exact_normalize(w);
+                    warp_special[warp] = sp;
+                    warp_flags[warp] = fl;
+                }
+            }
+        }
+        __syncwarp();
+        if (live && in_unit == 0) {
+            w.special = warp_special[warp];
+            w.flags = warp_flags[warp];
+            if (j.splits == 1) {
+                if (lane == 0)
+                    exact_store<R>(j.out, exact_out_offset(j, o), exact_result<R, OP>(w, len));
+            } else {
+                long long *rec = j.states + u * ExactRecord<F>::WORDS;
+                for (int d = lane; d < F::DIGITS; d += 32)
+                    rec[d] = w.d[d];
+                if (lane == 0)
+                    rec[F::DIGITS] = (long long)((u64)w.flags << 32 | __float_as_uint(w.special));
+            }
+        }
+        if (uw > 1)
+            __syncthreads(); // the next unit's warps reuse the leader's digits
+        else
+            __syncwarp();
+    }
+}
+
+// The split outputs: each output's part records merged (any order: integer
+// sums) and rounded, a block an output.
+template <class T, class R, int OP>
+__global__ void __launch_bounds__(256) exact_finish(ExactJob j)
+{
+    enum { PROD = OP == EXACT_OP_SUM_SQUARES || OP == EXACT_OP_NORM2 || OP == EXACT_OP_DOT };
+    typedef typename ExactPlan<T, PROD>::F F;
+    enum { WORDS = ExactRecord<F>::WORDS, PER_LANE = (F::DIGITS + 31) / 32 };
+    __shared__ long long digits[8][F::DIGITS];
+    __shared__ float specials[8];
+    __shared__ unsigned flagss[8];
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    for (u64 o = blockIdx.x; o < j.nout; o += gridDim.x) {
+        long long sum[PER_LANE];
+#pragma unroll
+        for (int k = 0; k < PER_LANE; k++)
+            sum[k] = 0;
+        float sp = 0.0f;
+        unsigned fl = 0;
+        for (u64 p = warp; p < j.splits; p += 8) {
+            const long long *rec = j.states + (o * j.splits + p) * WORDS;
+#pragma unroll
+            for (int k = 0; k < PER_LANE; k++)
+                if (lane + 32 * k < F::DIGITS)
+                    sum[k] += rec[lane + 32 * k];
+            const u64 meta = (u64)rec[F::DIGITS];
+            sp += __uint_as_float((unsigned)meta);
+            fl |= (unsigned)(meta >> 32);
+        }
+#pragma unroll
+        for (int k = 0; k < PER_LANE; k++)
+            if (lane + 32 * k < F::DIGITS)
+                digits[warp][lane + 32 * k] = sum[k];
+        if (lane == 0) {
+            specials[warp] = sp;
+            flagss[warp] = fl;
+        }
+        __syncthreads();
+        if (warp == 0) {
+            for (int d = lane; d < F::DIGITS; d += 32) {
+                long long s = 0;
+                for (int k = 0; k < 8; k++)
+                    s += digits[k][d];
+                digits[0][d] = s;
+            }
+            __syncwarp();
+            if (lane == 0) {
+                Exact<F, ExactStrided> s;
+                s.d.p = digits[0];
+                s.d.stride = 1;
+                s.special = 0.0f;
+                s.flags = 0;
+                for (int k = 0; k < 8; k++) {
+                    s.special += specials[k];
+                    s.flags |= flagss[k];
+                }
+                exact_normalize(s);
+                long long base;
+                u64 len;
+                exact_output(j, o, base, len, false);
+                exact_store<R>(j.out, exact_out_offset(j, o), exact_result<R, OP>(s, len));
+            }
+        }
+        __syncthreads();
+    }
+}

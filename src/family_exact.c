@@ -1,0 +1,189 @@
+/*
+ * The exact family (kernels-src/exact.cu): the operators flagged
+ * CR_OP_EXACT, over every view. One kernel takes a part of an output a unit
+ * (a warp, or a block's warps); an output split into several parts leaves
+ * one state record a part in the stream's workspace, and a second kernel
+ * merges and rounds them. The split follows the loaded kernel's occupancy:
+ * one wave of units, within the workspace's partials area.
+ */
+#include "internal.h"
+
+#include <stdio.h>
+#include <string.h>
+
+struct cr_exact_force cr_exact_force;
+
+/* What exact.cu's ExactPlan and ExactShape give a request: the kind of front, the digits of
+ * its format, the chunk a warp takes between flushes and the block. */
+struct exact_shape {
+    int front; /* 0 half, 1 bins, 2 direct */
+    int digits;
+    unsigned chunk, block;
+};
+
+static int is_exact(const struct cr_request *r)
+{
+    return r->user == NULL && cr_op(r->op) != NULL && (cr_op(r->op)->flags & CR_OP_EXACT) != 0;
+}
+
+static int products(cured_op op)
+{
+    return op == CURED_OP_EXACT_SUM_SQUARES || op == CURED_OP_EXACT_NORM2 || op == CURED_OP_EXACT_DOT;
+}
+
+static struct exact_shape shape_of(const struct cr_request *r)
+{
+    const int prod = products(r->op);
+    struct exact_shape s = {1, 11, 1u << 14, 256};
+    switch (r->in) {
+    case CURED_TYPE_FLOAT16:
+        s.front = prod ? 1 : 0;
+        s.digits = prod ? 5 : 4;
+        s.chunk = prod ? 1u << 14 : 1u << 13;
+        break;
+    case CURED_TYPE_BFLOAT16:
+    case CURED_TYPE_FLOAT32:
+        s.front = prod ? 2 : 1;
+        s.digits = prod ? 20 : 11;
+        break;
+    default: /* FLOAT64 */
+        s.front = 2;
+        s.digits = prod ? 134 : 68;
+        s.block = prod ? 32 : 64; /* a lane's digits in 48 KiB of shared memory */
+        break;
+    }
+    return s;
+}
+
+/* The position of each operator in exact.cu's EXACT_OP_*. */
+static int op_index(cured_op op)
+{
+    switch (op) {
+    case CURED_OP_EXACT_MEAN: return 1;
+    case CURED_OP_EXACT_SUM_SQUARES: return 2;
+    case CURED_OP_EXACT_NORM2: return 3;
+    case CURED_OP_EXACT_DOT: return 4;
+    default: return 0;
+    }
+}
+
+static int offers(const struct cr_request *r)
+{
+    return r->algo == CURED_ALGO_AUTO && is_exact(r) && r->shape == CR_SHAPE_WHOLE && !r->state;
+}
+
+static void build(const struct cr_request *r, struct cr_unit *u)
+{
+    memset(u, 0, sizeof *u);
+    const struct exact_shape s = shape_of(r);
+    const char *t = cr_type_cxx(r->in), *res = cr_type_cxx(r->out);
+    u->file = "exact.cu";
+    u->block = (int)s.block;
+    u->unroll = 1;
+    u->nkernels = 2;
+    snprintf(u->kernels[0], sizeof u->kernels[0], "exact_reduce<%s, %s, %d, %u>", t, res, op_index(r->op), s.block);
+    snprintf(u->kernels[1], sizeof u->kernels[1], "exact_finish<%s, %s, %d>", t, res, op_index(r->op));
+    snprintf(u->label, sizeof u->label, "auto %s %s->%s (kernels-src/exact.cu)", cr_op(r->op)->name,
+             cr_type_name(r->in), cr_type_name(r->out));
+}
+
+static uint64_t min_u64(uint64_t a, uint64_t b)
+{
+    return a < b ? a : b;
+}
+
+void cr_exact_split(const struct cr_request *r, uint64_t nout, uint64_t len, uint64_t resident_blocks,
+                    size_t area, unsigned *splits, unsigned *unit_warps, uint64_t *part)
+{
+    const struct exact_shape s = shape_of(r);
+    const unsigned warps = s.block / 32;
+    unsigned uw = len >= (uint64_t)s.chunk * warps ? warps : 1;
+    if (cr_exact_force.unit_warps == 1 || cr_exact_force.unit_warps == warps)
+        uw = cr_exact_force.unit_warps;
+    const uint64_t units = (resident_blocks ? resident_blocks : 1) * (warps / uw);
+    const uint64_t record = ((uint64_t)s.digits + 1) * 8;
+    uint64_t n = 1;
+    if (nout < units)
+        n = min_u64((units + nout - 1) / nout, (len + (uint64_t)s.chunk * uw - 1) / ((uint64_t)s.chunk * uw));
+    if (cr_exact_force.splits)
+        n = cr_exact_force.splits;
+    n = min_u64(n, area / (nout * record)); /* one record a part in the partials area */
+    n = min_u64(n, 1u << 30);
+    if (n < 2)
+        n = 1;
+    uint64_t p = (len + n - 1) / n;
+    p = (p + s.chunk - 1) / s.chunk * s.chunk; /* parts start on a chunk: 16-byte vectors stay aligned */
+    if (p == 0)
+        p = s.chunk;
+    n = (len + p - 1) / p;
+    *splits = n < 1 ? 1 : (unsigned)n;
+    *unit_warps = uw;
+    *part = n <= 1 ? (uint64_t)1 << 62 : p;
+}
+
+static void plan(const struct cr_request *r, const struct cr_unit *u, const struct cr_kernel *k,
+                 const struct cr_device_facts *dev, const struct cr_args *a, struct cr_plan *p)
+{
+    (void)u;
+    const struct exact_shape s = shape_of(r);
+    const unsigned warps = s.block / 32;
+    struct cr_exact_job j;
+    memset(&j, 0, sizeof j);
+    j.in = (CUdeviceptr)(uintptr_t)a->in;
+    j.in2 = (CUdeviceptr)(uintptr_t)a->in2;
+    j.out = a->out;
+    j.states = a->ws + CR_WS_PARTIALS;
+    const struct cr_geometry *g = a->geo;
+    if (g == NULL) { /* a whole array: the one-output case */
+        j.nout = 1;
+        j.len = a->n;
+        j.red.n = 1;
+        j.red.extent[0] = (cr_i64)a->n;
+        j.red.stride[0] = 1;
+        j.view = EXACT_VIEW_LINEAR;
+    } else if (g->begin != NULL) {
+        j.nout = g->nout;
+        j.begin = (CUdeviceptr)(uintptr_t)g->begin;
+        j.end = (CUdeviceptr)(uintptr_t)g->end;
+        j.offsets_32 = (cr_u32)g->offsets_32;
+        j.guard.limit = g->limit;
+        j.guard.bad = a->ws + CR_WS_ERROR;
+        j.view = EXACT_VIEW_SEGMENTS;
+    } else {
+        j.nout = g->nout;
+        j.len = g->len;
+        j.kept = g->kept;
+        j.red = g->red;
+        j.view = g->red.n > 1 ? EXACT_VIEW_GENERAL : EXACT_VIEW_LINEAR;
+    }
+    const uint64_t resident = cr_resident(k, dev);
+    if (j.view == EXACT_VIEW_SEGMENTS) { /* a warp a segment */
+        j.splits = 1;
+        j.unit_warps = 1;
+        j.part = (uint64_t)1 << 62;
+    } else {
+        unsigned splits, uw;
+        uint64_t part;
+        cr_exact_split(r, j.nout, j.len, resident, cr_partials_area(dev), &splits, &uw, &part);
+        j.splits = splits;
+        j.unit_warps = uw;
+        j.part = part;
+    }
+    const uint64_t units = j.nout * j.splits, per_block = warps / j.unit_warps;
+    uint64_t grid = (units + per_block - 1) / per_block;
+    if (cr_exact_force.grid)
+        grid = cr_exact_force.grid;
+    struct cr_launch *l = cr_plan_launch(p, 0, cr_div_up(grid, 1), s.block);
+    cr_plan_struct(p, l, &j, sizeof j);
+    if (j.splits > 1) {
+        l = cr_plan_launch(p, 1, cr_div_up(min_u64(j.nout, resident ? resident : 1), 1), 256);
+        cr_plan_struct(p, l, &j, sizeof j);
+    }
+}
+
+static int enumerate(size_t i, struct cr_request *r)
+{
+    return cr_request_enumerate(i, CR_OP_EXACT, 0, r);
+}
+
+const struct cr_family cr_family_exact = {"exact", "exact.cu", 0, offers, build, plan, enumerate};
