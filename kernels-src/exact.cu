@@ -130,6 +130,26 @@ template <class R, int OP, class F, class D> __device__ __forceinline__ u64 exac
     return exact_round<R>(s);
 }
 
+// Where a unit's state ends: its result, or (STATE: a communicator's rank)
+// its record at out + o * slot: the element count, the digits, the special
+// value and flags (src/family_exact.c's cr_exact_state_bytes sizes it). The
+// warp's lanes call it together.
+template <class R, int OP, bool STATE, class F, class D>
+__device__ __forceinline__ void exact_emit(const ExactJob &j, u64 o, u64 len, const Exact<F, D> &s, int lane)
+{
+    if (STATE) {
+        long long *rec = (long long *)j.out + o * (ExactRecord<F>::WORDS + 1);
+        for (int d = lane; d < F::DIGITS; d += 32)
+            rec[1 + d] = s.d[d];
+        if (lane == 0) {
+            rec[0] = (long long)len;
+            rec[1 + F::DIGITS] = (long long)((u64)s.flags << 32 | __float_as_uint(s.special));
+        }
+    } else if (lane == 0) {
+        exact_store<R>(j.out, exact_out_offset(j, o), exact_result<R, OP>(s, len));
+    }
+}
+
 // One lane's front and the terms it takes.
 template <class T, bool PROD, int FRONT> struct ExactFront;
 
@@ -276,7 +296,7 @@ __device__ __forceinline__ void exact_chunk(const ExactJob &j, const T *x, const
 }
 
 // T the element type, R the result's, OP one of EXACT_OP_*.
-template <class T, class R, int OP, int BLOCK>
+template <class T, class R, int OP, int BLOCK, bool STATE>
 __global__ void __launch_bounds__(BLOCK) exact_reduce(ExactJob j)
 {
     enum { PROD = OP == EXACT_OP_SUM_SQUARES || OP == EXACT_OP_NORM2 || OP == EXACT_OP_DOT, TWO = OP == EXACT_OP_DOT };
@@ -379,8 +399,7 @@ __global__ void __launch_bounds__(BLOCK) exact_reduce(ExactJob j)
             w.special = warp_special[warp];
             w.flags = warp_flags[warp];
             if (j.splits == 1) {
-                if (lane == 0)
-                    exact_store<R>(j.out, exact_out_offset(j, o), exact_result<R, OP>(w, len));
+                exact_emit<R, OP, STATE>(j, o, len, w, lane);
             } else {
                 long long *rec = j.states + u * ExactRecord<F>::WORDS;
                 for (int d = lane; d < F::DIGITS; d += 32)
@@ -398,7 +417,7 @@ __global__ void __launch_bounds__(BLOCK) exact_reduce(ExactJob j)
 
 // The split outputs: each output's part records merged (any order: integer
 // sums) and rounded, a block an output.
-template <class T, class R, int OP>
+template <class T, class R, int OP, bool STATE>
 __global__ void __launch_bounds__(256) exact_finish(ExactJob j)
 {
     enum { PROD = OP == EXACT_OP_SUM_SQUARES || OP == EXACT_OP_NORM2 || OP == EXACT_OP_DOT };
@@ -442,23 +461,70 @@ __global__ void __launch_bounds__(256) exact_finish(ExactJob j)
                 digits[0][d] = s;
             }
             __syncwarp();
-            if (lane == 0) {
-                Exact<F, ExactStrided> s;
-                s.d.p = digits[0];
-                s.d.stride = 1;
-                s.special = 0.0f;
-                s.flags = 0;
-                for (int k = 0; k < 8; k++) {
-                    s.special += specials[k];
-                    s.flags |= flagss[k];
-                }
-                exact_normalize(s);
-                long long base;
-                u64 len;
-                exact_output(j, o, base, len, false);
-                exact_store<R>(j.out, exact_out_offset(j, o), exact_result<R, OP>(s, len));
+            Exact<F, ExactStrided> s;
+            s.d.p = digits[0];
+            s.d.stride = 1;
+            s.special = 0.0f;
+            s.flags = 0;
+            for (int k = 0; k < 8; k++) {
+                s.special += specials[k];
+                s.flags |= flagss[k];
             }
+            if (lane == 0)
+                exact_normalize(s);
+            __syncwarp();
+            long long base;
+            u64 len;
+            exact_output(j, o, base, len, false);
+            exact_emit<R, OP, STATE>(j, o, len, s, lane);
         }
         __syncthreads();
+    }
+}
+
+// A communicator's gathered records (nranks blocks of record_bytes, output
+// o's at o * slot in each) merged and rounded into nout dense results: a
+// warp an output.
+template <class T, class R, int OP>
+__global__ void __launch_bounds__(256) exact_combine(const char *records, u64 record_bytes, unsigned nranks, u64 nout,
+                                                     u64 slot, void *out)
+{
+    enum { PROD = OP == EXACT_OP_SUM_SQUARES || OP == EXACT_OP_NORM2 || OP == EXACT_OP_DOT };
+    typedef typename ExactPlan<T, PROD>::F F;
+    enum { PER_LANE = (F::DIGITS + 31) / 32 };
+    __shared__ long long digits[8][F::DIGITS];
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    for (u64 o = (u64)blockIdx.x * 8 + warp; o < nout; o += (u64)gridDim.x * 8) {
+        long long sum[PER_LANE];
+#pragma unroll
+        for (int k = 0; k < PER_LANE; k++)
+            sum[k] = 0;
+        Exact<F, ExactStrided> s;
+        s.d.p = digits[warp];
+        s.d.stride = 1;
+        s.special = 0.0f;
+        s.flags = 0;
+        u64 count = 0;
+        for (unsigned r = 0; r < nranks; r++) {
+            const long long *rec = (const long long *)(records + r * record_bytes + o * slot);
+#pragma unroll
+            for (int k = 0; k < PER_LANE; k++)
+                if (lane + 32 * k < F::DIGITS)
+                    sum[k] += rec[1 + lane + 32 * k];
+            const u64 meta = (u64)rec[1 + F::DIGITS];
+            s.special += __uint_as_float((unsigned)meta);
+            s.flags |= (unsigned)(meta >> 32);
+            count += (u64)rec[0];
+        }
+#pragma unroll
+        for (int k = 0; k < PER_LANE; k++)
+            if (lane + 32 * k < F::DIGITS)
+                digits[warp][lane + 32 * k] = sum[k];
+        __syncwarp();
+        if (lane == 0) {
+            exact_normalize(s);
+            exact_store<R>(out, (long long)o, exact_result<R, OP>(s, count));
+        }
+        __syncwarp();
     }
 }

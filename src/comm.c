@@ -206,6 +206,9 @@ cured_status cr_comm_call(const struct cr_call *c, struct cr_planned *p)
         return cr_comm_custom(c, &p->r);
     cured_comm cc = c->comm;
     const void *in2 = p->r.ninputs == 2 ? c->in2 : NULL;
+    if (cr_comm_room(cc, &p->r) == 0)
+        return cr_fail(CURED_ERROR_INVALID_VALUE, "%s: one %s record outgrows the communicator's %zu outputs (max_outputs)",
+                       c->name, cr_op(p->r.op)->name, cc->max_outputs);
     if (c->host_out)
         return cr_comm_sync(cc, &p->r, c->in, in2, c->n, c->out, c->stream);
     cured_status st = cr_comm_check_memory(cc, &p->r, c->in, in2, c->n, c->out);
@@ -219,7 +222,7 @@ static cured_status sync_status(const struct cr_request *r, uint64_t total, cons
     if (total == 0 && (o->flags & CR_OP_NO_EMPTY))
         return cr_fail(CURED_ERROR_EMPTY_INPUT, "every rank's shard is empty, and this operator has no value for that");
     const int mean = cr_op_base(r->op) == CURED_OP_MEAN;
-    if ((o->flags & CR_OP_STATS) && ((mean && total == 0) ||
+    if ((o->flags & (CR_OP_STATS | CR_OP_DOF)) && ((mean && total == 0) ||
                                      ((o->flags & CR_OP_DOF) && !mean && (double)total <= r->ddof)))
         return cr_fail(CURED_ERROR_TOO_FEW_ELEMENTS, "%llu elements over all ranks are too few for CURED_OP_%s",
                        (unsigned long long)total, o->name);

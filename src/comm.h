@@ -31,6 +31,13 @@ static inline CUdeviceptr cr_comm_mine(cured_comm cc, const struct cr_request *s
 {
     return cc->records + (CUdeviceptr)cc->rank * nout * cr_state_slot(sr);
 }
+/* Outputs of the plain request r whose records the buffers hold (max_outputs, fewer for records over
+ * CR_COMM_SLOT_MAX bytes: the exact sums'). */
+static inline uint64_t cr_comm_room(cured_comm cc, const struct cr_request *r)
+{
+    const uint64_t room = (uint64_t)cc->max_outputs * CR_COMM_SLOT_MAX / cr_state_slot(r);
+    return room < cc->max_outputs ? room : cc->max_outputs;
+}
 /* Load the combine kernel of the (plain) request r now, so that a failure launches nothing. */
 cured_status cr_comm_prepare(cured_comm cc, const struct cr_request *r);
 /* The local records of nout outputs are written (or launched): gather them in

@@ -125,13 +125,17 @@ cured_status cr_comm_axes(const struct cr_call *c, struct cr_planned *p)
         }
     if ((st = cr_comm_prepare(cc, &r)) != CURED_SUCCESS)
         return st;
-    if (g.nout <= cc->max_outputs || k0 < 0)
+    const uint64_t room = cr_comm_room(cc, &r);
+    if (room == 0)
+        return cr_fail(CURED_ERROR_INVALID_VALUE, "one %s record outgrows the communicator's %zu outputs (max_outputs)",
+                       cr_op(r.op)->name, cc->max_outputs);
+    if (g.nout <= room || k0 < 0)
         return chunk(cc, op, in, in_type, lay, axes, out_type, &r, g.nout, (CUdeviceptr)(uintptr_t)out, stream);
-    if (inner > cc->max_outputs)
+    if (inner > room)
         return cr_fail(CURED_ERROR_INVALID_VALUE,
-                       "%llu outputs per index of the outermost kept axis exceed the communicator's %zu (max_outputs)",
-                       (unsigned long long)inner, cc->max_outputs);
-    const int64_t rows = (int64_t)(cc->max_outputs / inner), extent = lay->extent[k0];
+                       "%llu outputs per index of the outermost kept axis exceed the communicator's room for %llu "
+                       "(max_outputs %zu)", (unsigned long long)inner, (unsigned long long)room, cc->max_outputs);
+    const int64_t rows = (int64_t)(room / inner), extent = lay->extent[k0];
     for (int64_t i = 0; i < extent && st == CURED_SUCCESS; i += rows) {
         cured_layout part = *lay;
         part.extent[k0] = extent - i < rows ? extent - i : rows;

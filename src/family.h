@@ -281,6 +281,8 @@ struct cr_exact_force {
 extern struct cr_exact_force cr_exact_force;
 /* Parts an output (*splits), warps a unit and elements a part of an exact request's nout outputs of len elements:
  * one wave of units of resident_blocks, one state record a part within area bytes. */
+/* Bytes of an exact request's state: its digits, then the special value and flags. */
+size_t cr_exact_state_bytes(const struct cr_request *r);
 void cr_exact_split(const struct cr_request *r, uint64_t nout, uint64_t len, uint64_t resident_blocks, size_t area,
                     unsigned *splits, unsigned *unit_warps, uint64_t *part);
 

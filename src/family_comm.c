@@ -15,7 +15,8 @@
 
 static int offers(const struct cr_request *r)
 {
-    return r->algo == CURED_ALGO_AUTO && r->shape == CR_SHAPE_COMBINE && r->user == NULL; /* DOT too: sums */
+    return r->algo == CURED_ALGO_AUTO && r->shape == CR_SHAPE_COMBINE && r->user == NULL && /* DOT too: sums */
+           !(cr_op(r->op)->flags & CR_OP_EXACT); /* exact records: the exact family's combine */
 }
 
 /* combine_states<Functor, Accumulator, RAW>, the accumulator named as the state records name it. */

@@ -67,24 +67,39 @@ static int op_index(cured_op op)
     }
 }
 
+/* Every view's request (the planner makes them all WHOLE), its state records, and the combine of a
+ * communicator's gathered records. */
 static int offers(const struct cr_request *r)
 {
-    return r->algo == CURED_ALGO_AUTO && is_exact(r) && r->shape == CR_SHAPE_WHOLE && !r->state;
+    return r->algo == CURED_ALGO_AUTO && is_exact(r) && (r->shape == CR_SHAPE_WHOLE || r->shape == CR_SHAPE_COMBINE);
+}
+
+size_t cr_exact_state_bytes(const struct cr_request *r)
+{
+    return ((size_t)shape_of(r).digits + 1) * 8;
 }
 
 static void build(const struct cr_request *r, struct cr_unit *u)
 {
     memset(u, 0, sizeof *u);
     const struct exact_shape s = shape_of(r);
-    const char *t = cr_type_cxx(r->in), *res = cr_type_cxx(r->out);
+    const char *t = cr_type_cxx(r->in), *res = cr_type_cxx(r->out), *state = r->state ? "true" : "false";
     u->file = "exact.cu";
-    u->block = (int)s.block;
     u->unroll = 1;
-    u->nkernels = 2;
-    snprintf(u->kernels[0], sizeof u->kernels[0], "exact_reduce<%s, %s, %d, %u>", t, res, op_index(r->op), s.block);
-    snprintf(u->kernels[1], sizeof u->kernels[1], "exact_finish<%s, %s, %d>", t, res, op_index(r->op));
-    snprintf(u->label, sizeof u->label, "auto %s %s->%s (kernels-src/exact.cu)", cr_op(r->op)->name,
-             cr_type_name(r->in), cr_type_name(r->out));
+    if (r->shape == CR_SHAPE_COMBINE) {
+        u->block = 256;
+        u->nkernels = 1;
+        snprintf(u->kernels[0], sizeof u->kernels[0], "exact_combine<%s, %s, %d>", t, res, op_index(r->op));
+    } else {
+        u->block = (int)s.block;
+        u->nkernels = 2;
+        snprintf(u->kernels[0], sizeof u->kernels[0], "exact_reduce<%s, %s, %d, %u, %s>", t, res, op_index(r->op),
+                 s.block, state);
+        snprintf(u->kernels[1], sizeof u->kernels[1], "exact_finish<%s, %s, %d, %s>", t, res, op_index(r->op), state);
+    }
+    snprintf(u->label, sizeof u->label, "%s %s %s->%s%s (kernels-src/exact.cu)",
+             r->shape == CR_SHAPE_COMBINE ? "combine" : "auto", cr_op(r->op)->name, cr_type_name(r->in),
+             cr_type_name(r->out), r->state ? " state" : "");
 }
 
 static uint64_t min_u64(uint64_t a, uint64_t b)
@@ -127,6 +142,17 @@ static void plan(const struct cr_request *r, const struct cr_unit *u, const stru
     (void)u;
     const struct exact_shape s = shape_of(r);
     const unsigned warps = s.block / 32;
+    if (r->shape == CR_SHAPE_COMBINE) { /* a warp an output */
+        const struct cr_gather *g = a->gather;
+        struct cr_launch *l = cr_plan_launch(p, 0, cr_div_up(g->nout, 8), 256);
+        cr_plan_param(p, l, g->records);
+        cr_plan_param(p, l, g->record_bytes);
+        cr_plan_param(p, l, (uint64_t)(unsigned)g->nranks);
+        cr_plan_param(p, l, g->nout);
+        cr_plan_param(p, l, g->slot);
+        cr_plan_param(p, l, a->out);
+        return;
+    }
     struct cr_exact_job j;
     memset(&j, 0, sizeof j);
     j.in = (CUdeviceptr)(uintptr_t)a->in;

@@ -18,6 +18,8 @@ size_t cr_state_slot(const struct cr_request *r)
 {
     if (r->state) /* already a state request: its result is the record */
         return r->acc.result_size;
+    if (r->user == NULL && (cr_op(r->op)->flags & CR_OP_EXACT)) /* the count, the digits, special value and flags */
+        return CR_RECORD_STATE + cr_exact_state_bytes(r);
     size_t s = cr_state_raw(r) ? r->acc.size : r->acc.result_size;
     return CR_RECORD_STATE + (s + 7) / 8 * 8;
 }

@@ -144,6 +144,9 @@ static cured_status call(cured_op op, cured_type in, cured_type out, CUdeviceptr
     if (op == CURED_OP_DOT)
         return async ? cured_dot_async(H, DP(x), DP(y), in, n, res, out, s)
                      : cured_dot(H, DP(x), DP(y), in, n, res, out, s);
+    if (op == CURED_OP_EXACT_DOT)
+        return async ? cured_exact_dot_async(H, DP(x), DP(y), in, n, res, out, s)
+                     : cured_exact_dot(H, DP(x), DP(y), in, n, res, out, s);
     return async ? cured_reduce_async(H, op, CURED_ALGO_AUTO, DP(x), in, n, res, out, s)
                  : cured_reduce(H, op, CURED_ALGO_AUTO, DP(x), in, n, res, out, s);
 }

@@ -57,7 +57,7 @@ START_TEST(test_check_args_enums)
                 CURED_TYPE_INT32, 10, OUT_OK, CURED_TYPE_INT64);
     expect_args(CURED_ERROR_INVALID_ENUM, "12", CURED_OP_SUM, CURED_ALGO_AUTO, IN_OK,
                 (cured_type)CURED_TYPE_COUNT, 10, OUT_OK, CURED_TYPE_INT64);
-    expect_args(CURED_ERROR_INVALID_ENUM, "28", (cured_op)CURED_OP_COUNT, CURED_ALGO_AUTO, IN_OK,
+    expect_args(CURED_ERROR_INVALID_ENUM, "33", (cured_op)CURED_OP_COUNT, CURED_ALGO_AUTO, IN_OK,
                 CURED_TYPE_INT32, 10, OUT_OK, CURED_TYPE_INT64);
 }
 END_TEST
@@ -106,6 +106,15 @@ static int documented(cured_op op, cured_type in, cured_type res[4])
         return n;
     case CR_RULE_COUNT: /* int64 for every type */
         res[n++] = CURED_TYPE_INT64;
+        return n;
+    case CR_RULE_EXACT: /* float elements: their own type and the wider floats (the default: float32 first) */
+        if (is_signed || is_unsigned)
+            return 0;
+        if (is_half || in == CURED_TYPE_FLOAT32)
+            res[n++] = CURED_TYPE_FLOAT32;
+        res[n++] = CURED_TYPE_FLOAT64;
+        if (is_half)
+            res[n++] = in;
         return n;
     case CR_RULE_STATS: /* float32 or float64 for 16/32-bit floats, float64 otherwise */
         if (is_half || in == CURED_TYPE_FLOAT32)
