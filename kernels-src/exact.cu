@@ -288,7 +288,7 @@ __device__ __forceinline__ void exact_chunk(const ExactJob &j, const T *x, const
         }
         return;
     }
-    const long long stride = j.red.n ? j.red.stride[0] : 0;
+    const long long stride = j.view == EXACT_VIEW_SEGMENTS ? 1 : j.red.n ? j.red.stride[0] : 0;
     for (u64 i = c0 + lane; i < c1; i += 32) {
         const long long at = base + (long long)i * stride;
         f.take(x[at], TWO ? y[at] : x[at]);
@@ -331,7 +331,8 @@ __global__ void __launch_bounds__(BLOCK) exact_reduce(ExactJob j)
             exact_output(j, o, base, len, lane == 0 && in_unit == 0 && p == 0);
         const u64 p0 = p * j.part < len ? p * j.part : len;
         const u64 p1 = live ? (p0 + j.part < len ? p0 + j.part : len) : p0;
-        const bool contiguous = j.view == EXACT_VIEW_LINEAR && j.red.n == 1 && j.red.stride[0] == 1 &&
+        const bool contiguous = (j.view == EXACT_VIEW_SEGMENTS || (j.view == EXACT_VIEW_LINEAR && j.red.n == 1 &&
+                                                                   j.red.stride[0] == 1)) &&
                                 (((unsigned long long)(x + base)) & 15u) == 0 &&
                                 (!TWO || (((unsigned long long)(y + base)) & 15u) == 0);
         for (int i = lane; i < F::DIGITS; i += 32)

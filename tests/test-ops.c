@@ -60,7 +60,7 @@ static void run_case(struct ops_batch *b, cured_op op, cured_type in, cured_type
 {
     const size_t size = ref_size(in);
     const struct ops_input *x = ops_input(in, fl), *y = NULL;
-    if (op == CURED_OP_DOT)
+    if (cr_op(op)->flags & CR_OP_TWO_INPUTS)
         y = ops_input(in, fl == FL_REAL ? FL_REAL2 : FL_RAND2);
     ck_assert_msg(xoff + n <= x->n && yoff + n <= x->n, "test bug: case past the input");
     struct ref_result r;
@@ -108,7 +108,7 @@ static void run_spec(cured_op op, cured_type in, cured_type out, size_t spec)
     run_case(&b, op, in, out, fl, 33, o1, o1, ASYNC);
     run_case(&b, op, in, out, fl, big, 0, 0, ASYNC);
     run_case(&b, op, in, out, fl, big, o2, o2, ASYNC);
-    if (op == CURED_OP_DOT) { /* inputs at different offsets within 16 bytes: the scalar path */
+    if (cr_op(op)->flags & CR_OP_TWO_INPUTS) { /* inputs at different offsets within 16 bytes: the scalar path */
         run_case(&b, op, in, out, fl, 33, 0, 1, ASYNC);
         run_case(&b, op, in, out, fl, 33, o1, o3, ASYNC);
         run_case(&b, op, in, out, fl, big, 1, 0, ASYNC);
