@@ -290,9 +290,11 @@ typedef enum cured_type {
  * elements (of their exact squares, of the exact products x[i] * y[i])
  * rounded once to nearest, ties to even, in the result type; EXACT_MEAN is
  * the exact sum divided by the element count, rounded once; EXACT_NORM2 is
- * the square root of the correctly rounded sum of squares, rounded once
- * more (for FLOAT16, BFLOAT16 and FLOAT32 results this is the correctly
- * rounded square root of the exact sum of squares' rounding). The sum is
+ * the square root of the sum of squares correctly rounded to float64, taken
+ * in float64 (correctly rounded) and rounded once more to the result type:
+ * for a FLOAT64 result the square root of the correctly rounded sum of
+ * squares, for the narrower ones within one rounding of the exact norm (and
+ * finite where only the sum of squares overflows the result type). The sum is
  * held exactly on the GPU (fixed-point integers; no term is rounded), so
  * the result depends only on the multiset of elements: it is bitwise the
  * same on every GPU, for every launch geometry, for any layout of the same
@@ -303,8 +305,11 @@ typedef enum cured_type {
  * math.fsum. IEEE rules: NaN if any element (any product) is NaN or if
  * both +inf and -inf occur (inf * 0 is NaN); otherwise +inf or -inf if
  * one occurs; otherwise +inf or -inf when the exact sum rounds past the
- * largest finite value of the result type; -0.0 only when there are
- * elements and every term is -0.0; subnormal results and terms are exact.
+ * largest finite value of the result type; an exact sum of zero is -0.0
+ * only when there are elements and every term is -0.0 (+0.0 otherwise),
+ * while a nonzero value that rounds to zero keeps its sign (a negative
+ * mean or a dot product below the smallest subnormal gives -0.0, as IEEE
+ * rounding does); subnormal results and terms are exact.
  * n == 0 gives +0.0, and NaN for EXACT_MEAN (the synchronous calls return
  * CURED_ERROR_TOO_FEW_ELEMENTS instead, as for MEAN). They take no ddof
  * (the statistics calls refuse them). The cost: one read of the data, as

@@ -489,13 +489,14 @@ template <class R> __device__ __forceinline__ double exact_bits_double(u64 bits)
     return neg ? -v : v;
 }
 
-// NORM2: the square root of the correctly rounded sum of squares, rounded
-// once more to R. The square root in double of a value of R is correctly
-// rounded for R too (53 >= 2 P + 2 for P <= 24: the second rounding cannot
-// land on a tie), and is itself the result for double.
+// NORM2: the square root of the sum of squares rounded to double, in double
+// (correctly rounded), rounded once more to R. For double that is the square
+// root of the correctly rounded sum; for the narrower types the sum keeps 53
+// bits before the root, so a sum of squares past R's range can still give a
+// finite norm, and the result is within one rounding of the exact norm.
 template <class R, class F, class D> __device__ __forceinline__ u64 exact_norm2(const Exact<F, D> &s)
 {
-    const double sq = exact_bits_double<R>(exact_round<R>(s));
+    const double sq = __longlong_as_double((long long)exact_round<double>(s));
     return exact_round_double<R>(sqrt(sq));
 }
 

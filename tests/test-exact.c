@@ -280,7 +280,7 @@ static uint64_t ref_round(const struct ref *r, int t, uint64_t n) /* n: 1 for th
     return search(t, &mag, n, neg);
 }
 /* NORM2: the correctly rounded square root of the correctly rounded sum of squares. */
-static uint64_t ref_norm2(const struct ref *r, int t)
+static uint64_t sqrt_of_rounded(const struct ref *r, int t) /* the correctly rounded sqrt of the sum rounded to t */
 {
     const uint64_t s = ref_round(r, t, 1);
     if (is_nan_bits(t, s) || s == inf_bits(t) || (s & ~sign_bit(t)) == 0)
@@ -309,6 +309,18 @@ static uint64_t ref_norm2(const struct ref *r, int t)
     pattern(t, lo, &m, &e);
     big_of(&mid2, (2 * m + 1) * (2 * m + 1), 2 * e - 2); /* the midpoint's square: never a tie */
     return big_cmp(&sq, &mid2) > 0 ? lo + 1 : lo;
+}
+/* NORM2: the square root of the sum of squares rounded to float64, correctly rounded in float64, then rounded once
+ * to t (for float64: the square root of the correctly rounded sum). */
+static uint64_t ref_norm2(const struct ref *r, int t)
+{
+    const uint64_t d = sqrt_of_rounded(r, ET_DOUBLE);
+    if (t == ET_DOUBLE)
+        return d;
+    struct ref one;
+    ref_init(&one);
+    ref_term(&one, value(ET_DOUBLE, d));
+    return ref_round(&one, t, 1);
 }
 
 /* ---- Running the header ---- */
