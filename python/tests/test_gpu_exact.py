@@ -213,3 +213,20 @@ def test_exact_bfloat16(gpu):
     assert r.dtype == torch.bfloat16
     assert host_bits(r.float().cpu().numpy()) == [bits(exact_sum(terms(row), "bfloat16"))
                                                   for row in host.reshape(30, 100)]
+
+
+def test_norm_against_numpy(xp):
+    """cured.norm without exact=: numpy.linalg.norm's values (to rounding) and result types."""
+    rng = np.random.default_rng(SEED + 6)
+    for dtype in ("float32", "int32"):
+        host = (rng.standard_normal((6, 50)) * 10).astype(dtype)
+        dev = xp.array(host)
+        ref = host.astype("float64")
+        want_type = "float64" if dtype == "int32" else dtype
+        got = cured.norm(dev)
+        assert isinstance(got, float) and math.isclose(got, np.linalg.norm(ref), rel_tol=1e-5)
+        for axis, keepdims in ((1, False), (0, True), ((0, 1), False)):
+            r = cured.norm(dev, axis=axis, keepdims=keepdims)
+            want = np.linalg.norm(ref, axis=axis, keepdims=keepdims)
+            assert str(r.dtype).rsplit(".", 1)[-1] == want_type
+            assert np.allclose(xp.get(r), want, rtol=1e-5) and xp.get(r).shape == want.shape, (dtype, axis)

@@ -174,3 +174,48 @@ def test_reference_rules():
         with warnings.catch_warnings():
             warnings.simplefilter("error")
             assert bits(exact_sum(xs, "float64")) == bits(math.fsum(xs))
+
+
+def test_exact_calls_reach_the_library_on_a_fake_device():
+    """The exact paths end to end on tests/fakecuda.c's device (kernels compile
+    with NVRTC and are counted, not run): the whole-array calls, the axis path,
+    cured_exact_dot's prototypes; each launches, an empty mean launches nothing."""
+    need_library()
+    from test_offgpu import _fake_driver
+    fake = _fake_driver()
+    if fake is None:
+        pytest.skip("tests/.libs/libfakecuda.so not built (make check builds it)")
+    code = """if 1:
+        import ctypes, os, warnings
+        import cured
+        fake = ctypes.CDLL(os.environ["CURED_CUDA_DRIVER_LIBRARY"])
+        fake.fake_alloc.restype = ctypes.c_void_p
+        fake.fake_alloc.argtypes = [ctypes.c_size_t, ctypes.c_int, ctypes.c_size_t]
+        class F:
+            def __init__(s, ptr, shape, t, strides=None):
+                s.__cuda_array_interface__ = {"shape": shape, "typestr": t, "data": (ptr, False),
+                                              "strides": strides, "version": 2}
+        x, o = fake.fake_alloc(4096, 1, 0), fake.fake_alloc(256, 1, 0)
+        def launches(f):
+            before = fake.fake_launches()
+            r = f()
+            return min(fake.fake_launches() - before, 1), type(r).__name__
+        print(launches(lambda: cured.sum(F(x, (64,), "<f4"), exact=True)))
+        print(launches(lambda: cured.sum(F(x, (64,), "<f4"), out=F(o, (1,), "<f4"), exact=True)))
+        print(launches(lambda: cured.sum(F(x, (8, 8), "<f4"), axis=1, out=F(o, (8,), "<f4"), exact=True)))
+        print(launches(lambda: cured.sum(F(x, (8, 8), "<f4", strides=(4, 32)), out=F(o, (1,), "<f4"), exact=True)))
+        print(launches(lambda: cured.mean(F(x, (64,), "<f4"), exact=True)))
+        print(launches(lambda: cured.mean(F(x, (8, 8), "<f4"), axis=0, out=F(o, (8,), "<f4"), exact=True)))
+        print(launches(lambda: cured.dot(F(x, (64,), "<f8"), F(x, (64,), "<f8"), exact=True)))
+        print(launches(lambda: cured.dot(F(x, (64,), "<f8"), F(x, (64,), "<f8"), out=F(o, (1,), "<f8"), exact=True)))
+        print(launches(lambda: cured.norm(F(x, (64,), "<f4"), exact=True)))
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            print(launches(lambda: cured.mean(F(x, (0,), "<f4"), exact=True)))
+            print(launches(lambda: cured.mean(F(x, (0,), "<f4"), out=F(o, (1,), "<f4"), exact=True)))
+        """
+    r = _child(code, CURED_CUDA_DRIVER_LIBRARY=fake, FAKECUDA_DEVICE="1", CURED_CACHE_DISABLE="1")
+    assert r.returncode == 0, r.stderr
+    want = ["(1, 'float')", "(1, 'F')", "(1, 'F')", "(1, 'F')", "(1, 'float')", "(1, 'F')",
+            "(1, 'float')", "(1, 'F')", "(1, 'float')", "(0, 'float')", "(1, 'F')"]
+    assert r.stdout.split("\n")[:len(want)] == want, (r.stdout, r.stderr)
