@@ -35,7 +35,7 @@ __all__ = [
     "sum", "prod", "min", "max", "amin", "amax", "nanmin", "nanmax", "argmin", "argmax",
     "nanargmin", "nanargmax", "bitwise_and", "bitwise_or", "bitwise_xor", "all", "any", "dot",
     "mean", "var", "std", "logsumexp", "count_nonzero", "nansum", "nanmean", "nanvar", "nanstd",
-    "custom", "Custom", "CuredError", "LibraryNotFound", "AxisError", "library_version", "info",
+    "norm", "custom", "Custom", "CuredError", "LibraryNotFound", "AxisError", "library_version", "info",
 ]
 
 ALGO_AUTO = 0  # CURED_ALGO_AUTO: the library's own choice
@@ -98,17 +98,28 @@ def _no_axis(fn, axis, keepdims):
         raise NotImplementedError("cured.%s: keepdims=True is not supported for user-defined reductions" % fn)
 
 
-def _reduce(fn, name, a, axis, dtype, out, keepdims, stream, empty_error=None):
+def _reduce(fn, name, a, axis, dtype, out, keepdims, stream, empty_error=None, few=None):
     """The whole-array call for a contiguous array reduced whole, else the axis path;
-    name: the operator's name in the library's table ("SUM")."""
-    O, op = _ops(), _lib.tables().ops[name]
+    name: the operator's name in the library's table ("SUM"); few(n): the
+    RuntimeWarning of the axis path for n reduced elements, or None."""
+    O, op = _ops(), _op(fn, name)
     ARG_OPS = _arg_ops()
     # (NANMIN/NANMAX into out=: the axis path, which looks at the result for the
     # all-NaN warning; the whole-array call's status is not seen asynchronously.)
     if axis is None and not keepdims and _arrays.is_contiguous(a) and not (out is not None and op in (O.NANMIN, O.NANMAX)):
         return _run(fn, op, a, dtype, out, stream, empty_error=empty_error)
     return _axes.run(fn, lambda t, d: _plan(fn, op, t, d), ARG_OPS, (O.NANARGMIN, O.NANARGMAX), (O.NANMIN, O.NANMAX),
-                     a, axis, dtype, out, keepdims, stream, empty_error, single=op in ARG_OPS)
+                     a, axis, dtype, out, keepdims, stream, empty_error, single=op in ARG_OPS, few=few)
+
+
+def _op(fn, name):
+    """The operator's value in the library's table; an exact operator that an older
+    libcured lacks is a clear error."""
+    op = _lib.tables().ops.get(name)
+    if op is None:
+        raise NotImplementedError("cured.%s: the libcured in use (%s) has no operator %s" % (
+            fn, library_version(), name))
+    return op
 
 
 def _decode(raw, dtype):
@@ -126,6 +137,11 @@ def _plan(fn, op, in_dtype, dtype):
     src = "uint8" if in_dtype == "bool" else in_dtype
     want = _dtypes.dtype_name(dtype)
     O, ARG_OPS = _ops(), _arg_ops()
+    name = _lib.tables().names[op]
+    if name.startswith("EXACT_"):
+        return _exact_plan(fn, name, op, in_dtype, want)
+    if name == "NORM2":
+        return _norm_plan(fn, op, src, in_dtype, want)
     SUM, PRODUCT, DOT, NANSUM = O.SUM, O.PRODUCT, O.DOT, O.NANSUM
     if op in (SUM, PRODUCT, DOT, NANSUM):  # (NANSUM of integers: cured runs SUM, as NumPy)
         res = want or (_dtypes.sum_result(in_dtype) if op != DOT else in_dtype)
@@ -141,7 +157,6 @@ def _plan(fn, op, in_dtype, dtype):
         return op, src, cured_res, res, convert
     if want is not None:
         raise TypeError("cured.%s takes no dtype=" % fn)
-    name = _lib.tables().names[op]
     if name.startswith("NAN") and name[3:] in _lib.tables().ops and not _dtypes.is_float(in_dtype):
         op = _lib.tables().ops[name[3:]]  # integers have no NaN: NumPy takes the base operator
     if op in (O.AND, O.OR, O.XOR) and _dtypes.is_float(in_dtype):
@@ -153,11 +168,42 @@ def _plan(fn, op, in_dtype, dtype):
     return op, src, src, in_dtype, (bool if in_dtype == "bool" else None)
 
 
+def _exact_plan(fn, name, op, in_dtype, want):
+    """exact=True (the EXACT_ operators): float elements only; the result is
+    dtype= or, as NumPy's sum and mean of floats, the input's own type (the
+    library's default for float16/bfloat16 is float32, so it is asked for)."""
+    t = _lib.tables()
+    takes = [s for s in t.types if t.offered(name, s, s)]
+    if in_dtype not in takes:
+        raise TypeError("cured.%s: exact=True takes %s arrays, not %s" % (fn, ", ".join(takes), in_dtype))
+    res = want or in_dtype
+    if not t.offered(name, in_dtype, res):
+        offered = [r for r in t.types if t.offered(name, in_dtype, r)]
+        raise TypeError("cured.%s: exact=True with dtype=%s is not offered for %s input (cured gives %s)" % (
+            fn, res, in_dtype, " or ".join(offered)))
+    return op, in_dtype, res, res, None
+
+
+def _norm_plan(fn, op, src, in_dtype, want):
+    """numpy.linalg.norm's result type: float64 for integers and bool, floating
+    types keep their own (float16/bfloat16: computed in float32, rounded once after)."""
+    if want is not None:
+        raise TypeError("cured.%s takes no dtype=" % fn)
+    from ._stats import round_to
+    t = _lib.tables()
+    res = in_dtype if _dtypes.is_float(in_dtype) else "float64"
+    cured_res = res if t.offered("NORM2", src, res) else t.default_result("NORM2", src)
+    return op, src, cured_res, res, None if cured_res == res else (lambda v: round_to(v, res))
+
+
 def _run(fn, op, a, dtype=None, out=None, stream=None, y=None, empty_error=None):
     """op: a cured_op value, or its name in the library's table."""
     O, ARG_OPS = _ops(), _arg_ops()
     if isinstance(op, str):
-        op = _lib.tables().ops[op]
+        op = _op(fn, op)
+    # The two-input operators and their calls.
+    dot_call = {"DOT": "cured_dot", "EXACT_DOT": "cured_exact_dot"}.get(_lib.tables().names[op])
+    empty_mean = _lib.tables().names[op] == "EXACT_MEAN"
     arr = _arrays.device_array(a, stream)
     other = None
     try:
@@ -186,20 +232,28 @@ def _run(fn, op, a, dtype=None, out=None, stream=None, y=None, empty_error=None)
                 L, h = _lib.lib(), _lib.handle(arr.device)
                 in_t, out_t = _dtypes.TYPES[src][0], _dtypes.TYPES[cured_res][0]
                 stream_p = ctypes.c_void_p(arr.stream)
-                if op == O.DOT:
-                    code = L.cured_dot_async(h, arr.ptr, other.ptr, in_t, arr.n, dst.ptr, out_t, stream_p)
+                if dot_call is not None:
+                    code = getattr(L, dot_call + "_async")(h, arr.ptr, other.ptr, in_t, arr.n, dst.ptr, out_t,
+                                                           stream_p)
                 else:
                     code = L.cured_reduce_async(h, op, ALGO_AUTO, arr.ptr, in_t, arr.n, dst.ptr, out_t, stream_p)
                 _lib.check(code, "cured.%s" % fn)
             finally:
                 dst.release()
+            if empty_mean and arr.n == 0:  # the library wrote NaN
+                from ._stats import EMPTY_MEAN
+                warnings.warn(EMPTY_MEAN, RuntimeWarning, stacklevel=3)
             return out
+        if empty_mean and arr.n == 0:  # the synchronous call would return TOO_FEW_ELEMENTS, launching nothing
+            from ._stats import EMPTY_MEAN
+            warnings.warn(EMPTY_MEAN, RuntimeWarning, stacklevel=3)
+            return math.nan
         L, h = _lib.lib(), _lib.handle(arr.device)
         in_t, out_t = _dtypes.TYPES[src][0], _dtypes.TYPES[cured_res][0]
         stream_p = ctypes.c_void_p(arr.stream)
         raw = ctypes.create_string_buffer(16)
-        if op == O.DOT:
-            code = L.cured_dot(h, arr.ptr, other.ptr, in_t, arr.n, raw, out_t, stream_p)
+        if dot_call is not None:
+            code = getattr(L, dot_call)(h, arr.ptr, other.ptr, in_t, arr.n, raw, out_t, stream_p)
         else:
             code = L.cured_reduce(h, op, ALGO_AUTO, arr.ptr, in_t, arr.n, raw, out_t, stream_p)
         if code == _lib.tables().statuses["CURED_ERROR_ALL_NAN"]:
@@ -252,13 +306,17 @@ def _fill(fn, out, value, dtype, src):
     out[...] = value  # Numba and others
 
 
-def sum(a, axis=None, dtype=None, out=None, keepdims=False, *, stream=None):
+def sum(a, axis=None, dtype=None, out=None, keepdims=False, *, exact=False, stream=None):
     """Sum of the elements (numpy.sum). Integers widen to int64/uint64 unless
     dtype= names another integer type (the result then wraps modulo 2^bits,
     as NumPy's); floating types keep their type (float16/bfloat16 accumulate
     in float32, rounded once; dtype="float32" keeps that, dtype="float64"
-    sums float32 in float64); other float dtype= combinations: TypeError."""
-    return _reduce("sum", "SUM", a, axis, dtype, out, keepdims, stream)
+    sums float32 in float64); other float dtype= combinations: TypeError.
+    exact=True: the exact sum rounded once to nearest even (EXACT_SUM; for
+    float64 math.fsum's value), bitwise the same for any layout of the same
+    values; float arrays only (TypeError otherwise), into the input's type or
+    a wider float dtype=."""
+    return _reduce("sum", "EXACT_SUM" if exact else "SUM", a, axis, dtype, out, keepdims, stream)
 
 
 def nansum(a, axis=None, dtype=None, out=None, keepdims=False, *, stream=None):
@@ -346,10 +404,27 @@ def count_nonzero(a, axis=None, *, keepdims=False, out=None, stream=None):
     return _reduce("count_nonzero", "COUNT_NONZERO", a, axis, None, out, keepdims, stream)
 
 
-def dot(a, b, out=None, *, stream=None):
+def dot(a, b, out=None, *, exact=False, stream=None):
     """Dot product of two 1-D arrays of one type (numpy.dot): the result has
-    their type (integers wrap, as in NumPy)."""
-    return _run("dot", "DOT", a, None, out, stream, y=b)
+    their type (integers wrap, as in NumPy). exact=True: the exact sum of the
+    products rounded once (EXACT_DOT, cured_exact_dot); float arrays only."""
+    return _run("dot", "EXACT_DOT" if exact else "DOT", a, None, out, stream, y=b)
+
+
+def norm(x, ord=None, axis=None, keepdims=False, *, exact=False, stream=None):
+    """The 2-norm, sqrt of the sum of squares (numpy.linalg.norm with ord=None):
+    of every element for axis=None, along an int axis, or the Frobenius norm
+    over a tuple of two axes; float64 for integers and bool, floating types
+    keep their type (float16/bfloat16 computed in float32, rounded once
+    after); 0.0 when empty. exact=True: the square root of the correctly
+    rounded exact sum of squares, rounded once more (EXACT_NORM2); float
+    arrays only."""
+    if ord is not None:
+        raise NotImplementedError("cured.norm: ord=%r is not supported (cured computes the 2-norm and the "
+                                  "Frobenius norm, ord=None)" % (ord,))
+    if isinstance(axis, tuple) and len(axis) not in (1, 2):
+        raise ValueError("cured.norm: Improper number of dimensions to norm.")
+    return _reduce("norm", "EXACT_NORM2" if exact else "NORM2", x, axis, None, None, keepdims, stream)
 
 
 from ._custom import Custom, custom, all, any  # noqa: E402  (they use _run's helpers)

@@ -62,6 +62,8 @@ _PROTOTYPES = {
                                 ctypes.c_int, P]),
     "cured_dot_async": (c_status, [c_handle, P, P, ctypes.c_int, SZ, P, ctypes.c_int, P]),
     "cured_dot": (c_status, [c_handle, P, P, ctypes.c_int, SZ, P, ctypes.c_int, P]),
+    "cured_exact_dot_async": (c_status, [c_handle, P, P, ctypes.c_int, SZ, P, ctypes.c_int, P]),
+    "cured_exact_dot": (c_status, [c_handle, P, P, ctypes.c_int, SZ, P, ctypes.c_int, P]),
     "cured_default_result": (c_status, [ctypes.c_int, ctypes.c_int, ctypes.POINTER(ctypes.c_int)]),
     "cured_result_offered": (ctypes.c_int, [ctypes.c_int, ctypes.c_int, ctypes.c_int]),
     "cured_op_name": (ctypes.c_char_p, [ctypes.c_int]),

@@ -130,9 +130,15 @@ def run(fn, name, a, axis, dtype, out, ddof, keepdims, stream):
         arr.release()
 
 
-def mean(a, axis=None, dtype=None, out=None, keepdims=False, *, stream=None):
+def mean(a, axis=None, dtype=None, out=None, keepdims=False, *, exact=False, stream=None):
     """Arithmetic mean (numpy.mean): float64 for integers and bool, the input's
-    type for floating types; NaN with a RuntimeWarning when empty."""
+    type for floating types; NaN with a RuntimeWarning when empty.
+    exact=True: the exact sum divided by n, rounded once (EXACT_MEAN), in the
+    input's type or a wider float dtype=; float arrays only (TypeError otherwise)."""
+    if exact:
+        from . import _reduce
+        return _reduce("mean", "EXACT_MEAN", a, axis, dtype, out, keepdims, stream,
+                       few=lambda n: EMPTY_MEAN if n == 0 else None)
     return run("mean", "MEAN", a, axis, dtype, out, 0, keepdims, stream)
 
 
