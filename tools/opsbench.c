@@ -43,9 +43,9 @@ static const char usage_text[] =
     "EXACT_NORM2 and EXACT_DOT; float16 and bfloat16 into float32), checked bit for\n"
     "bit against a host fixed-point sum, as shares of the read ceiling measured for\n"
     "each type in the same run, EXACT_SUM of float32 and float64 beside CUB's\n"
-    "DeviceReduce::Sum under gpu_to_gpu determinism (CCCL 3.1 or newer); then EXACT_SUM\n"
-    "again on the worst case (\"spread\": every binade, alternating signs, heavy\n"
-    "cancellation).\n"
+    "DeviceReduce::Sum under gpu_to_gpu determinism (CCCL 3.1 or newer); then\n"
+    "EXACT_SUM again on the worst case (\"spread\": every binade, alternating signs,\n"
+    "heavy cancellation).\n"
     "Kernels are compiled by an untimed first call. Inputs rotate\n"
     "over copies spanning 4x L2; every call is timed between its own pair of\n"
     "events and every result is checked.\n"
@@ -54,8 +54,10 @@ static const char usage_text[] =
     "  --iters K   timed calls per cell (default 200)\n"
     "  --device D  CUDA device ordinal (default 0)\n"
     "  --csv FILE  also write the rows as CSV\n"
-    "  --type T    only the rows of element type T (e.g. float32: SUM beside the\n"
-    "              statistics and the ceiling)\n"
+    "  --type T    only the rows of element type T, or of a comma-separated list\n"
+    "              (e.g. float32: SUM beside the statistics and the ceiling;\n"
+    "              float16,bfloat16,float32,float64: the float types, exact sums\n"
+    "              included)\n"
     "Exit status: 0 if every cell ran and was correct; 1 otherwise or without a\n"
     "GPU; 2 for usage.\n";
 
@@ -219,6 +221,17 @@ static int call_cured(void *user, int b, int b2, char *why, size_t len)
         return 0;
     snprintf(why, len, "%s: %s", cured_status_string(st), cured_last_error());
     return -1;
+}
+
+/* Is t in --type's comma-separated list (or is there none)? */
+static int type_chosen(const char *list, cured_type t)
+{
+    const char *name = cured_type_name(t);
+    const size_t len = strlen(name);
+    for (const char *p = list; p != NULL; p = strchr(p, ','), p = p ? p + 1 : NULL)
+        if (strncmp(p, name, len) == 0 && (p[len] == ',' || p[len] == '\0'))
+            return 1;
+    return list == NULL;
 }
 
 /* Whether the comparator has CUB's gpu_to_gpu sum, for the legend. */
@@ -482,7 +495,7 @@ int cmd_bench_ops(int argc, char **argv)
     for (int t = 0, first = 0; t < NTYPES && rc < 2; t++) {
         const cured_type ty = types[t];
         const size_t esize = cured_type_size(ty);
-        if (strings[1].value != NULL && strcmp(strings[1].value, cured_type_name(ty)) != 0) {
+        if (!type_chosen(strings[1].value, ty)) {
             while (first < nrows && rows[first].type == ty)
                 first++;
             continue;
@@ -600,7 +613,7 @@ int cmd_bench_ops(int argc, char **argv)
     obs_goals(&stats_t);
     for (int i = 0; i < nrows; i++) {
         const struct oprow *r = &rows[i];
-        if (!oex_is_exact(r->op) || (strings[1].value != NULL && strcmp(strings[1].value, cured_type_name(r->type)) != 0))
+        if (!oex_is_exact(r->op) || !type_chosen(strings[1].value, r->type))
             continue;
         int t = 0;
         while (types[t] != r->type)
