@@ -621,6 +621,7 @@ int cmd_bench_ops(int argc, char **argv)
         if (r->ceiling_gbps <= 0 && ceil_why[t][0] != '\0')
             printf("%s: no read ceiling: %s\n", cured_type_name(r->type), ceil_why[t]);
         const char *cub_why = r->cub < 0 ? NULL : !have_cub ? "not built (no nvcc at configure time)"
+                            : r->cub_absent ? "not in this build (CCCL older than 3.1: see the row's note)"
                             : r->ran[LIB_CUB] ? "" : "did not run (see its row)";
         oex_goal(r->type, r->op, r->out, r->spread, r->ran[LIB_CURED] && r->correct[LIB_CURED] ? r->gbps[LIB_CURED] : 0,
                  r->ceiling_gbps, r->ran[LIB_CUB] ? r->gbps[LIB_CUB] : 0, cub_why);
