@@ -32,19 +32,21 @@ static const char usage_text[] =
     "usage: cured bench axes [--iters K] [--device D] [--csv FILE] [--only TEXT]\n"
     "Axis reductions of 256 MiB 2-D arrays (rows = 1, 4, ..., 2^26 float32 rows; the same bytes\n"
     "for bfloat16, int32 and int8), along axis 1 and axis 0: SUM of each type, MAX and ARGMAX\n"
-    "of float32; a 3-D middle axis (256 x 1024 x 256 float32); float32 segments (int64\n"
-    "offsets): 1M of power-law lengths (mean 64), 256 of 1 MiB and 2048 of 16-64 KiB (more\n"
-    "than the long list holds). Each cell: the median of K timed calls (after\n"
-    "an untimed one that compiles), as GB/s of input read plus results written, and as a share\n"
-    "of the read ceiling: the best of a streaming-load read-only kernel over a grid sweep, in\n"
-    "the same run. Where CUB has the same reduction (cub::DeviceSegmentedReduce: rows of float32\n"
-    "SUM, MAX, ARGMAX and int32 SUM, and the segments), a CUB row follows, timed alike, with\n"
-    "cured's speed as a multiple of CUB's. Progress on stderr.\n"
+    "of float32, EXACT_SUM of float32 and bfloat16 (into float32: the correctly rounded\n"
+    "sum, checked bit for bit); a 3-D middle axis (256 x 1024 x 256 float32) and float32\n"
+    "segments (int64 offsets: 1M of power-law lengths (mean 64), 256 of 1 MiB and 2048 of\n"
+    "16-64 KiB, more than the long list holds), SUM and EXACT_SUM. Each cell: the median of\n"
+    "K timed calls (after an untimed one that compiles), as GB/s of input read plus results\n"
+    "written, and as a share of the read ceiling: the best of a streaming-load read-only\n"
+    "kernel over a grid sweep, in the same run. Where CUB has the same reduction\n"
+    "(cub::DeviceSegmentedReduce: rows of float32 SUM, MAX, ARGMAX and int32 SUM, and the\n"
+    "segments' SUM), a CUB row follows, timed alike, with cured's speed as a multiple of\n"
+    "CUB's. Progress on stderr.\n"
     "  --iters K     timed calls per cell (default 20)\n"
     "  --device D    CUDA device ordinal (default 0)\n"
     "  --csv FILE    also write the rows as CSV\n"
     "  --only TEXT   only the cells whose name contains TEXT (e.g. \"int8\"; \"segments\":\n"
-    "                the 3-D and segment cells)\n"
+    "                the 3-D and segment cells; \"EXACT\": every EXACT_SUM cell)\n"
     "Exit status: 0 if every cell ran and its spot checks passed; 1 otherwise or without a GPU.\n";
 
 static const struct cell cells[] = {
@@ -56,6 +58,8 @@ static const struct cell cells[] = {
     {"float32 ARGMAX", CURED_TYPE_FLOAT32, CURED_TYPE_FLOAT32, CURED_OP_ARGMAX},
     {"float32 MEAN_VAR", CURED_TYPE_FLOAT32, CURED_TYPE_FLOAT32, CURED_OP_MEAN_VAR},
     {"float32 LOGSUMEXP", CURED_TYPE_FLOAT32, CURED_TYPE_FLOAT32, CURED_OP_LOGSUMEXP},
+    {"float32 EXACT_SUM", CURED_TYPE_FLOAT32, CURED_TYPE_FLOAT32, CURED_OP_EXACT_SUM},
+    {"bfloat16 EXACT_SUM", CURED_TYPE_BFLOAT16, CURED_TYPE_FLOAT32, CURED_OP_EXACT_SUM},
 };
 #define NCELLS (int)(sizeof cells / sizeof *cells)
 
@@ -161,12 +165,13 @@ static int spot_check(const struct cell *c, const void *h, size_t rows, size_t c
     const size_t n = axis ? cols : rows, stride = axis ? 1 : cols;
     if (c->op == CURED_OP_MEAN_VAR || c->op == CURED_OP_LOGSUMEXP)
         return axes_stats_check(c->op, (const float *)h, n, stride, got, note, len);
-    double want = c->op == CURED_OP_SUM ? 0 : -INFINITY;
+    const int sum = c->op == CURED_OP_SUM || c->op == CURED_OP_EXACT_SUM;
+    double want = sum ? 0 : -INFINITY;
     size_t at = 0;
     for (size_t i = 0; i < n; i++) {
         double v = host_value(c->type, h, i * stride);
-        if (c->op == CURED_OP_SUM)
-            want += v;
+        if (sum)
+            want += v; /* exact: integers under 2^53 */
         else if (v > want)
             want = v, at = i;
     }
@@ -187,6 +192,13 @@ static int spot_check(const struct cell *c, const void *h, size_t rows, size_t c
         float f;
         memcpy(&f, got, 4);
         v = f;
+    }
+    /* the exact sum: the integer sum rounded once to float32, bit for bit */
+    if (c->op == CURED_OP_EXACT_SUM) {
+        if (v == (double)(float)want)
+            return 1;
+        snprintf(note, len, "output 0: %.17g, the exact sum rounded once is %.9g", v, (double)(float)want);
+        return 0;
     }
     /* float sums past 2^24 round: within 1e-6 of the sum of magnitudes (8 n) */
     if (v == want || (c->out == CURED_TYPE_FLOAT32 && fabs(v - want) <= 1e-6 * 8.0 * (double)n))
@@ -252,11 +264,11 @@ int cmd_bench_axes(int argc, char **argv)
            best, ceil_gbps, best_var ? 8 : 4, best_grid, best_block);
     printf("timing: the median of %d calls per cell, each between its own pair of events, after one untimed call\n\n",
            iters);
-    printf("%-15s %-22s %4s %10s %9s %8s  %s\n", "cell", "shape", "axis", "cured us", "GB/s", "ceiling", "check");
+    printf("%-18s %-22s %4s %10s %9s %8s  %s\n", "cell", "shape", "axis", "cured us", "GB/s", "ceiling", "check");
     if (csv != NULL)
         fprintf(csv, "cell,rows,cols,axis,bytes,cured_us,cured_gbps,ceiling_gbps,ratio,check\n");
-    double worst = 1e9, sum_ratio = 0, worst_cub = 1e9;
-    int ncells = 0, ncub = 0, cub_wins = 0;
+    double worst = 1e9, sum_ratio = 0, worst_cub = 1e9, worst_exact = 1e9;
+    int ncells = 0, ncub = 0, cub_wins = 0, nexact = 0;
     for (int c = 0; c < NCELLS; c++) {
         const struct cell *ce = &cells[c];
         if (only != NULL && strstr(ce->label, only) == NULL)
@@ -287,7 +299,7 @@ int cmd_bench_axes(int argc, char **argv)
                 bk_progress_clear();
                 char shape[40];
                 snprintf(shape, sizeof shape, "%zu x %zu", rows, cols);
-                printf("%-15s %-22s %4d %10.2f %9.1f %7.2fx  %s%s%s\n", ce->label, shape, axis, us, gbps, ratio,
+                printf("%-18s %-22s %4d %10.2f %9.1f %7.2fx  %s%s%s\n", ce->label, shape, axis, us, gbps, ratio,
                        ok ? "ok" : "FAILED", note[0] ? ": " : "", note);
                 if (csv != NULL)
                     fprintf(csv, "%s,%zu,%zu,%d,%zu,%.3f,%.1f,%.1f,%.4f,%s\n", ce->label, rows, cols, axis, bytes, us,
@@ -295,6 +307,10 @@ int cmd_bench_axes(int argc, char **argv)
                 rc |= !ok;
                 worst = ratio < worst ? ratio : worst;
                 sum_ratio += ratio;
+                if (ce->op == CURED_OP_EXACT_SUM) {
+                    nexact++;
+                    worst_exact = ratio < worst_exact ? ratio : worst_exact;
+                }
                 ncells++;
                 fflush(stdout);
                 cmp_op cop;
@@ -315,36 +331,45 @@ int cmd_bench_axes(int argc, char **argv)
             }
         }
     }
-    /* A 3-D middle axis and the segments, float32 SUM (with --only, when TEXT is in their names). */
-    if (only != NULL && strstr("3-D middle axis, segments power law, segments long listed, unlisted", only) == NULL)
-        goto summary;
+    /* A 3-D middle axis and the segments, float32 SUM and EXACT_SUM (with --only, when TEXT is in their
+     * names or in the operator's cell name). */
     fill_host(CURED_TYPE_FLOAT32, host, BYTES / 4);
     d->MemcpyHtoD(in, host, BYTES);
-    {
-        struct req q = {&gpu, CURED_OP_SUM, CURED_TYPE_FLOAT32, CURED_TYPE_FLOAT32, (void *)(uintptr_t)in,
+    static const struct { cured_op op; const char *label, *csv; } more[] = {
+        {CURED_OP_SUM, "float32 SUM", ""}, {CURED_OP_EXACT_SUM, "float32 EXACT_SUM", "exact "}};
+    for (size_t m = 0; m < sizeof more / sizeof *more; m++) {
+        if (only != NULL && strstr("3-D middle axis, segments power law, segments long listed, unlisted", only) == NULL &&
+            strstr(more[m].label, only) == NULL)
+            continue;
+        struct req q = {&gpu, more[m].op, CURED_TYPE_FLOAT32, CURED_TYPE_FLOAT32, (void *)(uintptr_t)in,
                         {3, {256, 1024, 256}, {1024 * 256, 256, 1}}, 2u, (void *)(uintptr_t)out, ""};
         double us = axes_time_events(&gpu, iters, call_req, &q, q.why, sizeof q.why);
         const size_t bytes = BYTES + 256 * 256 * 4;
         const double gbps = us > 0 ? (double)bytes / (us * 1e3) : 0;
-        printf("%-15s %-22s %4d %10.2f %9.1f %7.2fx  %s\n", "float32 SUM", "256 x 1024 x 256", 1, us, gbps,
+        printf("%-18s %-22s %4d %10.2f %9.1f %7.2fx  %s\n", more[m].label, "256 x 1024 x 256", 1, us, gbps,
                gbps / ceil_gbps, us > 0 ? "ran" : q.why);
         if (csv != NULL)
-            fprintf(csv, "3-D middle axis,256x1024,256,1,%zu,%.3f,%.1f,%.1f,%.4f,%s\n", bytes, us, gbps, ceil_gbps,
-                    gbps / ceil_gbps, us > 0 ? "ran" : "failed");
+            fprintf(csv, "%s3-D middle axis,256x1024,256,1,%zu,%.3f,%.1f,%.1f,%.4f,%s\n", more[m].csv, bytes, us, gbps,
+                    ceil_gbps, gbps / ceil_gbps, us > 0 ? "ran" : "failed");
         rc |= us <= 0;
-    }
-    {
-        struct seg_tally t = {ncub, cub_wins, worst_cub};
-        rc |= axes_segment_cells(&gpu, iters, (const void *)(uintptr_t)in, BYTES / 4, (void *)(uintptr_t)out, offs,
-                                 (void *)(uintptr_t)ctemp, ctemp_bytes, ceil_gbps, csv, &t);
+        if (more[m].op == CURED_OP_EXACT_SUM) {
+            nexact++;
+            worst_exact = gbps / ceil_gbps < worst_exact ? gbps / ceil_gbps : worst_exact;
+        }
+        struct seg_tally t = {ncub, cub_wins, worst_cub, nexact, worst_exact};
+        rc |= axes_segment_cells(&gpu, iters, more[m].op, (const void *)(uintptr_t)in, BYTES / 4,
+                                 (void *)(uintptr_t)out, offs, (void *)(uintptr_t)ctemp, ctemp_bytes, ceil_gbps, csv, &t);
         ncub = t.ncub, cub_wins = t.cub_wins, worst_cub = t.worst_cub;
+        nexact = t.nexact, worst_exact = t.worst_exact;
     }
-summary:
     if (ncub)
         printf("\nCUB DeviceSegmentedReduce: cured faster in %d of %d cells; slowest at %.2fx CUB's speed\n", cub_wins,
                ncub, worst_cub);
     if (ncells)
         printf("\n2-D cells: worst %.2fx of the ceiling, mean %.2fx over %d cells\n", worst, sum_ratio / ncells, ncells);
+    if (nexact)
+        printf("EXACT_SUM cells (2-D, 3-D, segments): worst %.3fx of the ceiling over %d cells (goal >= 0.75: %s)\n",
+               worst_exact, nexact, worst_exact >= 0.75 ? "met" : "NOT met");
 out:
     if (csv)
         fclose(csv);

@@ -45,13 +45,16 @@ int axes_cub_of(const struct cell *c, cmp_op *op, cmp_type *t);
 double axes_cub_row(struct cub_req *q, int iters, size_t bytes, double ceil_gbps, double cured_us, const char *label,
                     const char *shape, const char *csv_shape, FILE *csv);
 
-/* The segment cells (power-law, listed long, unlisted long), each with its
- * CUB row; CUB's wins and its slowest ratio go into t. 0 if every cell ran. */
+/* The segment cells of op (SUM or EXACT_SUM, float32: power-law, listed
+ * long, unlisted long), SUM's each with its CUB row; CUB's wins and its
+ * slowest ratio go into t. 0 if every cell ran. */
 struct seg_tally {
     int ncub, cub_wins;
     double worst_cub;
+    int nexact;         /* EXACT_SUM cells */
+    double worst_exact; /* their lowest share of the ceiling */
 };
-int axes_segment_cells(struct bk_gpu *g, int iters, const void *in, size_t in_elems, void *out, CUdeviceptr offs,
+int axes_segment_cells(struct bk_gpu *g, int iters, cured_op op, const void *in, size_t in_elems, void *out, CUdeviceptr offs,
                        void *ctemp, size_t ctemp_bytes, double ceil_gbps, FILE *csv, struct seg_tally *t);
 
 #endif

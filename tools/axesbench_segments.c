@@ -1,6 +1,7 @@
 /*
- * The segment cells of `cured bench axes`: float32 SUM over int64 offsets
- * (CSR: begin = off, end = off + 1), each beside CUB's segmented reduction:
+ * The segment cells of `cured bench axes`: float32 SUM (and EXACT_SUM) over
+ * int64 offsets (CSR: begin = off, end = off + 1), SUM's beside CUB's
+ * segmented reduction:
  * 1M segments of power-law lengths (mean 64); 256 segments of 1 MiB (the
  * long list: several blocks each); 2048 segments of 16-64 KiB (more than
  * the list holds: a block each).
@@ -18,6 +19,7 @@
 
 struct seg_call {
     struct bk_gpu *g;
+    cured_op op;
     const void *in;
     size_t nseg;
     const int64_t *off; /* device */
@@ -28,7 +30,7 @@ struct seg_call {
 static int call_segments(void *user)
 {
     struct seg_call *q = user;
-    cured_status st = cured_segmented_reduce_async(q->g->h, CURED_OP_SUM, q->in, CURED_TYPE_FLOAT32, q->nseg, q->off,
+    cured_status st = cured_segmented_reduce_async(q->g->h, q->op, q->in, CURED_TYPE_FLOAT32, q->nseg, q->off,
                                                    q->off + 1, CURED_TYPE_INT64, q->out, CURED_TYPE_FLOAT32,
                                                    q->g->stream);
     if (st != CURED_SUCCESS)
@@ -67,7 +69,7 @@ static uint64_t seg_len(enum seg_kind k, uint64_t *x)
     }
 }
 
-int axes_segment_cells(struct bk_gpu *g, int iters, const void *in, size_t in_elems, void *out, CUdeviceptr offs,
+int axes_segment_cells(struct bk_gpu *g, int iters, cured_op op, const void *in, size_t in_elems, void *out, CUdeviceptr offs,
                        void *ctemp, size_t ctemp_bytes, double ceil_gbps, FILE *csv, struct seg_tally *t)
 {
     int rc = 0;
@@ -81,7 +83,7 @@ int axes_segment_cells(struct bk_gpu *g, int iters, const void *in, size_t in_el
             total = total + len < in_elems ? total + len : in_elems;
         }
         double us = -1;
-        struct seg_call q = {g, in, nseg, (const int64_t *)(uintptr_t)offs, out, ""};
+        struct seg_call q = {g, op, in, nseg, (const int64_t *)(uintptr_t)offs, out, ""};
         if (off != NULL && g->d->MemcpyHtoD(offs, off, (nseg + 1) * 8) == CUDA_SUCCESS)
             us = axes_time_events(g, iters, call_segments, &q, q.why, sizeof q.why);
         const size_t bytes = (size_t)total * 4 + (nseg + 1) * 8 + nseg * 4;
@@ -92,12 +94,19 @@ int axes_segment_cells(struct bk_gpu *g, int iters, const void *in, size_t in_el
         else
             snprintf(shape, sizeof shape, "%zu segs, %.0f avg", nseg, avg);
         snprintf(cshape, sizeof cshape, "%zu,%.1f", nseg, avg);
-        printf("%-15s %-22s %4s %10.2f %9.1f %7.2fx  %s\n", "float32 SUM", shape, "-", us, gbps, gbps / ceil_gbps,
+        const int exact = op == CURED_OP_EXACT_SUM;
+        printf("%-18s %-22s %4s %10.2f %9.1f %7.2fx  %s\n", exact ? "float32 EXACT_SUM" : "float32 SUM", shape, "-", us, gbps, gbps / ceil_gbps,
                us > 0 ? "ran" : q.why);
         if (csv != NULL)
-            fprintf(csv, "%s,%s,-,%zu,%.3f,%.1f,%.1f,%.4f,%s\n", kinds[k].csv, cshape, bytes, us, gbps, ceil_gbps,
+            fprintf(csv, "%s%s,%s,-,%zu,%.3f,%.1f,%.1f,%.4f,%s\n", exact ? "exact " : "", kinds[k].csv, cshape, bytes, us, gbps, ceil_gbps,
                     gbps / ceil_gbps, us > 0 ? "ran" : "failed");
         rc |= us <= 0;
+        if (exact) { /* CUB has no exact (nor gpu_to_gpu) segmented sum */
+            t->nexact++;
+            t->worst_exact = gbps / ceil_gbps < t->worst_exact ? gbps / ceil_gbps : t->worst_exact;
+            free(off);
+            continue;
+        }
         struct cub_req cq = {g, CMP_SUM, CMP_FLOAT32, in, (long long)nseg, 0, (const long long *)(uintptr_t)offs,
                              (const long long *)(uintptr_t)(offs + 8), out, ctemp, ctemp_bytes, ""};
         const double cus = axes_cub_row(&cq, iters, bytes, ceil_gbps, us, kinds[k].label, shape, cshape, csv);

@@ -45,6 +45,41 @@ void bk_ref_init(struct bk_ref *r, cured_type t)
     r->prod = 1;
 }
 
+void bk_ref_init_spread(struct bk_ref *r, cured_type t)
+{
+    bk_ref_init(r, t);
+    r->spread = 1;
+}
+
+/* bk_ref_init_spread()'s elements, as the bits of t (ebits exponent bits,
+ * fbits fraction bits, little-endian, esize bytes each). */
+static void generate_spread(const struct bk_ref *r, size_t first, size_t count, void *dst)
+{
+    const int ebits = r->type == CURED_TYPE_FLOAT16 ? 5 : r->type == CURED_TYPE_FLOAT64 ? 11 : 8;
+    const int fbits = r->type == CURED_TYPE_FLOAT16 ? 10 : r->type == CURED_TYPE_BFLOAT16 ? 7
+                    : r->type == CURED_TYPE_FLOAT32 ? 23 : 52;
+    const uint64_t top = ((uint64_t)1 << ebits) - 1; /* all ones: inf and NaN, never made */
+    const uint64_t salt = 0x13198A2E03707344ull + (uint64_t)r->type * 0xD1B54A32D192ED03ull;
+    unsigned char *out = dst;
+    for (size_t j = 0; j < count; j++) {
+        const size_t i = first + j;
+        uint64_t z, e, sign;
+        if ((i & 1023) == 1023) { /* unpaired and small */
+            z = mix(salt ^ (uint64_t)(i + 1) * 0x9E3779B97F4A7C15ull);
+            e = (z >> 52) % (top / 4 + 1);
+            sign = (i >> 10) & 1;
+        } else { /* the pair (i, i ^ 2^20): one magnitude, opposite signs */
+            const size_t base = i & ~((size_t)1 << 20);
+            z = mix(salt + (uint64_t)(base + 1) * 0x9E3779B97F4A7C15ull);
+            e = (z >> 52) % top;
+            sign = (base & 1) ^ ((i >> 20) & 1);
+        }
+        const uint64_t bits = sign << (ebits + fbits) | e << fbits | (z & (((uint64_t)1 << fbits) - 1));
+        for (size_t b = 0; b < r->esize; b++) /* little-endian */
+            out[j * r->esize + b] = (unsigned char)(bits >> (8 * b));
+    }
+}
+
 /* One loop per type (the switch stays out of it): element x of C type CT
  * from the random z, its value v as a double, then the references, kept in
  * locals and written back. */
@@ -100,6 +135,12 @@ void bk_generate(struct bk_ref *r, size_t first, size_t count, void *dst)
     /* splitmix64's i-th output, salted by the type */
     const uint64_t salt = 0x243F6A8885A308D3ull + (uint64_t)r->type * 0xD1B54A32D192ED03ull;
     static uint16_t f16[2048]; /* the float16 grid, k / 1024 for k in [-1024, 1024) */
+    if (r->spread) {
+        generate_spread(r, first, count, dst);
+        if (first + count > r->n)
+            r->n = first + count;
+        return;
+    }
     if (r->type == CURED_TYPE_FLOAT16 && f16[0] == 0)
         for (int k = 0; k < 2048; k++)
             f16[k] = float_to_half((float)(k - 1024) / 1024);

@@ -126,6 +126,7 @@ struct bk_ref {
     double vmin, vmax;
     size_t imin, imax;                  /* first index of the minimum and of the maximum */
     unsigned char min_bits[8], max_bits[8];
+    int spread;                         /* bk_ref_init_spread(): only n is kept */
 };
 
 /* Element i of the data: deterministic in (type, i), so a shorter input is a
@@ -135,6 +136,14 @@ struct bk_ref {
  * float32, 2^-52 for float64), so the double sums of the 16- and 32-bit types
  * are exact up to 2^30 elements. */
 void bk_ref_init(struct bk_ref *r, cured_type t);
+/* The exact sums' worst case instead, for a float type t: finite values over
+ * every binade of t (subnormals too) with random mantissas, signs
+ * alternating from one element to the next, and element i cancelled exactly
+ * by element i ^ 2^20, but for the elements at i % 1024 == 1023 (and their
+ * partners), which are small (the lowest quarter of t's exponents) and
+ * unpaired: the sum is tiny beside the sum of magnitudes. Only r->n is
+ * computed: exactref.h gives the sums. */
+void bk_ref_init_spread(struct bk_ref *r, cured_type t);
 /* Write elements [first, first + count) to dst and add them to r. */
 void bk_generate(struct bk_ref *r, size_t first, size_t count, void *dst);
 

@@ -28,6 +28,8 @@ cudaError_t reduce_float(cmp_op op, cmp_type type, void *temp, size_t &bytes, co
 cudaError_t segmented(cmp_op op, cmp_type type, const void *in, long long nseg, const long long *begin,
                       const long long *end, long long seg_len, void *out, void *temp, size_t &bytes,
                       cudaStream_t s); // cub_segmented.cu
+cudaError_t sum_gpu_to_gpu(cmp_type type, const void *d_in, void *d_out, int n, cudaStream_t stream); // cub_determ.cu
+const char *gpu_to_gpu_missing(); // cub_determ.cu: null when built in, else why not
 } // namespace cmp_ops
 
 namespace {
@@ -255,6 +257,18 @@ int ops_call(const char *who, cmp_op op, cmp_type type, void *temp, size_t &byte
     if (n > (size_t)INT_MAX)
         return fail_msg(who, "n is over INT_MAX (the comparator gives CUB an int count)");
     const bool ints = type <= CMP_UINT32;
+    if (op == CMP_SUM_GPU_TO_GPU) {
+        if (cmp_ops::gpu_to_gpu_missing() != nullptr)
+            return fail_msg("DeviceReduce::Sum (gpu_to_gpu)", cmp_ops::gpu_to_gpu_missing());
+        if (type != CMP_FLOAT32 && type != CMP_FLOAT64)
+            return fail_msg("DeviceReduce::Sum (gpu_to_gpu)", "float32 and float64 only");
+        if (temp == nullptr) { // the size query: CUB allocates for itself
+            bytes = 0;
+            return 0;
+        }
+        cudaError_t e = cmp_ops::sum_gpu_to_gpu(type, d_in, d_out, (int)n, stream);
+        return e == cudaSuccess ? 0 : fail("cub::DeviceReduce::Sum (gpu_to_gpu)", e);
+    }
     cudaError_t e = ints ? cmp_ops::reduce_int(op, type, temp, bytes, d_in, d_out, (int)n, stream)
                          : cmp_ops::reduce_float(op, type, temp, bytes, d_in, d_out, (int)n, stream);
     if (e == cudaErrorNotSupported) {
@@ -288,6 +302,8 @@ extern "C" const char *cmp_op_call(cmp_op op, cmp_type type)
         return "DeviceReduce::ArgMax";
     case CMP_SUM_SQUARES:
         return "DeviceReduce::TransformReduce";
+    case CMP_SUM_GPU_TO_GPU:
+        return "DeviceReduce::Sum (gpu_to_gpu)";
     }
     return "?";
 }

@@ -84,9 +84,15 @@ typedef enum cmp_type {
  * - CMP_MIN, CMP_MAX: DeviceReduce::Min / Max: one element.
  * - CMP_ARGMIN, CMP_ARGMAX: DeviceReduce::ArgMin / ArgMax with separate
  *   outputs (CCCL 3): the int64 index at d_out, the element at d_out + 8
- *   (a cured_arg_result). The first index among equal elements. */
-typedef enum cmp_op { CMP_SUM, CMP_MIN, CMP_MAX, CMP_ARGMIN, CMP_ARGMAX, CMP_SUM_SQUARES } cmp_op;
-#define CMP_OP_COUNT 6
+ *   (a cured_arg_result). The first index among equal elements.
+ * - CMP_SUM_GPU_TO_GPU: DeviceReduce::Sum under
+ *   cuda::execution::require(determinism::gpu_to_gpu) (CCCL 3.1 or newer;
+ *   cub_determ.cu), CMP_FLOAT32 into float and CMP_FLOAT64 into double only.
+ *   CUB takes its temporary storage from its own stream-ordered resource, so
+ *   cmp_reserve() allocates nothing for it; built against an older CCCL, both
+ *   calls fail and cmp_last_error() names the version. */
+typedef enum cmp_op { CMP_SUM, CMP_MIN, CMP_MAX, CMP_ARGMIN, CMP_ARGMAX, CMP_SUM_SQUARES, CMP_SUM_GPU_TO_GPU } cmp_op;
+#define CMP_OP_COUNT 7
 
 /* "DeviceReduce::ArgMin" and so on, for reports: a static string. */
 const char *cmp_op_call(cmp_op op, cmp_type type);
