@@ -48,6 +48,7 @@ char *stacks;
 Context scheduler;
 unsigned nthreads, current;
 unsigned at_block, at_warp[MAX_THREADS / 32];
+unsigned live, live_warp[MAX_THREADS / 32]; // threads not DONE
 int warp_site[MAX_THREADS / 32];
 uint64_t slots[MAX_THREADS / 32][32];
 std::vector<unsigned> ready;
@@ -64,13 +65,6 @@ uint64_t next_random()
     return z ^ (z >> 31);
 }
 
-unsigned live_in(unsigned first, unsigned count)
-{
-    unsigned n = 0;
-    for (unsigned t = first; t < first + count && t < nthreads; t++)
-        n += fibers[t].state != DONE;
-    return n;
-}
 // Releases the threads waiting in [first, first + count) at `state`.
 void release(unsigned first, unsigned count, int state)
 {
@@ -83,11 +77,11 @@ void release(unsigned first, unsigned count, int state)
 // The barriers that the waiting threads complete (also when a thread ends).
 void settle(unsigned warp)
 {
-    if (at_block && at_block == live_in(0, nthreads)) {
+    if (at_block && at_block == live) {
         at_block = 0;
         release(0, nthreads, AT_BLOCK);
     }
-    if (at_warp[warp] && at_warp[warp] == live_in(32 * warp, 32)) {
+    if (at_warp[warp] && at_warp[warp] == live_warp[warp]) {
         at_warp[warp] = 0;
         release(32 * warp, 32, AT_WARP);
     }
@@ -107,6 +101,8 @@ void trampoline()
 {
     body_fn(body_arg);
     fibers[current].state = DONE;
+    live--;
+    live_warp[current / 32]--;
     settle(current / 32);
     to_scheduler();
 }
@@ -185,8 +181,11 @@ int emu_block_run(unsigned block, unsigned grid, unsigned threads, void (*body)(
     failure = NULL;
     nthreads = threads;
     at_block = 0;
-    for (unsigned w = 0; w < threads / 32; w++)
+    live = threads;
+    for (unsigned w = 0; w < threads / 32; w++) {
         at_warp[w] = 0;
+        live_warp[w] = 32;
+    }
     body_fn = body;
     body_arg = arg;
     blockIdx.x = block;

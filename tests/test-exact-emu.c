@@ -434,6 +434,92 @@ START_TEST(test_whole)
 }
 END_TEST
 
+/* ---- Adversarial sums: a few terms among zeros, far apart (other lanes, chunks and parts) ---- */
+/* x: len elements, +0.0 (or -0.0 when neg_zeros) but for the terms v[k] at
+ * spread positions; y (DOT) all ones, so that DOT's products are x's terms.
+ * Skipped when a term is not a value of t. Every result type, two variants. */
+static void adversarial(int t, int op, const char *name, size_t len, int neg_zeros, const double *v, size_t nv)
+{
+    const size_t es = type_size(t);
+    struct guarded gx, gy;
+    memset(&gy, 0, sizeof gy);
+    guarded_alloc(&gx, (len + 1) * es);
+    if (op == EOP_DOT)
+        guarded_alloc(&gy, (len + 1) * es);
+    for (size_t i = 0; i < len; i++) {
+        store_bits(t, gx.p, i, neg_zeros ? sign_bit(t) : 0);
+        if (op == EOP_DOT)
+            store_bits(t, gy.p, i, bits_of(t, 1.0));
+    }
+    for (size_t k = 0; k < nv; k++) {
+        const uint64_t b = bits_of(t, v[k]);
+        const double back = value(t, b);
+        if (!(back == v[k] || (isnan(back) && isnan(v[k]))) || !!signbit(back) != !!signbit(v[k]))
+            goto done; /* not a value of t */
+        const size_t at = nv == 1 ? len / 2 : k * (len - 1) / (nv - 1); /* first, ..., last */
+        store_bits(t, gx.p, at, b);
+    }
+    for (uint64_t k = 0; k < 3; k++) {
+        const int rt = result_type(t, k);
+        if (k && rt == result_type(t, 0))
+            continue;
+        struct job_case c;
+        memset(&c, 0, sizeof c);
+        c.t = t, c.op = op, c.rt = rt;
+        whole_job(&c, gx.p, op == EOP_DOT ? gy.p : NULL, len, len * es);
+        snprintf(c.what, sizeof c.what, "%s: %s of %zu %s into %s", name, op_names[op], len, tys[t].name, tys[rt].name);
+        const unsigned block = emu_exact_kernel_block(t, op), chunk = emu_exact_kernel_chunk(t, op);
+        struct variant var[2];
+        var[0].splits = 1, var[0].uw = block / 32, var[0].part = (uint64_t)1 << 62, var[0].grid = 1, var[0].finish_grid = 1;
+        split_of(len, 3, chunk, &var[1].splits, &var[1].part);
+        var[1].uw = 1, var[1].grid = 1, var[1].finish_grid = 1;
+        run_job(&c, var, 2);
+        free(c.want);
+    }
+done:
+    guarded_free(&gx);
+    guarded_free(&gy);
+}
+#define ADV(name, neg_zeros, ...)                                                                  \
+    do {                                                                                           \
+        const double v_[] = {__VA_ARGS__};                                                         \
+        adversarial(t, op, name, len, neg_zeros, v_, sizeof v_ / sizeof *v_);                      \
+    } while (0)
+
+START_TEST(test_adversarial)
+{
+    const int t = _i % 4, op = _i / 4 % EOP_COUNT, p = tys[t].p, emax = tys[t].emax;
+    const size_t len = 2 * emu_exact_kernel_chunk(t, op) + 37;
+    const double mx = value(t, max_bits(t)), tiny = value(t, 1), inf = INFINITY, nan = NAN;
+    const double huge = ldexp(1.0, emax - 1), hulp = ldexp(1.0, emax - p); /* half an ulp of the largest */
+    ADV("cancellation", 0, huge, 1, -huge);
+    ADV("cancellation", 0, mx, tiny, -mx);
+    ADV("cancellation to a subnormal", 0, 3 * tiny, -2 * tiny);
+    ADV("whole range, alternating signs", 0, mx, -ldexp(1.0, emax / 2), ldexp(1.0, -emax / 2), -tiny, tiny * 5, -mx);
+    ADV("a tie of the element type (to even)", 0, 1, ldexp(1.0, -p));
+    ADV("a tie of the element type (up)", 0, 1 + ldexp(1.0, 1 - p), ldexp(1.0, -p));
+    ADV("just below a tie", 0, 1, ldexp(1.0, -p), -tiny);
+    ADV("a tie of float32", 0, 1, ldexp(1.0, -24));
+    ADV("a tie of float64", 0, 1, ldexp(1.0, -53));
+    ADV("overflow only when rounded", 0, mx, hulp);
+    ADV("no overflow: below the tie", 0, mx, hulp, -tiny);
+    ADV("the largest twice", 0, mx, mx, -mx);
+    ADV("subnormals", 0, tiny, tiny, tiny, tiny, tiny);
+    ADV("all -0.0", 1, -0.0);
+    ADV("-0.0 and a +0.0", 1, 0.0);
+    ADV("NaN", 0, 1, nan, 2);
+    ADV("both infinities", 0, inf, 1, -inf);
+    ADV("+inf", 0, inf, -mx, inf);
+    ADV("-inf", 0, -inf, mx);
+    if (op == EOP_DOT || op == EOP_MEAN || op == EOP_SUM) { /* n == 0, n == 1 */
+        const double one[] = {-0.0};
+        adversarial(t, op, "no elements", 0, 0, one, 0);
+        adversarial(t, op, "one -0.0", 1, 1, one, 1);
+    }
+    (void)hulp;
+}
+END_TEST
+
 /* ---- Axes: kept and reduced dimensions of a 2-D or 3-D array ---- */
 static const char *axes_kinds[5] = {"[A, B] over B (stride 1)", "[A, B] over A (stride B)",
                                     "[A, B, C] over A and C (general)", "[A, B, C] over B and C (general)",
@@ -611,12 +697,20 @@ int main(void)
     seed = env && *env ? strtoull(env, NULL, 0) : (unsigned long long)time(NULL) ^ ((unsigned long long)getpid() << 20);
     printf("test-exact-emu: seed %llu\n", seed);
     Suite *s = suite_create("exact-emu");
-    TCase *tc = tcase_create("kernels");
-    tcase_set_timeout(tc, 120);
-    tcase_add_loop_test(tc, test_whole, 0, 4 * EOP_COUNT * 2);
-    tcase_add_loop_test(tc, test_axes, 0, 4 * EOP_COUNT * 2);
-    tcase_add_loop_test(tc, test_segments, 0, 4 * EOP_COUNT * 2);
-    suite_add_tcase(s, tc);
+    const struct {
+        const char *name;
+        const TTest *test;
+        int n;
+    } cases[] = {{"adversarial", test_adversarial, 4 * EOP_COUNT},
+                 {"whole", test_whole, 4 * EOP_COUNT * 4},
+                 {"axes", test_axes, 4 * EOP_COUNT * 2},
+                 {"segments", test_segments, 4 * EOP_COUNT * 2}};
+    for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
+        TCase *tc = tcase_create(cases[k].name);
+        tcase_set_timeout(tc, 120);
+        tcase_add_loop_test(tc, cases[k].test, 0, cases[k].n);
+        suite_add_tcase(s, tc);
+    }
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);
     const int failed = srunner_ntests_failed(sr);
