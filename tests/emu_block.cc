@@ -103,6 +103,8 @@ void trampoline()
     fibers[current].state = DONE;
     live--;
     live_warp[current / 32]--;
+    if (at_block || at_warp[current / 32]) // they wait for a thread that ends instead
+        emu_fail(at_block ? "__syncthreads that not every thread reaches" : "a warp barrier that not every lane reaches");
     settle(current / 32);
     to_scheduler();
 }
@@ -139,6 +141,8 @@ uint64_t *emu_warp_slots() { return slots[current / 32]; }
 
 void emu_barrier_block()
 {
+    if (live < nthreads)
+        emu_fail("__syncthreads that not every thread reaches");
     fibers[current].state = AT_BLOCK;
     at_block++;
     settle(current / 32);
@@ -148,6 +152,8 @@ void emu_barrier_block()
 void emu_barrier_warp(int site)
 {
     const unsigned w = current / 32;
+    if (live_warp[w] < 32)
+        emu_fail("a warp barrier that not every lane reaches");
     if (at_warp[w] == 0)
         warp_site[w] = site;
     else if (warp_site[w] != site)

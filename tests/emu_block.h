@@ -4,9 +4,10 @@
 // fibers a barrier releases run in an order drawn from the launch's seed, so
 // that code that reads what another thread writes without a barrier in
 // between gives a wrong result for some seeds, and every run of a seed is the
-// same run. A barrier that not every thread it waits for reaches (a
-// __syncthreads some threads skip, a warp's lanes at different shuffles) is
-// reported as the block's error instead of hanging.
+// same run. Every thread of the block must reach every __syncthreads, every
+// lane of a warp the same warp barriers (as exact.cu's kernels do): a
+// barrier that a thread skips or ends without, or a warp's lanes at
+// different shuffles, is reported as the block's error instead of hanging.
 #ifndef CURED_TESTS_EMU_BLOCK_H
 #define CURED_TESTS_EMU_BLOCK_H
 

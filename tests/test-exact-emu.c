@@ -691,6 +691,15 @@ START_TEST(test_segments)
 }
 END_TEST
 
+/* ---- The emulation finds races and divergent barriers (emu_block_check.cc) ---- */
+const char *emu_block_check(void);
+START_TEST(test_emulation)
+{
+    const char *err = emu_block_check();
+    ck_assert_msg(err == NULL, "the block emulation: %s", err ? err : "");
+}
+END_TEST
+
 int main(void)
 {
     const char *env = getenv("CURED_TEST_SEED");
@@ -701,7 +710,8 @@ int main(void)
         const char *name;
         const TTest *test;
         int n;
-    } cases[] = {{"adversarial", test_adversarial, 4 * EOP_COUNT},
+    } cases[] = {{"emulation", test_emulation, 1},
+                 {"adversarial", test_adversarial, 4 * EOP_COUNT},
                  {"whole", test_whole, 4 * EOP_COUNT * 4},
                  {"axes", test_axes, 4 * EOP_COUNT * 2},
                  {"segments", test_segments, 4 * EOP_COUNT * 2}};
