@@ -15,7 +15,8 @@ log=$(mktemp -d "${TMPDIR:-/tmp}/exact-emu-seeds.XXXXXX")
 cp "$prog" "$log/test-exact-emu" # a rebuild meanwhile changes nothing here
 prog=$log/test-exact-emu
 seq "$first" $((first + count - 1)) | xargs -P "$jobs" -I{} sh -c \
-    'CURED_TEST_SEED={} '"$prog"' > '"$log"'/{}.log 2>&1 || echo {} >> '"$log"'/failed'
+    'CURED_TEST_SEED={} '"$prog"' > '"$log"'/{}.log 2>&1 || echo {} >> '"$log"'/failed' ||
+    { echo "exact-emu-seeds: interrupted (logs in $log)"; exit 2; }
 if [ -s "$log/failed" ]; then
     for s in $(sort -n "$log/failed"); do
         grep -h -E '^[^ ]+:[0-9]+:[FE]:' "$log/$s.log" | head -3

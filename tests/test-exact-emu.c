@@ -516,7 +516,6 @@ START_TEST(test_adversarial)
         adversarial(t, op, "no elements", 0, 0, one, 0);
         adversarial(t, op, "one -0.0", 1, 1, one, 1);
     }
-    (void)hulp;
 }
 END_TEST
 
