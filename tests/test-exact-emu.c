@@ -357,7 +357,7 @@ static int variants(struct rng *r, const struct job_case *c, uint64_t len, struc
             if (k >= 2)
                 continue;
         } else {
-            split_of(len, 2 + rnd_below(r, 5), chunk, &x.splits, &x.part);
+            split_of(len, 2 + rnd_below(r, 12), chunk, &x.splits, &x.part);
             if (rnd_below(r, 4) == 0 && x.splits > 1)
                 x.splits += 1 + (unsigned)rnd_below(r, 2); /* empty parts past the end */
         }
