@@ -1,68 +1,18 @@
 // test-exact: kernels-src/exact.cuh's arithmetic on the CPU, behind the C
 // functions of exact_emu.h. The CUDA intrinsics the header uses are given
-// their host meanings here; everything else is the header's own code.
-#include <cmath>
-#include <cstddef>
-#include <cstdint>
-#include <cstring>
-
+// their host meanings (host_cuda.h, and the one-thread atomicAdd below);
+// everything else is the header's own code.
 #include "exact_emu.h"
+#include "host_cuda.h" // the keywords, bit casts and types.cuh's element types
 
-#define __device__
-#define __forceinline__ inline
-#define CURED_TYPES_CUH // exact.cuh's include: what it needs is below
-typedef unsigned long long u64;
-struct half_t {
-    unsigned short bits;
-};
-struct bf16_t {
-    unsigned short bits;
-};
-static inline unsigned __float_as_uint(float f)
-{
-    unsigned u;
-    std::memcpy(&u, &f, 4);
-    return u;
-}
-static inline float __uint_as_float(unsigned u)
-{
-    float f;
-    std::memcpy(&f, &u, 4);
-    return f;
-}
-static inline float __int_as_float(int i) { return __uint_as_float((unsigned)i); }
-static inline long long __double_as_longlong(double d)
-{
-    long long v;
-    std::memcpy(&v, &d, 8);
-    return v;
-}
-static inline double __longlong_as_double(long long v)
-{
-    double d;
-    std::memcpy(&d, &v, 8);
-    return d;
-}
 static inline unsigned long long atomicAdd(unsigned long long *p, unsigned long long v) // one thread here
 {
     const unsigned long long old = *p;
     *p += v;
     return old;
 }
-static inline u64 __umul64hi(u64 a, u64 b) { return (u64)(((unsigned __int128)a * b) >> 64); }
-static inline int __clzll(long long x) { return x ? __builtin_clzll((u64)x) : 64; }
-static inline int __clz(int x) { return x ? __builtin_clz((unsigned)x) : 32; }
 using std::ldexp;
 using std::sqrt;
-static float from_half(unsigned h)
-{
-    const unsigned E = (h >> 10) & 31u, m = h & 1023u;
-    const float v = E == 0 ? std::ldexp((float)m, -24)
-                    : E == 31 ? (m ? __uint_as_float(0x7fc00000u) : __uint_as_float(0x7f800000u))
-                              : std::ldexp((float)(m | 1024u), (int)E - 25);
-    return h & 0x8000u ? -v : v;
-}
-static inline float to_float(half_t h) { return from_half(h.bits); } // types.cuh's, exact
 
 #include "exact.cuh"
 

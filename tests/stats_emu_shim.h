@@ -6,8 +6,9 @@
 // parsed, never run). This file stands in for the rest:
 // - the CUDA compiler's keywords and built-ins: declared, defined only where
 //   the emulation runs them;
-// - types.cuh, whose half conversions are inline PTX: the element types,
-//   conversions and limits the statistics take;
+// - types.cuh, whose half conversions are inline PTX: the element types and
+//   conversions (host_cuda.h, shared with the exact sums' emulations) and
+//   the limits the statistics take;
 // - visit.cuh: the 16-byte loop (thread_visit) in the host's form;
 // - common.cuh, arg.cuh, ops.cuh and sums8.cuh: the MIN, MAX, ARG and sum
 //   pieces, which the statistics do not take; declared only are the
@@ -17,15 +18,9 @@
 #ifndef CURED_TESTS_STATS_EMU_SHIM_H
 #define CURED_TESTS_STATS_EMU_SHIM_H
 
-#include <cmath>
-#include <cstddef>
-#include <cstdint>
-#include <cstring>
-#include <limits>
+#include "host_cuda.h" // the keywords, bit casts and types.cuh's element types
 
 // ---- the CUDA compiler's keywords and built-ins --------------------------------
-#define __device__
-#define __forceinline__ inline
 #define __shared__ static
 struct emu_dim3 {
     unsigned x, y, z;
@@ -39,24 +34,6 @@ template <class T> T __shfl_xor_sync(unsigned mask, T v, int lane_mask, int widt
 template <class T> T atomicAdd(T *p, T v);
 template <class T> T atomicExch(T *p, T v);
 template <class T> T __ldcg(const T *p);
-static inline double __longlong_as_double(long long v)
-{
-    double d;
-    std::memcpy(&d, &v, 8);
-    return d;
-}
-static inline float __int_as_float(int v)
-{
-    float f;
-    std::memcpy(&f, &v, 4);
-    return f;
-}
-static inline long long __double_as_longlong(double d)
-{
-    long long v;
-    std::memcpy(&v, &d, 8);
-    return v;
-}
 static inline float __fdividef(float a, float b) { return a / b; }
 using std::exp;
 using std::fabs;
@@ -66,40 +43,7 @@ using std::fmaxf;
 using std::log;
 using std::sqrt;
 
-// ---- types.cuh -------------------------------------------------------------------
-#define CURED_TYPES_CUH
-template <bool C, class A, class B> struct select_type { typedef A type; };
-template <class A, class B> struct select_type<false, A, B> { typedef B type; };
-typedef unsigned long long u64;
-struct uint4 {
-    unsigned x, y, z, w;
-};
-struct half_t {
-    unsigned short bits;
-};
-struct bf16_t {
-    unsigned short bits;
-};
-static inline float from_half(unsigned short h)
-{
-    const unsigned e = (h >> 10) & 31, m = h & 1023;
-    const float v = e == 0 ? std::ldexp((float)m, -24)
-                    : e == 31 ? (m ? std::numeric_limits<float>::quiet_NaN() : std::numeric_limits<float>::infinity())
-                              : std::ldexp((float)(m | 1024), (int)e - 25);
-    return h & 0x8000 ? -v : v;
-}
-static inline float from_bf16(unsigned short b)
-{
-    const unsigned u = (unsigned)b << 16;
-    float f;
-    std::memcpy(&f, &u, 4);
-    return f;
-}
-template <class A, class T> inline A widen(T x) { return (A)x; }
-template <> inline float widen<float, half_t>(half_t x) { return from_half(x.bits); }
-template <> inline double widen<double, half_t>(half_t x) { return from_half(x.bits); }
-template <> inline float widen<float, bf16_t>(bf16_t x) { return from_bf16(x.bits); }
-template <> inline double widen<double, bf16_t>(bf16_t x) { return from_bf16(x.bits); }
+// ---- types.cuh: the limits the statistics take (the rest is host_cuda.h's) ---------
 template <class A> struct limits {
     static A lowest() { return -std::numeric_limits<A>::infinity(); }
     static A highest() { return std::numeric_limits<A>::infinity(); }

@@ -1,0 +1,148 @@
+// test-exact-emu: kernels-src/exact.cu's kernels, compiled from the file
+// itself through the host shim (exact_kernel_shim.h), launched on the CPU:
+// every block of the grid, one after another in an order drawn from the
+// seed, each block's threads as fibers (emu_block.cc).
+#include "exact_kernel_shim.h"
+
+#include "exact.cu"
+
+#include "exact_emu.h"
+#include "exact_kernel_emu.h"
+
+#include <vector>
+
+emu_exact_bounds emu_exact_inputs;
+
+namespace {
+
+// src/family_exact.c's block: 256 threads, fewer for float64 (a lane's digits in 48 KiB of shared memory).
+template <class T, int OP> struct Block {
+    enum {
+        PROD = OP == EXACT_OP_SUM_SQUARES || OP == EXACT_OP_NORM2 || OP == EXACT_OP_DOT,
+        V = sizeof(T) == 8 ? (PROD ? 32 : 64) : 256
+    };
+};
+
+template <class T, int OP> struct Shape {
+    enum { PROD = Block<T, OP>::PROD };
+    typedef typename ExactPlan<T, PROD>::F F;
+    static unsigned block() { return Block<T, OP>::V; }
+    static unsigned chunk() { return ExactPlan<T, PROD>::CHUNK; }
+    static unsigned words() { return ExactRecord<F>::WORDS; }
+};
+
+template <class T, class R, int OP> struct Kernels {
+    enum { BLOCK = Block<T, OP>::V };
+    static void reduce(void *j) { exact_reduce<T, R, OP, BLOCK>(*(const ExactJob *)j); }
+    static void finish(void *j) { exact_finish<T, R, OP>(*(const ExactJob *)j); }
+};
+
+uint64_t mix(uint64_t z)
+{
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
+
+int launch(void (*kernel)(void *), const ExactJob &j, unsigned grid, unsigned threads, uint64_t seed,
+           const char **error)
+{
+    std::vector<unsigned> order(grid);
+    for (unsigned b = 0; b < grid; b++)
+        order[b] = b;
+    for (unsigned b = grid; b > 1; b--) {
+        const unsigned k = (unsigned)(mix(seed + b) % b);
+        const unsigned t = order[k];
+        order[k] = order[b - 1];
+        order[b - 1] = t;
+    }
+    ExactJob job = j;
+    for (unsigned b = 0; b < grid; b++)
+        if (emu_block_run(order[b], grid, threads, kernel, &job, mix(seed ^ order[b]), error))
+            return -1;
+    return 0;
+}
+
+template <class T, class R, int OP>
+int run(const ExactJob &j, unsigned grid, unsigned finish_grid, uint64_t seed, const char **error)
+{
+    if (launch(Kernels<T, R, OP>::reduce, j, grid, Kernels<T, R, OP>::BLOCK, seed, error))
+        return -1;
+    if (j.splits > 1 && launch(Kernels<T, R, OP>::finish, j, finish_grid, 256, ~seed, error))
+        return -1;
+    return 0;
+}
+
+template <class T, class R>
+int run_op(int op, const ExactJob &j, unsigned grid, unsigned finish_grid, uint64_t seed, const char **error)
+{
+    switch (op) {
+    case EOP_SUM: return run<T, R, EXACT_OP_SUM>(j, grid, finish_grid, seed, error);
+    case EOP_MEAN: return run<T, R, EXACT_OP_MEAN>(j, grid, finish_grid, seed, error);
+    case EOP_SUM_SQUARES: return run<T, R, EXACT_OP_SUM_SQUARES>(j, grid, finish_grid, seed, error);
+    case EOP_NORM2: return run<T, R, EXACT_OP_NORM2>(j, grid, finish_grid, seed, error);
+    default: return run<T, R, EXACT_OP_DOT>(j, grid, finish_grid, seed, error);
+    }
+}
+
+template <class T> unsigned shape(int op, int what)
+{
+    switch (op) {
+#define SHAPE_CASE(OP)                                                                                     \
+    case OP: return what == 0 ? Shape<T, OP>::block() : what == 1 ? Shape<T, OP>::chunk() : Shape<T, OP>::words();
+        SHAPE_CASE(EXACT_OP_SUM)
+        SHAPE_CASE(EXACT_OP_MEAN)
+        SHAPE_CASE(EXACT_OP_SUM_SQUARES)
+        SHAPE_CASE(EXACT_OP_NORM2)
+        SHAPE_CASE(EXACT_OP_DOT)
+#undef SHAPE_CASE
+    }
+    return 0;
+}
+unsigned shape_of(int type, int op, int what)
+{
+    switch (type) {
+    case ET_HALF: return shape<half_t>(op, what);
+    case ET_BF16: return shape<bf16_t>(op, what);
+    case ET_FLOAT: return shape<float>(op, what);
+    default: return shape<double>(op, what);
+    }
+}
+
+} // namespace
+
+static_assert(EOP_SUM == EXACT_OP_SUM && EOP_MEAN == EXACT_OP_MEAN && EOP_SUM_SQUARES == EXACT_OP_SUM_SQUARES &&
+                  EOP_NORM2 == EXACT_OP_NORM2 && EOP_DOT == EXACT_OP_DOT,
+              "exact.cu's operators");
+
+extern "C" {
+unsigned emu_exact_kernel_block(int type, int op) { return shape_of(type, op, 0); }
+unsigned emu_exact_kernel_chunk(int type, int op) { return shape_of(type, op, 1); }
+unsigned emu_exact_kernel_record_words(int type, int op) { return shape_of(type, op, 2); }
+
+int emu_exact_kernel_run(int type, int rtype, int op, const struct cr_exact_job *job, unsigned grid,
+                         unsigned finish_grid, const void *in, size_t in_bytes, const void *in2, size_t in2_bytes,
+                         uint64_t seed, const char **error)
+{
+    emu_exact_inputs.lo[0] = in;
+    emu_exact_inputs.bytes[0] = in_bytes;
+    emu_exact_inputs.lo[1] = in2;
+    emu_exact_inputs.bytes[1] = in2_bytes;
+    *error = NULL;
+    const ExactJob &j = *job;
+    // The result types exact sums allow: the element type or a wider float.
+    switch (type * 4 + rtype) {
+    case ET_HALF * 4 + ET_HALF: return run_op<half_t, half_t>(op, j, grid, finish_grid, seed, error);
+    case ET_HALF * 4 + ET_FLOAT: return run_op<half_t, float>(op, j, grid, finish_grid, seed, error);
+    case ET_HALF * 4 + ET_DOUBLE: return run_op<half_t, double>(op, j, grid, finish_grid, seed, error);
+    case ET_BF16 * 4 + ET_BF16: return run_op<bf16_t, bf16_t>(op, j, grid, finish_grid, seed, error);
+    case ET_BF16 * 4 + ET_FLOAT: return run_op<bf16_t, float>(op, j, grid, finish_grid, seed, error);
+    case ET_BF16 * 4 + ET_DOUBLE: return run_op<bf16_t, double>(op, j, grid, finish_grid, seed, error);
+    case ET_FLOAT * 4 + ET_FLOAT: return run_op<float, float>(op, j, grid, finish_grid, seed, error);
+    case ET_FLOAT * 4 + ET_DOUBLE: return run_op<float, double>(op, j, grid, finish_grid, seed, error);
+    case ET_DOUBLE * 4 + ET_DOUBLE: return run_op<double, double>(op, j, grid, finish_grid, seed, error);
+    }
+    *error = "a result type exact sums do not take";
+    return -1;
+}
+}

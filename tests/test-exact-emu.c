@@ -1,0 +1,730 @@
+/*
+ * test-exact-emu: kernels-src/exact.cu's kernels (exact_reduce, then
+ * exact_finish for split outputs) run on the CPU from the file itself
+ * (exact_kernel_emu.cc: each block's threads are fibers, with real barriers
+ * and shuffles), on jobs filled here as src/family_exact.c fills them:
+ * whole arrays, kept and reduced axes (LINEAR with stride 1 and more, GENERAL
+ * over two reduced dimensions), segments (int32 and int64 offsets, empty
+ * ones, end < begin, offsets out of bounds). Every output is compared bit
+ * for bit with exact_ref.c's reference rounded once to the result type, for
+ * every element type, result type and operator, under several splits, units
+ * and forced small grids (the grid-stride loops wrap), which must all give
+ * the same bits; outputs not written keep their sentinel. The data cross the
+ * chunks and the 16-byte vectors, start misaligned (the scalar path), and
+ * hold cancellations, the whole exponent range, subnormals, ties, sums that
+ * overflow only when rounded, NaN, infinities and -0.0.
+ */
+#include <check.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "exact_emu.h"
+#include "exact_kernel_emu.h"
+#include "exact_ref.h"
+
+static unsigned long long seed;
+
+/* ---- Random numbers (splitmix64; each case seeds its own from the seed and its name) ---- */
+struct rng {
+    uint64_t s;
+};
+static uint64_t rnd(struct rng *r)
+{
+    uint64_t z = (r->s += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
+static uint64_t rnd_below(struct rng *r, uint64_t n) { return n ? rnd(r) % n : 0; }
+static void rng_for(struct rng *r, const char *name, long i)
+{
+    uint64_t h = 1469598103934665603ull;
+    for (const char *c = name; *c; c++)
+        h = (h ^ (unsigned char)*c) * 1099511628211ull;
+    r->s = h ^ (seed * 0x9e3779b97f4a7c15ull) ^ ((uint64_t)i << 40);
+}
+
+static const char *op_names[EOP_COUNT] = {"EXACT_SUM", "EXACT_MEAN", "EXACT_SUM_SQUARES", "EXACT_NORM2", "EXACT_DOT"};
+static size_t type_size(int t) { return t == ET_DOUBLE ? 8 : t == ET_FLOAT ? 4 : 2; }
+/* The result types a type's exact sums take: itself or a wider float. */
+static int result_type(int t, uint64_t k)
+{
+    static const int rts[4][3] = {{ET_HALF, ET_FLOAT, ET_DOUBLE},
+                                  {ET_BF16, ET_FLOAT, ET_DOUBLE},
+                                  {ET_FLOAT, ET_DOUBLE, ET_FLOAT},
+                                  {ET_DOUBLE, ET_DOUBLE, ET_DOUBLE}};
+    return rts[t][k % 3];
+}
+
+/* ---- Memory with a PROT_NONE page on each side ---- */
+struct guarded {
+    void *map;
+    size_t map_bytes;
+    unsigned char *p; /* 16-byte aligned, ending at most 15 bytes before the high guard */
+    size_t bytes;
+};
+static void guarded_alloc(struct guarded *g, size_t bytes)
+{
+    const size_t page = (size_t)sysconf(_SC_PAGESIZE), room = (bytes + 15) / 16 * 16,
+                 data = (room + page - 1) / page * page;
+    g->map_bytes = data + 2 * page;
+    g->map = mmap(NULL, g->map_bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    ck_assert_msg(g->map != MAP_FAILED, "mmap of %zu bytes", g->map_bytes);
+    unsigned char *base = (unsigned char *)g->map;
+    ck_assert(mprotect(base, page, PROT_NONE) == 0 && mprotect(base + page + data, page, PROT_NONE) == 0);
+    g->p = base + page + data - room;
+    g->bytes = bytes;
+}
+static void guarded_free(struct guarded *g)
+{
+    if (g->map)
+        munmap(g->map, g->map_bytes);
+    memset(g, 0, sizeof *g);
+}
+
+/* ---- Data ---- */
+static uint64_t load_bits(int t, const void *p, size_t i)
+{
+    switch (type_size(t)) {
+    case 2: return ((const uint16_t *)p)[i];
+    case 4: return ((const uint32_t *)p)[i];
+    default: return ((const uint64_t *)p)[i];
+    }
+}
+static void store_bits(int t, void *p, size_t i, uint64_t b)
+{
+    switch (type_size(t)) {
+    case 2: ((uint16_t *)p)[i] = (uint16_t)b; break;
+    case 4: ((uint32_t *)p)[i] = (uint32_t)b; break;
+    default: ((uint64_t *)p)[i] = b; break;
+    }
+}
+
+/* A random finite pattern of type t in one of the shapes below. */
+#define NMODES 7
+static const char *mode_names[NMODES] = {"any pattern",   "narrow range", "one binade",     "extremes",
+                                         "whole range",   "cancelling",   "specials"};
+static uint64_t random_term(struct rng *r, int t, int mode, int e0)
+{
+    const int p = tys[t].p, emax = tys[t].emax;
+    const uint64_t frac = rnd(r) & ((1ull << (p - 1)) - 1), sign = rnd(r) & 1 ? sign_bit(t) : 0;
+    uint64_t b;
+    switch (mode) {
+    case 0: /* any finite pattern */
+        do
+            b = rnd(r) & (sign_bit(t) * 2 - 1);
+        while ((b & ~sign_bit(t)) >= inf_bits(t));
+        return b;
+    case 1: /* a biased exponent near e0, both signs */
+        return sign | (uint64_t)(e0 + (int)rnd_below(r, 4)) << (p - 1) | frac;
+    case 2: /* positive, one binade */
+        return (uint64_t)e0 << (p - 1) | frac;
+    case 3: /* subnormals, the largest, zeros of both signs */
+        switch (rnd_below(r, 4)) {
+        case 0: return sign | (frac & 0xff);
+        case 1: return sign | (max_bits(t) - (frac & 0xff));
+        case 2: return sign;
+        default: return sign | (uint64_t)(emax + 1) << (p - 1) | frac;
+        }
+    default: /* exponents over the whole range, both signs */
+        return sign | rnd_below(r, (uint64_t)2 * emax + 1) << (p - 1) | frac;
+    }
+}
+/* n terms (and n more for DOT's y) in mode; "cancelling" pairs x with -x
+ * (the sum is a few stray terms'), "specials" sprinkles NaN, infinities and
+ * -0.0 among ordinary terms. */
+static void fill(struct rng *r, int t, int mode, void *x, void *y, size_t n)
+{
+    const int e0 = 1 + (int)rnd_below(r, (uint64_t)2 * tys[t].emax - 4);
+    for (size_t i = 0; i < n; i++) {
+        uint64_t a, b;
+        if (mode == 5) {
+            a = i % 2 && rnd_below(r, 64) ? load_bits(t, x, i - 1) ^ sign_bit(t) : random_term(r, t, 4, e0);
+            b = i % 2 && y && rnd_below(r, 64) ? load_bits(t, y, i - 1) : random_term(r, t, 4, e0);
+        } else if (mode == 6) {
+            const uint64_t k = rnd_below(r, 4000);
+            a = k == 0 ? nan_bits(t) : k == 1 ? inf_bits(t) : k == 2 ? inf_bits(t) | sign_bit(t) : k < 500 ? sign_bit(t)
+                                                                                               : random_term(r, t, 2, e0);
+            b = rnd_below(r, 3000) == 0 ? inf_bits(t) : random_term(r, t, 1, e0);
+        } else {
+            a = random_term(r, t, mode, e0);
+            b = random_term(r, t, mode, e0);
+        }
+        store_bits(t, x, i, a);
+        if (y)
+            store_bits(t, y, i, b);
+    }
+}
+
+/* ---- A job, its reference and its runs ---- */
+struct job_case {
+    int t, rt, op;
+    struct cr_exact_job j; /* in, in2, begin, end set; out, states set by run_job */
+    size_t in_bytes;      /* the input buffers' bytes from j.in and j.in2 */
+    uint64_t *want;       /* nout results' bits */
+    uint64_t out_words;   /* results' slots, from out's start (strided outputs leave gaps) */
+    uint64_t bad;         /* the guard word expected (segments) */
+    char what[160];
+};
+
+/* Output o's first element and count, read from abi.h's description of the view. */
+static void output_span(const struct cr_exact_job *j, uint64_t o, long long *base, uint64_t *len)
+{
+    if (j->view == EXACT_VIEW_SEGMENTS) {
+        const long long b = j->offsets_32 ? ((const int *)(uintptr_t)j->begin)[o] : ((const long long *)(uintptr_t)j->begin)[o];
+        const long long e = j->offsets_32 ? ((const int *)(uintptr_t)j->end)[o] : ((const long long *)(uintptr_t)j->end)[o];
+        const int bad = b < 0 || e < 0 || (uint64_t)b > j->guard.limit || (uint64_t)e > j->guard.limit;
+        *base = bad ? 0 : b;
+        *len = !bad && e > b ? (uint64_t)(e - b) : 0;
+        return;
+    }
+    long long at = 0;
+    for (int k = j->kept.n - 1; k >= 0; k--) {
+        at += (long long)(o % (uint64_t)j->kept.extent[k]) * j->kept.in_stride[k];
+        o /= (uint64_t)j->kept.extent[k];
+    }
+    *base = at;
+    *len = j->len;
+}
+static long long element_at(const struct cr_exact_job *j, uint64_t i)
+{
+    if (j->view == EXACT_VIEW_SEGMENTS)
+        return (long long)i;
+    long long at = 0;
+    for (int k = j->red.n - 1; k >= 0; k--) {
+        at += (long long)(i % (uint64_t)j->red.extent[k]) * j->red.stride[k];
+        i /= (uint64_t)j->red.extent[k];
+    }
+    return at;
+}
+static uint64_t out_slot(const struct cr_exact_job *j, uint64_t o)
+{
+    if (j->view == EXACT_VIEW_SEGMENTS)
+        return o;
+    uint64_t at = 0;
+    for (int k = j->kept.n - 1; k >= 0; k--) {
+        at += (o % (uint64_t)j->kept.extent[k]) * (uint64_t)j->kept.out_stride[k];
+        o /= (uint64_t)j->kept.extent[k];
+    }
+    return at;
+}
+
+static void reference(struct job_case *c)
+{
+    const struct cr_exact_job *j = &c->j;
+    const void *x = (const void *)(uintptr_t)j->in, *y = (const void *)(uintptr_t)j->in2;
+    c->want = realloc(c->want, (j->nout ? j->nout : 1) * sizeof *c->want);
+    c->out_words = 0;
+    c->bad = 0;
+    for (uint64_t o = 0; o < j->nout; o++) {
+        long long base;
+        uint64_t len;
+        output_span(j, o, &base, &len);
+        if (j->view == EXACT_VIEW_SEGMENTS && !c->bad && len == 0) { /* the lowest bad segment */
+            const long long b = j->offsets_32 ? ((const int *)(uintptr_t)j->begin)[o] : ((const long long *)(uintptr_t)j->begin)[o];
+            const long long e = j->offsets_32 ? ((const int *)(uintptr_t)j->end)[o] : ((const long long *)(uintptr_t)j->end)[o];
+            if (b < 0 || e < 0 || (uint64_t)b > j->guard.limit || (uint64_t)e > j->guard.limit)
+                c->bad = ~o;
+        }
+        struct ref r;
+        ref_init(&r);
+        for (uint64_t i = 0; i < len; i++) {
+            const long long at = base + element_at(j, i);
+            const double v = value(c->t, load_bits(c->t, x, (size_t)at));
+            if (c->op == EOP_SUM || c->op == EOP_MEAN)
+                ref_term(&r, v);
+            else
+                ref_product(&r, v, c->op == EOP_DOT ? value(c->t, load_bits(c->t, y, (size_t)at)) : v);
+        }
+        c->want[o] = c->op == EOP_NORM2 ? ref_norm2(&r, c->rt) : ref_round(&r, c->rt, c->op == EOP_MEAN ? len : 1);
+        const uint64_t slot = out_slot(j, o) + 1;
+        if (slot > c->out_words)
+            c->out_words = slot;
+    }
+}
+
+#define SENTINEL 0xababababababababull
+#define MAX_VARIANTS 8
+struct variant {
+    unsigned splits, uw, grid, finish_grid;
+    uint64_t part;
+};
+#define MAX_OUT 4096
+static uint64_t got_bits[MAX_VARIANTS][MAX_OUT], owner[4 * MAX_OUT];
+
+/* The split the host makes of len elements into about n parts (family_exact.c's cr_exact_split). */
+static void split_of(uint64_t len, uint64_t n, unsigned chunk, unsigned *splits, uint64_t *part)
+{
+    if (n < 2) {
+        *splits = 1;
+        *part = (uint64_t)1 << 62;
+        return;
+    }
+    uint64_t p = (len + n - 1) / n;
+    p = (p + chunk - 1) / chunk * chunk;
+    if (p == 0)
+        p = chunk;
+    n = (len + p - 1) / p;
+    *splits = n < 1 ? 1 : (unsigned)n;
+    *part = n <= 1 ? (uint64_t)1 << 62 : p;
+}
+
+/* Runs the job under each variant; every output's bits must be the
+ * reference's, the same in every variant, and nothing else written. */
+static void run_job(struct job_case *c, const struct variant *v, int nv)
+{
+    ck_assert(c->j.nout <= MAX_OUT && nv <= MAX_VARIANTS);
+    reference(c);
+    ck_assert(c->out_words <= 4 * MAX_OUT);
+    const unsigned words = emu_exact_kernel_record_words(c->t, c->op);
+    const size_t rsize = type_size(c->rt);
+    for (int k = 0; k < nv; k++) {
+        struct cr_exact_job j = c->j;
+        j.splits = v[k].splits;
+        j.unit_warps = v[k].uw;
+        j.part = v[k].part;
+        struct guarded out, states;
+        guarded_alloc(&out, (size_t)(c->out_words ? c->out_words : 1) * rsize);
+        memset(out.p, 0xab, out.bytes);
+        guarded_alloc(&states, (size_t)(j.nout * j.splits + 1) * words * 8);
+        memset(states.p, 0xab, states.bytes);
+        unsigned long long guard_word = 0;
+        j.out = (uintptr_t)out.p;
+        j.states = (uintptr_t)states.p;
+        if (j.view == EXACT_VIEW_SEGMENTS)
+            j.guard.bad = (uintptr_t)&guard_word;
+        const char *err = NULL;
+        const uint64_t run_seed = seed * 31 + (uint64_t)k;
+        const int rc = emu_exact_kernel_run(c->t, c->rt, c->op, &j, v[k].grid, v[k].finish_grid,
+                                            (const void *)(uintptr_t)j.in, c->in_bytes, (const void *)(uintptr_t)j.in2,
+                                            j.in2 ? c->in_bytes : 0, run_seed, &err);
+        if (rc)
+            ck_abort_msg("%s, splits %u, unit_warps %u, grid %u: %s (seed %llu; rerun with: CURED_TEST_SEED=%llu "
+                         "./tests/test-exact-emu)",
+                         c->what, v[k].splits, v[k].uw, v[k].grid, err, seed, seed);
+        for (uint64_t s = 0; s < c->out_words; s++)
+            owner[s] = 0;
+        for (uint64_t o = 0; o < j.nout; o++)
+            owner[out_slot(&j, o)] = o + 1;
+        for (uint64_t s = 0; s < c->out_words; s++) {
+            const uint64_t b = load_bits(c->rt, out.p, (size_t)s);
+            if (owner[s]) {
+                const uint64_t o = owner[s] - 1;
+                got_bits[k][o] = b;
+                if (b != c->want[o])
+                    ck_abort_msg("%s, splits %u, unit_warps %u, grid %u: output %llu of %llu is 0x%llx, want 0x%llx "
+                                 "(seed %llu; rerun with: CURED_TEST_SEED=%llu ./tests/test-exact-emu)",
+                                 c->what, v[k].splits, v[k].uw, v[k].grid, (unsigned long long)o,
+                                 (unsigned long long)j.nout, (unsigned long long)b, (unsigned long long)c->want[o],
+                                 seed, seed);
+                if (k && b != got_bits[0][o])
+                    ck_abort_msg("%s: output %llu differs between variants", c->what, (unsigned long long)o);
+            } else if (b != (SENTINEL & ((rsize == 8 ? 0 : 1ull << (8 * rsize)) - 1))) {
+                ck_abort_msg("%s, splits %u, unit_warps %u, grid %u: slot %llu, no output's, written (seed %llu; "
+                             "rerun with: CURED_TEST_SEED=%llu ./tests/test-exact-emu)",
+                             c->what, v[k].splits, v[k].uw, v[k].grid, (unsigned long long)s, seed, seed);
+            }
+        }
+        if (j.view == EXACT_VIEW_SEGMENTS && guard_word != c->bad)
+            ck_abort_msg("%s: the guard word is 0x%llx, want 0x%llx (seed %llu; rerun with: CURED_TEST_SEED=%llu "
+                         "./tests/test-exact-emu)",
+                         c->what, guard_word, (unsigned long long)c->bad, seed, seed);
+        guarded_free(&out);
+        guarded_free(&states);
+    }
+}
+
+/* The variants of a job of nout outputs of len elements: one unit, the
+ * block's warps as one unit, several parts (also with more parts than
+ * elements, empty ones at the end), on grids from 1 block to the natural
+ * one. */
+static int variants(struct rng *r, const struct job_case *c, uint64_t len, struct variant *v)
+{
+    const unsigned block = emu_exact_kernel_block(c->t, c->op), warps = block / 32,
+                   chunk = emu_exact_kernel_chunk(c->t, c->op);
+    int nv = 0;
+    for (int k = 0; k < 4; k++) {
+        struct variant x;
+        x.uw = k % 2 ? warps : 1;
+        if (k < 2 || c->j.view == EXACT_VIEW_SEGMENTS) {
+            x.splits = 1;
+            x.part = (uint64_t)1 << 62;
+            if (k >= 2)
+                continue;
+        } else {
+            split_of(len, 2 + rnd_below(r, 12), chunk, &x.splits, &x.part);
+            if (rnd_below(r, 4) == 0 && x.splits > 1)
+                x.splits += 1 + (unsigned)rnd_below(r, 2); /* empty parts past the end */
+        }
+        const uint64_t units = c->j.nout * x.splits, per_block = warps / x.uw,
+                       natural = (units + per_block - 1) / per_block;
+        const uint64_t g = rnd_below(r, 3) == 0 ? natural : 1 + rnd_below(r, 3);
+        x.grid = (unsigned)(g < natural ? g : natural ? natural : 1);
+        x.finish_grid = (unsigned)(1 + rnd_below(r, c->j.nout < 3 ? c->j.nout : 3));
+        v[nv++] = x;
+    }
+    return nv;
+}
+
+static void whole_job(struct job_case *c, const void *x, const void *y, size_t n, size_t bytes)
+{
+    memset(&c->j, 0, sizeof c->j);
+    c->j.in = (uintptr_t)x;
+    c->j.in2 = (uintptr_t)y;
+    c->j.nout = 1;
+    c->j.len = n;
+    c->j.red.n = 1;
+    c->j.red.extent[0] = (long long)n;
+    c->j.red.stride[0] = 1;
+    c->j.view = EXACT_VIEW_LINEAR;
+    c->in_bytes = bytes;
+}
+
+/* ---- Whole arrays ---- */
+/* Lengths about the chunk and the vectors: 0, a few, a chunk and one more or
+ * less, several chunks and a vector's odd elements. */
+static size_t whole_length(struct rng *r, unsigned chunk, size_t vec)
+{
+    switch (rnd_below(r, 6)) {
+    case 0: return rnd_below(r, 3) == 0 ? 0 : rnd_below(r, 70);
+    case 1: return chunk - 1 + rnd_below(r, 3);
+    case 2: return 2 * chunk + vec * 32 + rnd_below(r, 2 * vec);
+    case 3: return (1 + rnd_below(r, 3)) * chunk + rnd_below(r, 3) - 1;
+    case 4: return rnd_below(r, 4 * chunk);
+    default: return 8 * chunk + rnd_below(r, chunk);
+    }
+}
+
+START_TEST(test_whole)
+{
+    struct job_case c;
+    memset(&c, 0, sizeof c);
+    c.t = _i % 4;
+    c.op = _i / 4 % EOP_COUNT;
+    struct rng r;
+    rng_for(&r, "whole", _i);
+    c.rt = result_type(c.t, rnd(&r));
+    const unsigned chunk = emu_exact_kernel_chunk(c.t, c.op);
+    const size_t es = type_size(c.t), vec = 16 / es, n = whole_length(&r, chunk, vec);
+    const size_t mis = rnd_below(&r, 2) ? rnd_below(&r, vec) : 0, ymis = c.op == EOP_DOT && rnd_below(&r, 3) == 0 ? 1 : 0;
+    const int mode = (int)rnd_below(&r, NMODES);
+    struct guarded gx, gy;
+    memset(&gy, 0, sizeof gy);
+    guarded_alloc(&gx, (n + mis + 1) * es);
+    void *x = gx.p + mis * es, *y = NULL;
+    if (c.op == EOP_DOT) {
+        guarded_alloc(&gy, (n + mis + ymis + 1) * es);
+        y = gy.p + (mis + ymis) * es;
+    }
+    fill(&r, c.t, mode, x, y, n);
+    whole_job(&c, x, y, n, n * es);
+    snprintf(c.what, sizeof c.what, "%s of %zu %s (%s, %zu elements off 16 bytes) into %s", op_names[c.op], n,
+             tys[c.t].name, mode_names[mode], mis, tys[c.rt].name);
+    struct variant v[MAX_VARIANTS];
+    const int nv = variants(&r, &c, n, v);
+    run_job(&c, v, nv);
+    guarded_free(&gx);
+    guarded_free(&gy);
+    free(c.want);
+}
+END_TEST
+
+/* ---- Adversarial sums: a few terms among zeros, far apart (other lanes, chunks and parts) ---- */
+/* x: len elements, +0.0 (or -0.0 when neg_zeros) but for the terms v[k] at
+ * spread positions; y (DOT) all ones, so that DOT's products are x's terms.
+ * Skipped when a term is not a value of t. Every result type, two variants. */
+static void adversarial(int t, int op, const char *name, size_t len, int neg_zeros, const double *v, size_t nv)
+{
+    const size_t es = type_size(t);
+    struct guarded gx, gy;
+    memset(&gy, 0, sizeof gy);
+    guarded_alloc(&gx, (len + 1) * es);
+    if (op == EOP_DOT)
+        guarded_alloc(&gy, (len + 1) * es);
+    for (size_t i = 0; i < len; i++) {
+        store_bits(t, gx.p, i, neg_zeros ? sign_bit(t) : 0);
+        if (op == EOP_DOT)
+            store_bits(t, gy.p, i, bits_of(t, 1.0));
+    }
+    for (size_t k = 0; k < nv; k++) {
+        const uint64_t b = bits_of(t, v[k]);
+        const double back = value(t, b);
+        if (!(back == v[k] || (isnan(back) && isnan(v[k]))) || !!signbit(back) != !!signbit(v[k]))
+            goto done; /* not a value of t */
+        const size_t at = nv == 1 ? len / 2 : k * (len - 1) / (nv - 1); /* first, ..., last */
+        store_bits(t, gx.p, at, b);
+    }
+    for (uint64_t k = 0; k < 3; k++) {
+        const int rt = result_type(t, k);
+        if (k && rt == result_type(t, 0))
+            continue;
+        struct job_case c;
+        memset(&c, 0, sizeof c);
+        c.t = t, c.op = op, c.rt = rt;
+        whole_job(&c, gx.p, op == EOP_DOT ? gy.p : NULL, len, len * es);
+        snprintf(c.what, sizeof c.what, "%s: %s of %zu %s into %s", name, op_names[op], len, tys[t].name, tys[rt].name);
+        const unsigned block = emu_exact_kernel_block(t, op), chunk = emu_exact_kernel_chunk(t, op);
+        struct variant var[2];
+        var[0].splits = 1, var[0].uw = block / 32, var[0].part = (uint64_t)1 << 62, var[0].grid = 1, var[0].finish_grid = 1;
+        split_of(len, 3, chunk, &var[1].splits, &var[1].part);
+        var[1].uw = 1, var[1].grid = 1, var[1].finish_grid = 1;
+        run_job(&c, var, 2);
+        free(c.want);
+    }
+done:
+    guarded_free(&gx);
+    guarded_free(&gy);
+}
+#define ADV(name, neg_zeros, ...)                                                                  \
+    do {                                                                                           \
+        const double v_[] = {__VA_ARGS__};                                                         \
+        adversarial(t, op, name, len, neg_zeros, v_, sizeof v_ / sizeof *v_);                      \
+    } while (0)
+
+START_TEST(test_adversarial)
+{
+    const int t = _i % 4, op = _i / 4 % EOP_COUNT, p = tys[t].p, emax = tys[t].emax;
+    const size_t len = 2 * emu_exact_kernel_chunk(t, op) + 37;
+    const double mx = value(t, max_bits(t)), tiny = value(t, 1), inf = INFINITY, nan = NAN;
+    const double huge = ldexp(1.0, emax - 1), hulp = ldexp(1.0, emax - p); /* half an ulp of the largest */
+    ADV("cancellation", 0, huge, 1, -huge);
+    ADV("cancellation", 0, mx, tiny, -mx);
+    ADV("cancellation to a subnormal", 0, 3 * tiny, -2 * tiny);
+    ADV("whole range, alternating signs", 0, mx, -ldexp(1.0, emax / 2), ldexp(1.0, -emax / 2), -tiny, tiny * 5, -mx);
+    ADV("a tie of the element type (to even)", 0, 1, ldexp(1.0, -p));
+    ADV("a tie of the element type (up)", 0, 1 + ldexp(1.0, 1 - p), ldexp(1.0, -p));
+    ADV("just below a tie", 0, 1, ldexp(1.0, -p), -tiny);
+    ADV("a tie of float32", 0, 1, ldexp(1.0, -24));
+    ADV("a tie of float64", 0, 1, ldexp(1.0, -53));
+    ADV("overflow only when rounded", 0, mx, hulp);
+    ADV("no overflow: below the tie", 0, mx, hulp, -tiny);
+    ADV("the largest twice", 0, mx, mx, -mx);
+    ADV("subnormals", 0, tiny, tiny, tiny, tiny, tiny);
+    ADV("all -0.0", 1, -0.0);
+    ADV("-0.0 and a +0.0", 1, 0.0);
+    ADV("NaN", 0, 1, nan, 2);
+    ADV("both infinities", 0, inf, 1, -inf);
+    ADV("+inf", 0, inf, -mx, inf);
+    ADV("-inf", 0, -inf, mx);
+    if (op == EOP_DOT || op == EOP_MEAN || op == EOP_SUM) { /* n == 0, n == 1 */
+        const double one[] = {-0.0};
+        adversarial(t, op, "no elements", 0, 0, one, 0);
+        adversarial(t, op, "one -0.0", 1, 1, one, 1);
+    }
+}
+END_TEST
+
+/* ---- Axes: kept and reduced dimensions of a 2-D or 3-D array ---- */
+static const char *axes_kinds[5] = {"[A, B] over B (stride 1)", "[A, B] over A (stride B)",
+                                    "[A, B, C] over A and C (general)", "[A, B, C] over B and C (general)",
+                                    "[A, B, C] over B (stride C, two kept)"};
+START_TEST(test_axes)
+{
+    struct job_case c;
+    memset(&c, 0, sizeof c);
+    c.t = _i % 4;
+    c.op = _i / 4 % EOP_COUNT;
+    struct rng r;
+    rng_for(&r, "axes", _i);
+    c.rt = result_type(c.t, rnd(&r));
+    const unsigned chunk = emu_exact_kernel_chunk(c.t, c.op);
+    const int kind = (int)rnd_below(&r, 5), mode = (int)rnd_below(&r, NMODES);
+    const size_t es = type_size(c.t), vec = 16 / es;
+    /* a reduced length about a chunk (or a few elements), outputs few enough for the whole to stay near 3 chunks */
+    const uint64_t red = rnd_below(&r, 3) ? chunk - vec + rnd_below(&r, 2 * vec + 1) + (rnd_below(&r, 2) ? chunk : 0)
+                                          : 1 + rnd_below(&r, 3 * vec);
+    const uint64_t kept = 1 + rnd_below(&r, red > chunk ? 3 : 40);
+    uint64_t A, B, C = 1;
+    const uint64_t os = 1 + rnd_below(&r, 2); /* results every os slots */
+    struct cr_exact_job *j = &c.j;
+    memset(j, 0, sizeof *j);
+    j->view = EXACT_VIEW_LINEAR;
+    j->kept.n = 1;
+    j->red.n = 1;
+    switch (kind) {
+    case 0:
+        A = kept, B = red;
+        j->kept.extent[0] = (long long)A, j->kept.in_stride[0] = (long long)B;
+        j->red.extent[0] = (long long)B, j->red.stride[0] = 1;
+        break;
+    case 1:
+        A = red, B = kept;
+        j->kept.extent[0] = (long long)B, j->kept.in_stride[0] = 1;
+        j->red.extent[0] = (long long)A, j->red.stride[0] = (long long)B;
+        break;
+    case 2: /* red = A C */
+        C = 1 + rnd_below(&r, 2 * vec + 3), A = (red + C - 1) / C, B = kept;
+        j->kept.extent[0] = (long long)B, j->kept.in_stride[0] = (long long)C;
+        j->red.n = 2, j->view = EXACT_VIEW_GENERAL;
+        j->red.extent[0] = (long long)A, j->red.stride[0] = (long long)(B * C);
+        j->red.extent[1] = (long long)C, j->red.stride[1] = 1;
+        break;
+    case 3: /* red = B C */
+        C = 1 + rnd_below(&r, 2 * vec + 3), B = (red + C - 1) / C, A = kept;
+        j->kept.extent[0] = (long long)A, j->kept.in_stride[0] = (long long)(B * C);
+        j->red.n = 2, j->view = EXACT_VIEW_GENERAL;
+        j->red.extent[0] = (long long)B, j->red.stride[0] = (long long)C;
+        j->red.extent[1] = (long long)C, j->red.stride[1] = 1;
+        break;
+    default: /* kept A and C */
+        C = 1 + rnd_below(&r, 4), A = (kept + C - 1) / C, B = red;
+        j->kept.n = 2;
+        j->kept.extent[0] = (long long)A, j->kept.in_stride[0] = (long long)(B * C);
+        j->kept.extent[1] = (long long)C, j->kept.in_stride[1] = 1;
+        j->red.extent[0] = (long long)B, j->red.stride[0] = (long long)C;
+        break;
+    }
+    j->nout = 1;
+    for (int k = 0; k < j->kept.n; k++)
+        j->nout *= (uint64_t)j->kept.extent[k];
+    for (int k = j->kept.n - 1, at = (int)os; k >= 0; k--) { /* row-major results, os apart */
+        j->kept.out_stride[k] = at;
+        at *= (int)j->kept.extent[k];
+    }
+    j->len = 1;
+    for (int k = 0; k < j->red.n; k++)
+        j->len *= (uint64_t)j->red.extent[k];
+    const size_t n = (size_t)(A * B * C), mis = rnd_below(&r, 2) ? rnd_below(&r, vec) : 0;
+    struct guarded gx, gy;
+    memset(&gy, 0, sizeof gy);
+    guarded_alloc(&gx, (n + mis) * es);
+    void *x = gx.p + mis * es, *y = NULL;
+    if (c.op == EOP_DOT) {
+        guarded_alloc(&gy, (n + mis) * es);
+        y = gy.p + mis * es;
+    }
+    fill(&r, c.t, mode, x, y, n);
+    j->in = (uintptr_t)x;
+    j->in2 = (uintptr_t)y;
+    c.in_bytes = n * es;
+    snprintf(c.what, sizeof c.what, "%s of %s %s, A %llu B %llu C %llu (%s, %zu elements off 16 bytes) into %s",
+             op_names[c.op], tys[c.t].name, axes_kinds[kind], (unsigned long long)A, (unsigned long long)B,
+             (unsigned long long)C, mode_names[mode], mis, tys[c.rt].name);
+    struct variant v[MAX_VARIANTS];
+    const int nv = variants(&r, &c, j->len, v);
+    run_job(&c, v, nv);
+    guarded_free(&gx);
+    guarded_free(&gy);
+    free(c.want);
+}
+END_TEST
+
+/* ---- Segments ---- */
+START_TEST(test_segments)
+{
+    struct job_case c;
+    memset(&c, 0, sizeof c);
+    c.t = _i % 4;
+    c.op = _i / 4 % EOP_COUNT;
+    const int o32 = _i / (4 * EOP_COUNT) % 2;
+    struct rng r;
+    rng_for(&r, "segments", _i);
+    c.rt = result_type(c.t, rnd(&r));
+    const unsigned chunk = emu_exact_kernel_chunk(c.t, c.op);
+    const int mode = (int)rnd_below(&r, NMODES), with_bad = rnd_below(&r, 3) == 0;
+    const size_t es = type_size(c.t), n = chunk + rnd_below(&r, 2 * chunk), mis = rnd_below(&r, 16 / es);
+    const uint64_t nseg = 1 + rnd_below(&r, 48);
+    struct guarded gx, gy, gb, ge;
+    memset(&gy, 0, sizeof gy);
+    guarded_alloc(&gx, (n + mis) * es);
+    void *x = gx.p + mis * es, *y = NULL;
+    if (c.op == EOP_DOT) {
+        guarded_alloc(&gy, (n + mis) * es);
+        y = gy.p + mis * es;
+    }
+    fill(&r, c.t, mode, x, y, n);
+    guarded_alloc(&gb, nseg * 8);
+    guarded_alloc(&ge, nseg * 8);
+    for (uint64_t s = 0; s < nseg; s++) {
+        long long b = (long long)rnd_below(&r, n + 1), e;
+        switch (rnd_below(&r, 6)) {
+        case 0: e = b; break;                                          /* empty */
+        case 1: e = b - 1 - (long long)rnd_below(&r, 40); break;       /* end < begin */
+        case 2: b = (long long)rnd_below(&r, n / 4), e = b + (long long)chunk + (long long)rnd_below(&r, n - chunk - b + 1); break;
+        default: e = b + (long long)rnd_below(&r, 3 * 16 / es + 2); break;
+        }
+        if (e > (long long)n)
+            e = (long long)n;
+        if (e < 0)
+            e = 0;
+        if (with_bad && rnd_below(&r, 6) == 0) { /* an offset out of [0, n] */
+            const long long wrong = rnd_below(&r, 2) ? -1 - (long long)rnd_below(&r, 100)
+                                                     : (long long)n + 1 + (long long)rnd_below(&r, o32 ? 100 : 1ull << 40);
+            *(rnd_below(&r, 2) ? &b : &e) = wrong;
+        }
+        if (o32) {
+            ((int *)gb.p)[s] = (int)b;
+            ((int *)ge.p)[s] = (int)e;
+        } else {
+            ((long long *)gb.p)[s] = b;
+            ((long long *)ge.p)[s] = e;
+        }
+    }
+    struct cr_exact_job *j = &c.j; /* as family_exact.c fills it: no reduced dimensions */
+    memset(j, 0, sizeof *j);
+    j->in = (uintptr_t)x;
+    j->in2 = (uintptr_t)y;
+    j->nout = nseg;
+    j->begin = (uintptr_t)gb.p;
+    j->end = (uintptr_t)ge.p;
+    j->offsets_32 = (unsigned)o32;
+    j->guard.limit = n;
+    j->view = EXACT_VIEW_SEGMENTS;
+    c.in_bytes = n * es;
+    snprintf(c.what, sizeof c.what, "%s of %llu segments of %zu %s (int%d offsets%s, %s, %zu elements off 16 bytes) into %s",
+             op_names[c.op], (unsigned long long)nseg, n, tys[c.t].name, o32 ? 32 : 64, with_bad ? ", some bad" : "",
+             mode_names[mode], mis, tys[c.rt].name);
+    struct variant v[MAX_VARIANTS];
+    const int nv = variants(&r, &c, 0, v);
+    run_job(&c, v, nv);
+    guarded_free(&gx);
+    guarded_free(&gy);
+    guarded_free(&gb);
+    guarded_free(&ge);
+    free(c.want);
+}
+END_TEST
+
+/* ---- The emulation finds races and divergent barriers (emu_block_check.cc) ---- */
+const char *emu_block_check(void);
+START_TEST(test_emulation)
+{
+    const char *err = emu_block_check();
+    ck_assert_msg(err == NULL, "the block emulation: %s", err ? err : "");
+}
+END_TEST
+
+int main(void)
+{
+    const char *env = getenv("CURED_TEST_SEED");
+    seed = env && *env ? strtoull(env, NULL, 0) : (unsigned long long)time(NULL) ^ ((unsigned long long)getpid() << 20);
+    printf("test-exact-emu: seed %llu\n", seed);
+    Suite *s = suite_create("exact-emu");
+    const struct {
+        const char *name;
+        const TTest *test;
+        int n;
+    } cases[] = {{"emulation", test_emulation, 1},
+                 {"adversarial", test_adversarial, 4 * EOP_COUNT},
+                 {"whole", test_whole, 4 * EOP_COUNT * 4},
+                 {"axes", test_axes, 4 * EOP_COUNT * 2},
+                 {"segments", test_segments, 4 * EOP_COUNT * 2}};
+    for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
+        TCase *tc = tcase_create(cases[k].name);
+        tcase_set_timeout(tc, 120);
+        tcase_add_loop_test(tc, cases[k].test, 0, cases[k].n);
+        suite_add_tcase(s, tc);
+    }
+    SRunner *sr = srunner_create(s);
+    srunner_run_all(sr, CK_NORMAL);
+    const int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    if (failed)
+        printf("test-exact-emu: %d failure(s); rerun with: CURED_TEST_SEED=%llu ./tests/test-exact-emu\n", failed, seed);
+    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
