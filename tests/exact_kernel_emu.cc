@@ -33,8 +33,8 @@ template <class T, int OP> struct Shape {
 
 template <class T, class R, int OP> struct Kernels {
     enum { BLOCK = Block<T, OP>::V };
-    static void reduce(void *j) { exact_reduce<T, R, OP, BLOCK>(*(const ExactJob *)j); }
-    static void finish(void *j) { exact_finish<T, R, OP>(*(const ExactJob *)j); }
+    static void reduce(void *j) { exact_reduce<T, R, OP, BLOCK, false>(*(const ExactJob *)j); }
+    static void finish(void *j) { exact_finish<T, R, OP, false>(*(const ExactJob *)j); }
 };
 
 uint64_t mix(uint64_t z)
