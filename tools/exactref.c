@@ -254,10 +254,13 @@ void xr_result(const struct xr_acc *a, uint64_t divisor, cured_type out, unsigne
 
 void xr_norm2(const struct xr_acc *squares, cured_type out, unsigned char *bits)
 {
+    /* cured.h's EXACT_NORM2: the sum of squares rounded to float64, its float64 square root (correctly
+     * rounded), rounded once more to out (through the fixed-point sum of that one term). */
     unsigned char s[8];
-    xr_result(squares, 0, out, s);
-    const double v = xr_bits_value(out, s);
-    /* The double square root of a value of out, rounded again to out: 53 >=
-     * 2p + 2 for every narrower p, so the two roundings give the correct one. */
-    store(out, out == CURED_TYPE_FLOAT64 ? sqrt(v) : (double)(float)sqrt(v), bits);
+    xr_result(squares, 0, CURED_TYPE_FLOAT64, s);
+    const double root = sqrt(xr_bits_value(CURED_TYPE_FLOAT64, s));
+    struct xr_acc one;
+    xr_init(&one);
+    xr_add(&one, root);
+    xr_result(&one, 0, out, bits);
 }

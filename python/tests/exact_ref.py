@@ -97,14 +97,13 @@ def exact_dot(xs, ys, fmt):
 
 
 def exact_norm(terms, fmt):
-    """EXACT_NORM2: the square root of the correctly rounded exact sum of
-    squares, rounded once more (math.sqrt is correctly rounded in double, and
-    a double's square root rounded again to float32, bfloat16 or float16 is
-    still correctly rounded: 53 >= 2p + 2)."""
+    """EXACT_NORM2 (cured.h): the exact sum of squares correctly rounded to
+    float64, its square root in float64 (math.sqrt is correctly rounded), then
+    rounded once more to fmt."""
     s = _special([t * t for t in terms if not math.isfinite(t)])
     if s is not None:
         return s
-    sq = round_fraction(sum((Fraction(t) ** 2 for t in terms), Fraction(0)), fmt)
+    sq = round_fraction(sum((Fraction(t) ** 2 for t in terms), Fraction(0)), "float64")
     return round_fraction(Fraction(math.sqrt(sq)), fmt) if math.isfinite(sq) else sq
 
 
