@@ -172,6 +172,13 @@ template <class T> struct ExactFront<T, false, EXACT_FRONT_HALF> {
     }
     __device__ __forceinline__ unsigned flags() const { return nz ? EXACT_NOT_NEG_ZERO : 0u; }
     __device__ __forceinline__ float special() const { return 0.0f; } // the flushes put it in the warp's state
+    // A lane's own output (at most EXACT_HALF_TERMS terms since the last flush) into its state.
+    template <class S> __device__ __forceinline__ void lane_flush(S &s)
+    {
+        exact_add_value(s, sum);
+        sum = 0.0;
+        exact_normalize(s);
+    }
 };
 
 template <class T, bool PROD> struct ExactFront<T, PROD, EXACT_FRONT_BINS> {
@@ -205,6 +212,14 @@ template <class T, bool PROD> struct ExactFront<T, PROD, EXACT_FRONT_BINS> {
     }
     __device__ __forceinline__ unsigned flags() const { return nz ? EXACT_NOT_NEG_ZERO : 0u; }
     __device__ __forceinline__ float special() const { return 0.0f; } // the flushes put it in the warp's state
+    template <class S> __device__ __forceinline__ void lane_flush(S &s)
+    {
+        for (int b = 0; b < 16; b++) {
+            exact_add_value(s, bin[b]);
+            bin[b] = 0.0;
+        }
+        exact_normalize(s);
+    }
 };
 
 template <class T, bool PROD> struct ExactFront<T, PROD, EXACT_FRONT_DIRECT> {
@@ -228,6 +243,17 @@ template <class T, bool PROD> struct ExactFront<T, PROD, EXACT_FRONT_DIRECT> {
     template <class S> __device__ __forceinline__ void flush(S &, int) { exact_normalize(s); }
     __device__ __forceinline__ unsigned flags() const { return s.flags; }
     __device__ __forceinline__ float special() const { return s.special; }
+    // The lane's state is its own: normalized here, copied into the lane's result state at the end.
+    template <class S> __device__ __forceinline__ void lane_flush(S &t)
+    {
+        exact_normalize(s);
+        (void)t;
+    }
+    template <class S> __device__ __forceinline__ void lane_final(S &t) const
+    {
+        for (int i = 0; i < F::DIGITS; i++)
+            t.d[i] = s.d[i];
+    }
 };
 
 // Threads a block and its shared memory: a lane's front (16 doubles of bins,
@@ -295,6 +321,48 @@ __device__ __forceinline__ void exact_chunk(const ExactJob &j, const T *x, const
     }
 }
 
+// Short outputs (unit_warps == 0): a lane an output, whole, with no warp
+// operation; its front flushes into a state of its own (local memory) every
+// chunk, and the lane rounds it (or writes its record; the planner gives
+// state requests warps, so that path runs in no test yet).
+template <class T, class R, int OP, int BLOCK, bool STATE, bool PROD, bool TWO, class F, class Front>
+__device__ __forceinline__ void exact_lanes(const ExactJob &j, long long *lanes)
+{
+    enum { CHUNK = ExactPlan<T, PROD>::CHUNK, DIRECT = ExactPlan<T, PROD>::FRONT == EXACT_FRONT_DIRECT };
+    const T *x = (const T *)j.in, *y = TWO ? (const T *)j.in2 : x;
+    for (u64 o = (u64)blockIdx.x * BLOCK + threadIdx.x; o < j.nout; o += (u64)gridDim.x * BLOCK) {
+        long long base;
+        u64 len;
+        exact_output(j, o, base, len, true);
+        Exact<F> s;
+        exact_init(s);
+        Front f;
+        f.init(lanes + threadIdx.x, BLOCK);
+        const long long stride = j.view == EXACT_VIEW_SEGMENTS ? 1 : j.red.n ? j.red.stride[0] : 0;
+        for (u64 c0 = 0; c0 < len; c0 += CHUNK) {
+            const u64 c1 = c0 + CHUNK < len ? c0 + CHUNK : len;
+            for (u64 i = c0; i < c1; i++) {
+                const long long at = base + (j.view == EXACT_VIEW_GENERAL ? exact_red_offset(j, i) : (long long)i * stride);
+                f.take(x[at], TWO ? y[at] : x[at]);
+            }
+            f.lane_flush(s);
+        }
+        if constexpr (DIRECT)
+            f.lane_final(s);
+        s.special += f.special();
+        s.flags |= f.flags() | (len ? EXACT_ANY : 0u);
+        if (STATE) {
+            long long *rec = (long long *)j.out + o * (ExactRecord<F>::WORDS + 1);
+            rec[0] = (long long)len;
+            for (int d = 0; d < F::DIGITS; d++)
+                rec[1 + d] = s.d[d];
+            rec[1 + F::DIGITS] = (long long)((u64)s.flags << 32 | __float_as_uint(s.special));
+        } else {
+            exact_store<R>(j.out, exact_out_offset(j, o), exact_result<R, OP>(s, len));
+        }
+    }
+}
+
 // T the element type, R the result's, OP one of EXACT_OP_*.
 template <class T, class R, int OP, int BLOCK, bool STATE>
 __global__ void __launch_bounds__(BLOCK) exact_reduce(ExactJob j)
@@ -310,9 +378,13 @@ __global__ void __launch_bounds__(BLOCK) exact_reduce(ExactJob j)
     __shared__ float warp_special[WARPS];
     __shared__ unsigned warp_flags[WARPS];
 
+    if (j.unit_warps == 0) {
+        exact_lanes<T, R, OP, BLOCK, STATE, PROD, TWO, F, Front>(j, lanes);
+        return;
+    }
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
     const T *x = (const T *)j.in, *y = TWO ? (const T *)j.in2 : x;
-    const int uw = (int)j.unit_warps;            // 1 or WARPS
+    const int uw = (int)j.unit_warps;            // 0 (a lane an output), 1 or WARPS
     const int per_block = WARPS / uw;            // units a block takes at once
     const int in_unit = warp % uw;               // this warp's place in its unit
     const int leader = warp - in_unit;

@@ -274,10 +274,14 @@ unsigned cr_resident(const struct cr_kernel *k, const struct cr_device_facts *de
 size_t cr_partials_area(const struct cr_device_facts *dev);
 
 /* ---- family_exact.c: the exact sums' split ------------------------------------ */
-/* A test hook: nonzero fields force the exact kernels' parts an output, warps a unit (1 or a block's) and grid. */
+/* A test hook: nonzero fields force the exact kernels' parts an output, warps a unit (1 or a block's) and grid;
+ * lanes: 1 a lane an output (short outputs), -1 never, 0 the planner's choice. */
 struct cr_exact_force {
     unsigned splits, unit_warps, grid;
+    int lanes;
 };
+/* Outputs of at most this many elements take a lane each (when there are 32 or more). */
+#define CR_EXACT_LANE_LEN 256
 extern struct cr_exact_force cr_exact_force;
 /* Parts an output (*splits), warps a unit and elements a part of an exact request's nout outputs of len elements:
  * one wave of units of resident_blocks, one state record a part within area bytes. */

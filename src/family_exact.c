@@ -112,6 +112,13 @@ void cr_exact_split(const struct cr_request *r, uint64_t nout, uint64_t len, uin
 {
     const struct exact_shape s = shape_of(r);
     const unsigned warps = s.block / 32;
+    /* Short outputs, many of them: a lane each (a warp's flushes and merges would cost more than the elements). */
+    if (!r->state && (cr_exact_force.lanes > 0 || (cr_exact_force.lanes == 0 && len <= CR_EXACT_LANE_LEN && nout >= 32))) {
+        *splits = 1;
+        *unit_warps = 0;
+        *part = (uint64_t)1 << 62;
+        return;
+    }
     unsigned uw = len >= (uint64_t)s.chunk * warps ? warps : 1;
     if (cr_exact_force.unit_warps == 1 || cr_exact_force.unit_warps == warps)
         uw = cr_exact_force.unit_warps;
@@ -183,9 +190,11 @@ static void plan(const struct cr_request *r, const struct cr_unit *u, const stru
         j.view = g->red.n > 1 ? EXACT_VIEW_GENERAL : EXACT_VIEW_LINEAR;
     }
     const uint64_t resident = cr_resident(k, dev);
-    if (j.view == EXACT_VIEW_SEGMENTS) { /* a warp a segment */
+    if (j.view == EXACT_VIEW_SEGMENTS) { /* a warp a segment, or a lane where the segments are short on average */
+        const int lanes = !r->state && (cr_exact_force.lanes > 0 || (cr_exact_force.lanes == 0 &&
+                                                                     g->limit / (j.nout ? j.nout : 1) <= CR_EXACT_LANE_LEN));
         j.splits = 1;
-        j.unit_warps = 1;
+        j.unit_warps = lanes ? 0 : 1;
         j.part = (uint64_t)1 << 62;
     } else {
         unsigned splits, uw;
@@ -195,7 +204,8 @@ static void plan(const struct cr_request *r, const struct cr_unit *u, const stru
         j.unit_warps = uw;
         j.part = part;
     }
-    const uint64_t units = j.nout * j.splits, per_block = warps / j.unit_warps;
+    const uint64_t units = j.unit_warps ? j.nout * j.splits : (j.nout + 31) / 32, /* lanes: a warp's 32 outputs */
+        per_block = j.unit_warps ? warps / j.unit_warps : warps;
     uint64_t grid = (units + per_block - 1) / per_block;
     if (cr_exact_force.grid)
         grid = cr_exact_force.grid;

@@ -341,16 +341,25 @@ static void run_job(struct job_case *c, const struct variant *v, int nv)
 
 /* The variants of a job of nout outputs of len elements: one unit, the
  * block's warps as one unit, several parts (also with more parts than
- * elements, empty ones at the end), on grids from 1 block to the natural
- * one. */
+ * elements, empty ones at the end), a lane an output (unit_warps 0), on
+ * grids from 1 block to the natural one. */
 static int variants(struct rng *r, const struct job_case *c, uint64_t len, struct variant *v)
 {
     const unsigned block = emu_exact_kernel_block(c->t, c->op), warps = block / 32,
                    chunk = emu_exact_kernel_chunk(c->t, c->op);
     int nv = 0;
-    for (int k = 0; k < 4; k++) {
+    for (int k = 0; k < 5; k++) {
         struct variant x;
-        x.uw = k % 2 ? warps : 1;
+        x.uw = k == 4 ? 0 : k % 2 ? warps : 1;
+        if (k == 4) { /* a lane an output: the block's threads take block outputs at once */
+            x.splits = 1;
+            x.part = (uint64_t)1 << 62;
+            const uint64_t natural = (c->j.nout + block - 1) / block, g = rnd_below(r, 2) ? natural : 1 + rnd_below(r, 2);
+            x.grid = (unsigned)(g < natural ? g : natural ? natural : 1);
+            x.finish_grid = 1;
+            v[nv++] = x;
+            continue;
+        }
         if (k < 2 || c->j.view == EXACT_VIEW_SEGMENTS) {
             x.splits = 1;
             x.part = (uint64_t)1 << 62;

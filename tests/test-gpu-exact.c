@@ -223,10 +223,13 @@ START_TEST(test_forced_splits)
     static const unsigned splits[] = {0, 1, 2, 3, 7, 31, 64, 200};
     static const unsigned grids[] = {0, 1, 2, 5};
     for (size_t a = 0; a < sizeof splits / sizeof *splits; a++)
-        for (unsigned uw = 0; uw < 3; uw++)
+        for (unsigned uw = 0; uw < 4; uw++)
             for (size_t g = 0; g < sizeof grids / sizeof *grids; g++) {
                 cr_exact_force.splits = splits[a];
-                cr_exact_force.unit_warps = uw == 0 ? 0 : uw == 1 ? 1 : 8;
+                cr_exact_force.unit_warps = uw == 0 || uw == 3 ? 0 : uw == 1 ? 1 : 8;
+                cr_exact_force.lanes = uw == 3 ? 1 : -1; /* 3: a lane sums the whole array */
+                if (uw == 3 && (a > 0 || g > 1))
+                    continue;
                 cr_exact_force.grid = grids[g];
                 char what[160];
                 snprintf(what, sizeof what, "%s %s splits %u unit warps %u grid %u", cured_op_name(op),
@@ -347,9 +350,10 @@ START_TEST(test_segments)
     upload(de64, e64, nseg * 8);
     upload(db32, b32, nseg * 4);
     upload(de32, e32, nseg * 4);
-    for (int w = 0; w < 2; w++) {
+    for (int w = 0; w < 4; w++) {
+        cr_exact_force.lanes = w >= 2 ? 1 : -1; /* a warp a segment, then a lane a segment */
         poison(o, nseg * 8);
-        if (w == 0)
+        if (w % 2 == 0)
             CURED_OK(cured_segmented_reduce_async(H, CURED_OP_EXACT_SUM, DP(dx), t, nseg, DP(db64), DP(de64),
                                                   CURED_TYPE_INT64, DP(o), t, NULL));
         else
@@ -359,7 +363,7 @@ START_TEST(test_segments)
         for (size_t s = 0; s < nseg; s++) {
             const size_t len = e64[s] > b64[s] ? (size_t)(e64[s] - b64[s]) : 0;
             struct ref rf;
-            const cured_op op = w == 0 ? CURED_OP_EXACT_SUM : CURED_OP_EXACT_MEAN;
+            const cured_op op = w % 2 == 0 ? CURED_OP_EXACT_SUM : CURED_OP_EXACT_MEAN;
             ref_make(&rf, op, t, x + b64[s], NULL, len);
             char what[160];
             snprintf(what, sizeof what, "%s %s segment %zu [%lld, %lld)", cured_op_name(op), cr_type_name(t), s,
@@ -367,6 +371,7 @@ START_TEST(test_segments)
             expect_bits(read_bits(o, t, s), ref_result(&rf, op, t), what);
         }
     }
+    memset(&cr_exact_force, 0, sizeof cr_exact_force);
     /* uniform segments: the same bits as offset segments over the same elements */
     const size_t seg = 571;
     poison(o, nseg * 8);
