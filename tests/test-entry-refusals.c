@@ -1,5 +1,5 @@
 /*
- * Every public reduction, one bad argument at a time: a table of the 25
+ * Every public reduction, one bad argument at a time: a table of the 29
  * entry points (what each takes) crossed with a table of bad arguments
  * (what each changes in a call that is otherwise valid, and the status and
  * message cured.h documents for it). Each row runs on tests/fakecuda.c's
@@ -43,7 +43,8 @@ enum entry {
     E_REDUCE_ASYNC, E_REDUCE, E_STATS_ASYNC, E_STATS, E_DOT_ASYNC, E_DOT, E_AXES, E_AXES_STATS, E_UNIFORM,
     E_SEGMENTS, E_SEGMENTS_STATS, E_CUSTOM_ASYNC, E_CUSTOM, E_CUSTOM_AXES, E_CUSTOM_SEGMENTS, E_COMM_ASYNC, E_COMM,
     E_COMM_DOT_ASYNC, E_COMM_DOT, E_COMM_STATS_ASYNC, E_COMM_STATS, E_COMM_AXES, E_COMM_AXES_STATS,
-    E_COMM_CUSTOM_ASYNC, E_COMM_CUSTOM, E_COUNT
+    E_COMM_CUSTOM_ASYNC, E_COMM_CUSTOM, E_EXACT_DOT_ASYNC, E_EXACT_DOT, E_COMM_EXACT_DOT_ASYNC, E_COMM_EXACT_DOT,
+    E_COUNT
 };
 
 static const struct {
@@ -78,6 +79,10 @@ static const struct {
                            T_COMM | T_ASYNC | T_OP | T_STATS | T_TYPES | T_AXES},
     [E_COMM_CUSTOM_ASYNC] = {"cured_comm_custom_reduce_async", T_COMM | T_ASYNC | T_USER | T_TWO | T_ARRAY},
     [E_COMM_CUSTOM] = {"cured_comm_custom_reduce", T_COMM | T_SYNC | T_USER | T_TWO | T_ARRAY},
+    [E_EXACT_DOT_ASYNC] = {"cured_exact_dot_async", T_LOCAL | T_ASYNC | T_DOT | T_TYPES | T_TWO | T_ARRAY},
+    [E_EXACT_DOT] = {"cured_exact_dot", T_LOCAL | T_SYNC | T_DOT | T_TYPES | T_TWO | T_ARRAY},
+    [E_COMM_EXACT_DOT_ASYNC] = {"cured_comm_exact_dot_async", T_COMM | T_ASYNC | T_DOT | T_TYPES | T_TWO | T_ARRAY},
+    [E_COMM_EXACT_DOT] = {"cured_comm_exact_dot", T_COMM | T_SYNC | T_DOT | T_TYPES | T_TWO | T_ARRAY},
 };
 
 static cured_handle H;
@@ -172,6 +177,15 @@ static cured_status call(enum entry e, const struct args *a)
         return cured_comm_dot_async(a->cc, a->in, a->in2, a->in_type, a->n, a->out, a->out_type, a->flags, NULL);
     case E_COMM_DOT:
         return cured_comm_dot(a->cc, a->in, a->in2, a->in_type, a->n, a->out, a->out_type, a->flags, NULL);
+    case E_EXACT_DOT_ASYNC:
+        return cured_exact_dot_async(a->h, a->in, a->in2, a->in_type, a->n, a->out, a->out_type, NULL);
+    case E_EXACT_DOT:
+        return cured_exact_dot(a->h, a->in, a->in2, a->in_type, a->n, a->out, a->out_type, NULL);
+    case E_COMM_EXACT_DOT_ASYNC:
+        return cured_comm_exact_dot_async(a->cc, a->in, a->in2, a->in_type, a->n, a->out, a->out_type, a->flags,
+                                          NULL);
+    case E_COMM_EXACT_DOT:
+        return cured_comm_exact_dot(a->cc, a->in, a->in2, a->in_type, a->n, a->out, a->out_type, a->flags, NULL);
     case E_COMM_STATS_ASYNC:
         return cured_comm_reduce_stats_async(a->cc, a->op, a->in, a->in_type, a->n, a->ddof, a->out, a->out_type,
                                              a->flags, NULL);
@@ -203,7 +217,8 @@ enum bad {
     B_EMPTY_ARG, B_EMPTY_SHARD, B_EMPTY_SUM, B_DDOF_NEG, B_DDOF_NAN, B_DDOF_INF, B_FEW_SYNC, B_FEW_ASYNC, B_FEW_COMM,
     B_NULL_LAYOUT, B_RANK, B_AXES_BIT, B_STRIDE, B_OUT_LAYOUT, B_AXIS0_KEPT, B_NO_RESULTS, B_OFFSET_TYPE,
     B_NULL_BEGIN, B_NULL_END, B_BEGIN_ALIGN, B_NO_SEGMENTS, B_NO_SEGMENTS_ALIGN, B_SEGMENTS_OVERFLOW, B_FLAGS, B_BITWISE,
-    B_NULL_USER, B_TWO_INPUT_USER, B_HOST_DEVICE_OUT, B_IN_RANGE, B_COUNT
+    B_NULL_USER, B_TWO_INPUT_USER, B_HOST_DEVICE_OUT, B_IN_RANGE, B_EXACT_INT, B_EXACT_DOT_OP, B_EXACT_NOT_STAT,
+    B_EXACT_ALGO, B_COUNT
 };
 
 static const struct {
@@ -264,6 +279,11 @@ static const struct {
     [B_HOST_DEVICE_OUT] = {"a host output where a device one goes", T_ASYNC, 0, CURED_ERROR_NOT_DEVICE_POINTER,
                            "output"},
     [B_IN_RANGE] = {"an input past its allocation", 0, T_SEGMENTS, CURED_ERROR_OUT_OF_RANGE, "input"},
+    [B_EXACT_INT] = {"EXACT_SUM of int32", T_PLAIN, 0, CURED_ERROR_TYPE_MISMATCH, "EXACT_SUM of int32"},
+    [B_EXACT_DOT_OP] = {"EXACT_DOT through a one-input call", T_PLAIN, 0, CURED_ERROR_INVALID_VALUE, "two inputs"},
+    [B_EXACT_NOT_STAT] = {"EXACT_MEAN through a statistics call", T_STATS, 0, CURED_ERROR_INVALID_VALUE,
+                          "not EXACT_MEAN"},
+    [B_EXACT_ALGO] = {"EXACT_SUM with a Handbook algorithm", T_ALGO, 0, CURED_ERROR_NOT_SUPPORTED, "EXACT_SUM"},
 };
 
 /* Entry e's call with bad argument b. */
@@ -279,6 +299,10 @@ static struct args with(enum entry e, enum bad b)
     case B_NULL_COMM: a.cc = NULL; break;
     case B_OP_ENUM: a.op = (cured_op)99; break;
     case B_DOT_OP: a.op = CURED_OP_DOT; break;
+    case B_EXACT_INT: a.op = CURED_OP_EXACT_SUM, a.in_type = CURED_TYPE_INT32, a.out_type = CURED_TYPE_INT64; break;
+    case B_EXACT_DOT_OP: a.op = CURED_OP_EXACT_DOT; break;
+    case B_EXACT_NOT_STAT: a.op = CURED_OP_EXACT_MEAN; break;
+    case B_EXACT_ALGO: a.op = CURED_OP_EXACT_SUM, a.algo = CURED_ALGO_SINGLE_PASS_TICKET; break;
     case B_NOT_STAT: a.op = CURED_OP_SUM; break;
     case B_ALGO: a.algo = (cured_algorithm)7; break;
     case B_IN_TYPE: a.in_type = (cured_type)99; break;
