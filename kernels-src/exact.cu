@@ -59,39 +59,30 @@ __device__ __forceinline__ unsigned exact_warp_or(unsigned v)
     return v;
 }
 
-// Where output o's elements start in the input, and where its result goes.
-__device__ __forceinline__ long long exact_in_offset(const ExactJob &j, u64 o)
+// The offset of index i of a row-major shape (innermost last) with these strides.
+__device__ __forceinline__ long long exact_offset(u64 i, int n, const long long *extent, const long long *stride)
 {
     long long at = 0;
-    for (int k = j.kept.n - 1; k >= 0; k--) {
-        const u64 e = (u64)j.kept.extent[k];
-        at += (long long)(o % e) * j.kept.in_stride[k];
-        o /= e;
+    for (int k = n - 1; k >= 0; k--) {
+        const u64 e = (u64)extent[k];
+        at += (long long)(i % e) * stride[k];
+        i /= e;
     }
     return at;
 }
+// Where output o's elements start in the input, and where its result goes.
+__device__ __forceinline__ long long exact_in_offset(const ExactJob &j, u64 o)
+{
+    return exact_offset(o, j.kept.n, j.kept.extent, j.kept.in_stride);
+}
 __device__ __forceinline__ long long exact_out_offset(const ExactJob &j, u64 o)
 {
-    if (j.view == EXACT_VIEW_SEGMENTS)
-        return (long long)o;
-    long long at = 0;
-    for (int k = j.kept.n - 1; k >= 0; k--) {
-        const u64 e = (u64)j.kept.extent[k];
-        at += (long long)(o % e) * j.kept.out_stride[k];
-        o /= e;
-    }
-    return at;
+    return j.view == EXACT_VIEW_SEGMENTS ? (long long)o : exact_offset(o, j.kept.n, j.kept.extent, j.kept.out_stride);
 }
 // Element i of an output along several reduced dimensions.
 __device__ __forceinline__ long long exact_red_offset(const ExactJob &j, u64 i)
 {
-    long long at = 0;
-    for (int k = j.red.n - 1; k >= 0; k--) {
-        const u64 e = (u64)j.red.extent[k];
-        at += (long long)(i % e) * j.red.stride[k];
-        i /= e;
-    }
-    return at;
+    return exact_offset(i, j.red.n, j.red.extent, j.red.stride);
 }
 
 // Output o's first element and count (a bad segment counts none and is reported).

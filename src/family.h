@@ -203,6 +203,8 @@ struct cr_plan {
 struct cr_launch *cr_plan_launch(struct cr_plan *p, int fn, unsigned grid, unsigned block);
 void cr_plan_param(struct cr_plan *p, struct cr_launch *l, uint64_t value);
 void cr_plan_struct(struct cr_plan *p, struct cr_launch *l, const void *value, size_t size);
+/* A combine kernel's first parameters (records, record bytes, ranks, outputs, slot, out), from a->gather. */
+void cr_plan_gather(struct cr_plan *p, struct cr_launch *l, const struct cr_args *a);
 
 /* The device facts and loaded kernels a plan reads. */
 struct cr_device_facts {

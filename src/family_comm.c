@@ -56,12 +56,7 @@ static void plan(const struct cr_request *r, const struct cr_unit *u, const stru
     struct cr_launch *l = cr_plan_launch(p, u->nkernels - 1, cr_div_up(g->nout, (size_t)u->block), (unsigned)u->block);
     uint64_t ddof;
     memcpy(&ddof, &a->ddof, sizeof ddof);
-    cr_plan_param(p, l, g->records);
-    cr_plan_param(p, l, g->record_bytes);
-    cr_plan_param(p, l, (uint64_t)(unsigned)g->nranks);
-    cr_plan_param(p, l, g->nout);
-    cr_plan_param(p, l, g->slot);
-    cr_plan_param(p, l, a->out);
+    cr_plan_gather(p, l, a);
     cr_plan_param(p, l, r->acc.result_size);
     cr_plan_param(p, l, ddof);
 }

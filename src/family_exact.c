@@ -150,14 +150,7 @@ static void plan(const struct cr_request *r, const struct cr_unit *u, const stru
     const struct exact_shape s = shape_of(r);
     const unsigned warps = s.block / 32;
     if (r->shape == CR_SHAPE_COMBINE) { /* a warp an output */
-        const struct cr_gather *g = a->gather;
-        struct cr_launch *l = cr_plan_launch(p, 0, cr_div_up(g->nout, 8), 256);
-        cr_plan_param(p, l, g->records);
-        cr_plan_param(p, l, g->record_bytes);
-        cr_plan_param(p, l, (uint64_t)(unsigned)g->nranks);
-        cr_plan_param(p, l, g->nout);
-        cr_plan_param(p, l, g->slot);
-        cr_plan_param(p, l, a->out);
+        cr_plan_gather(p, cr_plan_launch(p, 0, cr_div_up(a->gather->nout, 8), 256), a);
         return;
     }
     struct cr_exact_job j;

@@ -106,6 +106,17 @@ void cr_plan_param(struct cr_plan *p, struct cr_launch *l, uint64_t value)
     l->params[l->nparams++] = &p->values[p->nvalues++];
 }
 
+void cr_plan_gather(struct cr_plan *p, struct cr_launch *l, const struct cr_args *a)
+{
+    const struct cr_gather *g = a->gather;
+    cr_plan_param(p, l, g->records);
+    cr_plan_param(p, l, g->record_bytes);
+    cr_plan_param(p, l, (uint64_t)(unsigned)g->nranks);
+    cr_plan_param(p, l, g->nout);
+    cr_plan_param(p, l, g->slot);
+    cr_plan_param(p, l, a->out);
+}
+
 void cr_plan_struct(struct cr_plan *p, struct cr_launch *l, const void *value, size_t size)
 {
     if (l->nparams >= CR_MAX_PARAMS || p->nblob + (size + 7) / 8 > sizeof p->blob / sizeof *p->blob) {
