@@ -1090,7 +1090,13 @@ typedef struct cured_comm_st *cured_comm;
  *                     it after cured_comm_destroy().
  * \param max_outputs  outputs gathered per call: 1 suffices for whole-array
  *                     reductions; axis reductions with more outputs than this
- *                     work in chunks of it. 0 means 4096.
+ *                     work in chunks of it. 0 means 4096. The exact sums'
+ *                     records are larger (48 to 1088 bytes: their digits),
+ *                     so they take the room of several outputs each: chunks
+ *                     of max_outputs * 40 / record bytes outputs, and a call
+ *                     whose single record outgrows max_outputs * 40 bytes is
+ *                     refused with CURED_ERROR_INVALID_VALUE (float64
+ *                     EXACT_DOT and EXACT_SUM_SQUARES need max_outputs >= 28).
  * \param out          receives the communicator; NULL on failure.
  * \return CURED_SUCCESS; CURED_ERROR_NULL_HANDLE; CURED_ERROR_NULL_POINTER
  *         (nccl or out); CURED_ERROR_NO_NCCL (the message names what was
