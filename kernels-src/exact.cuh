@@ -186,6 +186,7 @@ template <class F, class D, class X> __device__ __forceinline__ void exact_add_p
 // the sign. The result is the one normalized form of the value.
 template <class F, class D> __device__ __forceinline__ void exact_normalize(Exact<F, D> &s)
 {
+    #pragma unroll 1 // once a result or a flush: code size, not speed (NVRTC's compile time)
     for (int i = 0; i < F::DIGITS - 1; i++) {
         const long long c = s.d[i] >> 32; // floor division: the digit's rest is its low 32 bits
         s.d[i] &= 0xffffffffll;
@@ -197,6 +198,7 @@ template <class F, class D> __device__ __forceinline__ void exact_normalize(Exac
 // last normalization); a ends normalized.
 template <class F, class D, class D2> __device__ __forceinline__ void exact_merge(Exact<F, D> &a, const Exact<F, D2> &b)
 {
+    #pragma unroll 1 // once a result or a flush: code size, not speed (NVRTC's compile time)
     for (int i = 0; i < F::DIGITS; i++)
         a.d[i] += b.d[i];
     a.special += b.special;
@@ -380,6 +382,7 @@ template <class F, class D> __device__ __forceinline__ bool exact_magnitude(cons
 {
     const bool neg = s.d[F::DIGITS - 1] < 0;
     long long carry = 0;
+    #pragma unroll 1 // once a result or a flush: code size, not speed (NVRTC's compile time)
     for (int i = 0; i < F::DIGITS - 1; i++) { // negation with the borrows moved up
         const long long v = (neg ? -s.d[i] : s.d[i]) + carry;
         w[i] = (unsigned)(v & 0xffffffffll);
@@ -405,6 +408,7 @@ __device__ __forceinline__ u64 exact_window(const unsigned *w, int nw, int b)
 }
 __device__ __forceinline__ bool exact_any_below(const unsigned *w, int nw, int b)
 {
+    #pragma unroll 1 // once a result or a flush: code size, not speed (NVRTC's compile time)
     for (int k = 0; k < nw && 32 * k < b; k++)
         if ((32 * (k + 1) <= b ? w[k] : w[k] & ((1u << (b - 32 * k)) - 1u)) != 0)
             return true;
@@ -412,6 +416,7 @@ __device__ __forceinline__ bool exact_any_below(const unsigned *w, int nw, int b
 }
 __device__ __forceinline__ int exact_top_bit(const unsigned *w, int nw) // -1 when zero
 {
+    #pragma unroll 1 // once a result or a flush: code size, not speed (NVRTC's compile time)
     for (int k = nw - 1; k >= 0; k--)
         if (w[k])
             return 32 * k + 31 - __clz((int)w[k]);
@@ -453,6 +458,7 @@ template <class R, class F, class D> __device__ __forceinline__ u64 exact_mean(c
     const u64 lo = exact_window(w, F::DIGITS + 1, b), hi = exact_window(w, F::DIGITS + 1, b + 64);
     const bool sticky = exact_any_below(w, F::DIGITS + 1, b);
     u64 q = 0, rem = 0;
+    #pragma unroll 1 // once a result or a flush: code size, not speed (NVRTC's compile time)
     for (int i = 127; i >= 0; i--) { // restoring division; the quotient is below 2^62
         const u64 over = rem >> 63;
         rem = rem << 1 | ((i >= 64 ? hi >> (i - 64) : lo >> i) & 1u);

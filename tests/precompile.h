@@ -15,4 +15,8 @@
 int precompile(size_t table_kernels, const int *archs, int narchs, const int *main_archs, int nmain,
                size_t ptx_stride, size_t kernel_stride, size_t group, int arch_stride);
 
+/* 1 for an exact-sum unit (kernels-src/exact.cu: seconds of NVRTC each; test-gpu-exact and test-exact-emu run
+ * them) off the every-8th sample: it compiles for the first main architecture only, no PTX. */
+int precompile_sampled(size_t k);
+
 #endif
