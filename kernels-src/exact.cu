@@ -112,7 +112,7 @@ template <class R> __device__ __forceinline__ void exact_store(void *out, long l
     else
         ((u64 *)out)[at] = bits;
 }
-template <class R, int OP, class F, class D> __device__ __forceinline__ u64 exact_result(const Exact<F, D> &s, u64 n)
+template <class R, int OP, class F, class D> __device__ __noinline__ u64 exact_result(const Exact<F, D> &s, u64 n)
 {
     if (OP == EXACT_OP_MEAN)
         return exact_mean<R>(s, n);

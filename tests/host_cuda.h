@@ -17,6 +17,7 @@
 // ---- the CUDA compiler's keywords and bit-level built-ins -----------------------
 #define __device__
 #define __forceinline__ inline
+#define __noinline__ __attribute__((noinline))
 static inline unsigned __float_as_uint(float f)
 {
     unsigned u;
