@@ -42,7 +42,27 @@ void ref_term(struct ref *r, double x);
 void ref_product(struct ref *r, double x, double y);
 /* The sum divided by n (1 for the sum, the count for the mean) rounded once to t. */
 uint64_t ref_round(const struct ref *r, int t, uint64_t n);
-/* NORM2: the correctly rounded square root of the correctly rounded sum of squares. */
+/* NORM2: the float64 square root of the sum rounded to float64, rounded once more to t (cured.h). */
 uint64_t ref_norm2(const struct ref *r, int t);
+
+/* The exact tests' random numbers: splitmix64, seeded from the run's seed, a case's name and an index. */
+struct rng {
+    uint64_t s;
+};
+static inline uint64_t rnd(struct rng *r)
+{
+    uint64_t z = (r->s += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
+static inline uint64_t rnd_below(struct rng *r, uint64_t n) { return n ? rnd(r) % n : 0; }
+static inline void rng_seed(struct rng *r, const char *name, long i, unsigned long long seed)
+{
+    uint64_t h = 1469598103934665603ull;
+    for (const char *c = name; *c; c++)
+        h = (h ^ (unsigned char)*c) * 1099511628211ull;
+    r->s = h ^ (seed * 0x9e3779b97f4a7c15ull) ^ ((uint64_t)i << 40);
+}
 
 #endif

@@ -25,24 +25,10 @@
 
 static unsigned long long seed;
 
-/* ---- Random numbers (splitmix64; each case seeds its own from the seed and its name) ---- */
-struct rng {
-    uint64_t s;
-};
-static uint64_t rnd(struct rng *r)
-{
-    uint64_t z = (r->s += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-}
-static uint64_t rnd_below(struct rng *r, uint64_t n) { return n ? rnd(r) % n : 0; }
+/* Each case seeds its own generator (exact_ref.h) from the run's seed and its name. */
 static void rng_for(struct rng *r, const char *name, long i)
 {
-    uint64_t h = 1469598103934665603ull;
-    for (const char *c = name; *c; c++)
-        h = (h ^ (unsigned char)*c) * 1099511628211ull;
-    r->s = h ^ (seed * 0x9e3779b97f4a7c15ull) ^ ((uint64_t)i << 40);
+    rng_seed(r, name, i, seed);
 }
 
 /* ---- Running the header ---- */
