@@ -161,6 +161,19 @@ CR_ABI_ASSERT(sizeof(struct cr_seg_guard) == 2 * 8, "sizeof SegGuard");
 #define EXACT_VIEW_LINEAR 0
 #define EXACT_VIEW_GENERAL 1
 #define EXACT_VIEW_SEGMENTS 2
+/* The exact kernels' block, the terms a warp takes between flushes of its
+ * fronts (the parts of an output start on them), and the digits of each
+ * state format (a record is the digits and one word of special value and
+ * flags): exact.cu asserts that its formats agree. */
+#define CR_EXACT_BLOCK 256
+#define CR_EXACT_CHUNK 16384     /* float32, bfloat16 and float64 terms, every product */
+#define CR_EXACT_CHUNK_HALF 8192 /* float16 terms */
+#define CR_EXACT_DIGITS_HALF 4
+#define CR_EXACT_DIGITS_SINGLE 11
+#define CR_EXACT_DIGITS_DOUBLE 68
+#define CR_EXACT_DIGITS_HALF_PRODUCTS 5
+#define CR_EXACT_DIGITS_SINGLE_PRODUCTS 20
+#define CR_EXACT_DIGITS_DOUBLE_PRODUCTS 134
 typedef struct cr_exact_job {
     CR_DEVPTR(const void) in;
     CR_DEVPTR(const void) in2; /* DOT's y */

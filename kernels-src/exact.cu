@@ -13,11 +13,12 @@
 #define EXACT_FULL 0xffffffffu
 
 // The fronts: ExactHalfSum's double (float16 terms), ExactBins' bins
-// (float32 and bfloat16 terms, products of float16 pairs) or a lane's own
-// state (float64 terms; products of float32, bfloat16 and float64 pairs).
+// (float32 and bfloat16 terms, products of float16 pairs) or a pair of
+// doubles kept by TwoSum (float64 terms; products of float32, bfloat16 and
+// float64 pairs).
 #define EXACT_FRONT_HALF 0
 #define EXACT_FRONT_BINS 1
-#define EXACT_FRONT_DIRECT 2
+#define EXACT_FRONT_PAIR 2
 
 // The operators (src/family_exact.c names them in this order).
 #define EXACT_OP_SUM 0
@@ -30,11 +31,19 @@ template <class T, bool PROD> struct ExactPlan;
 template <> struct ExactPlan<half_t, false> { typedef ExactHalf F; enum { FRONT = EXACT_FRONT_HALF, CHUNK = EXACT_HALF_TERMS }; };
 template <> struct ExactPlan<bf16_t, false> { typedef ExactSingle F; enum { FRONT = EXACT_FRONT_BINS, CHUNK = EXACT_BIN_TERMS }; };
 template <> struct ExactPlan<float, false> { typedef ExactSingle F; enum { FRONT = EXACT_FRONT_BINS, CHUNK = EXACT_BIN_TERMS }; };
-template <> struct ExactPlan<double, false> { typedef ExactDouble F; enum { FRONT = EXACT_FRONT_DIRECT, CHUNK = 1 << 14 }; };
+template <> struct ExactPlan<double, false> { typedef ExactDouble F; enum { FRONT = EXACT_FRONT_PAIR, CHUNK = CR_EXACT_CHUNK }; };
 template <> struct ExactPlan<half_t, true> { typedef ExactHalfProducts F; enum { FRONT = EXACT_FRONT_BINS, CHUNK = EXACT_BIN_TERMS }; };
-template <> struct ExactPlan<bf16_t, true> { typedef ExactSingleProducts F; enum { FRONT = EXACT_FRONT_DIRECT, CHUNK = 1 << 14 }; };
-template <> struct ExactPlan<float, true> { typedef ExactSingleProducts F; enum { FRONT = EXACT_FRONT_DIRECT, CHUNK = 1 << 14 }; };
-template <> struct ExactPlan<double, true> { typedef ExactDoubleProducts F; enum { FRONT = EXACT_FRONT_DIRECT, CHUNK = 1 << 14 }; };
+template <> struct ExactPlan<bf16_t, true> { typedef ExactSingleProducts F; enum { FRONT = EXACT_FRONT_PAIR, CHUNK = CR_EXACT_CHUNK }; };
+template <> struct ExactPlan<float, true> { typedef ExactSingleProducts F; enum { FRONT = EXACT_FRONT_PAIR, CHUNK = CR_EXACT_CHUNK }; };
+template <> struct ExactPlan<double, true> { typedef ExactDoubleProducts F; enum { FRONT = EXACT_FRONT_PAIR, CHUNK = CR_EXACT_CHUNK }; };
+
+// What the planner (src/family_exact.c) sizes records and parts by, through abi.h.
+static_assert(EXACT_BIN_TERMS == CR_EXACT_CHUNK && EXACT_HALF_TERMS == CR_EXACT_CHUNK_HALF, "chunks");
+static_assert(ExactHalf::DIGITS == CR_EXACT_DIGITS_HALF && ExactSingle::DIGITS == CR_EXACT_DIGITS_SINGLE &&
+                  ExactDouble::DIGITS == CR_EXACT_DIGITS_DOUBLE && ExactHalfProducts::DIGITS == CR_EXACT_DIGITS_HALF_PRODUCTS &&
+                  ExactSingleProducts::DIGITS == CR_EXACT_DIGITS_SINGLE_PRODUCTS &&
+                  ExactDoubleProducts::DIGITS == CR_EXACT_DIGITS_DOUBLE_PRODUCTS,
+              "digits");
 
 // A state record: the digits, then the special value's bits and the flags.
 template <class F> struct ExactRecord { enum { WORDS = F::DIGITS + 1 }; };
@@ -147,7 +156,7 @@ template <class T, bool PROD, int FRONT> struct ExactFront;
 template <class T> struct ExactFront<T, false, EXACT_FRONT_HALF> {
     double sum;
     unsigned nz;
-    __device__ __forceinline__ void init(long long *, int) { sum = 0.0; nz = 0; }
+    __device__ __forceinline__ void init(long long *, int, long long *, bool) { sum = 0.0; nz = 0; }
     __device__ __forceinline__ void take(half_t x, half_t)
     {
         sum += (double)to_float(x);
@@ -175,7 +184,7 @@ template <class T> struct ExactFront<T, false, EXACT_FRONT_HALF> {
 template <class T, bool PROD> struct ExactFront<T, PROD, EXACT_FRONT_BINS> {
     ExactBinStrided bin;
     unsigned nz;
-    __device__ __forceinline__ void init(long long *shared, int stride)
+    __device__ __forceinline__ void init(long long *shared, int stride, long long *, bool)
     {
         bin.p = (double *)shared;
         bin.stride = stride;
@@ -213,48 +222,136 @@ template <class T, bool PROD> struct ExactFront<T, PROD, EXACT_FRONT_BINS> {
     }
 };
 
-template <class T, bool PROD> struct ExactFront<T, PROD, EXACT_FRONT_DIRECT> {
+// Float64 terms and the products of float32, bfloat16 and float64 pairs: two
+// doubles a lane, hi and lo, kept by TwoSum (Knuth): a term adds to hi, hi's
+// rounding error to lo, and lo's rounding error (zero on ordinary data)
+// spills to a state's digits, so hi + lo + the spills is the exact sum.
+// TwoSum is exact unless a sum overflows, and a float64 product's rounding
+// error (fma) is a double unless the product is tiny: terms outside those
+// ranges, infinities and NaNs go to the digits whole. The spills go to the
+// warp's state (shared memory, by atomics) or to the lane's own (lane units).
+template <class T, bool PROD> struct ExactFront<T, PROD, EXACT_FRONT_PAIR> {
     typedef typename ExactPlan<T, PROD>::F F;
-    Exact<F, ExactStrided> s; // the lane's own state, digit-major in shared memory
-    __device__ __forceinline__ void init(long long *shared, int stride)
+    double hi, lo;
+    long long *spill; // the digits of the state the rest goes to
+    bool atomic;      // spill is the warp's state, shared by its lanes
+    float sp;         // the special value of the terms sent whole
+    unsigned fl;      // their flags
+    u64 nz;           // ORs each term's bits with -0.0's flipped, as ExactBins' nz
+    __device__ __forceinline__ void init(long long *, int, long long *digits, bool shared)
     {
-        s.d.p = shared;
-        s.d.stride = stride;
-        exact_init(s);
+        hi = lo = 0.0;
+        spill = digits;
+        atomic = shared;
+        sp = 0.0f;
+        fl = 0;
+        nz = 0;
     }
+    // The exact path: a value (count false: a front's rest) or a term into the digits.
+    template <class X> __device__ __forceinline__ void whole(X x, X y, bool count)
+    {
+        if (atomic) {
+            Exact<F, ExactAtomic> t;
+            t.d.p = spill;
+            t.special = sp;
+            t.flags = fl;
+            if (!count)
+                exact_add_value(t, x);
+            else if (PROD)
+                exact_add_product(t, x, y);
+            else
+                exact_add(t, x);
+            sp = t.special;
+            fl = t.flags;
+        } else {
+            Exact<F, ExactStrided> t;
+            t.d.p = spill;
+            t.d.stride = 1;
+            t.special = sp;
+            t.flags = fl;
+            if (!count)
+                exact_add_value(t, x);
+            else if (PROD)
+                exact_add_product(t, x, y);
+            else
+                exact_add(t, x);
+            sp = t.special;
+            fl = t.flags;
+        }
+    }
+    // TwoSum twice; __dadd_rn and __dsub_rn are never fused with a product.
+    __device__ __forceinline__ void add(double t)
+    {
+        const double s = __dadd_rn(hi, t), b = __dsub_rn(s, hi);
+        const double e = __dadd_rn(__dsub_rn(hi, __dsub_rn(s, b)), __dsub_rn(t, b));
+        hi = s;
+        const double s2 = __dadd_rn(lo, e), b2 = __dsub_rn(s2, lo);
+        const double e2 = __dadd_rn(__dsub_rn(lo, __dsub_rn(s2, b2)), __dsub_rn(e, b2));
+        lo = s2;
+        if (e2 != 0.0)
+            whole(e2, e2, false);
+    }
+    // float64 terms below 2^1000 (zeros and subnormals included): 2^14 of them sum below 2^1014.
     __device__ __forceinline__ void take(double x, double y)
     {
-        if (PROD)
-            exact_add_product(s, x, y);
+        const u64 bx = (u64)__double_as_longlong(x);
+        if (!PROD) {
+            nz |= bx ^ 0x8000000000000000ull;
+            if (((bx >> 52) & 2047u) < 1023u + 1000u)
+                add(x);
+            else
+                whole(x, x, true);
+            return;
+        }
+        // products 2^-960 .. 2^1000 of normal numbers: the rounding error fma gives is exact
+        const u64 by = (u64)__double_as_longlong(y);
+        const int ex = (int)((bx >> 52) & 2047u), ey = (int)((by >> 52) & 2047u), e = ex + ey - 2 * 1023;
+        if (ex != 0 && ey != 0 && ex != 2047 && ey != 2047 && e >= -960 && e < 1000) {
+            const double p = __dmul_rn(x, y);
+            nz |= 1u;
+            add(p);
+            add(__fma_rn(x, y, -p));
+        } else {
+            whole(x, y, true);
+        }
+    }
+    // float32 and bfloat16 products: exact in a double (48 bits, 2^-298 .. 2^256).
+    __device__ __forceinline__ void take_product(float x, float y)
+    {
+        const double p = __dmul_rn((double)x, (double)y);
+        const u64 bp = (u64)__double_as_longlong(p);
+        nz |= bp ^ 0x8000000000000000ull;
+        if (((bp >> 52) & 2047u) != 2047u)
+            add(p);
         else
-            exact_add(s, x);
+            whole(x, y, true);
     }
-    __device__ __forceinline__ void take(float x, float y) { exact_add_product(s, x, y); }
-    __device__ __forceinline__ void take(bf16_t x, bf16_t y) { exact_add_product(s, to_float(x), to_float(y)); }
-    template <class S> __device__ __forceinline__ void flush(S &, int) { exact_normalize(s); }
-    __device__ __forceinline__ unsigned flags() const { return s.flags; }
-    __device__ __forceinline__ float special() const { return s.special; }
-    // The lane's state is its own: normalized here, copied into the lane's result state at the end.
-    template <class S> __device__ __forceinline__ void lane_flush(S &t)
+    __device__ __forceinline__ void take(float x, float y) { take_product(x, y); }
+    __device__ __forceinline__ void take(bf16_t x, bf16_t y) { take_product(to_float(x), to_float(y)); }
+    // The lane's pair into the digits (the warp's: each lane by atomics).
+    template <class S> __device__ __forceinline__ void flush(S &, int)
     {
+        whole(hi, hi, false);
+        whole(lo, lo, false);
+        hi = lo = 0.0;
+    }
+    __device__ __forceinline__ unsigned flags() const { return fl | (nz ? EXACT_NOT_NEG_ZERO : 0u); }
+    __device__ __forceinline__ float special() const { return sp; }
+    template <class S> __device__ __forceinline__ void lane_flush(S &s)
+    {
+        flush(s, 0);
         exact_normalize(s);
-        (void)t;
-    }
-    template <class S> __device__ __forceinline__ void lane_final(S &t) const
-    {
-        for (int i = 0; i < F::DIGITS; i++)
-            t.d[i] = s.d[i];
     }
 };
 
-// Threads a block and its shared memory: a lane's front (16 doubles of bins,
-// or a state's digits) and a warp's state.
+// Threads a block and its shared memory: a lane's bins (16 doubles, for the
+// fronts that have them) and a warp's state.
 template <class T, bool PROD, int BLOCK> struct ExactShape {
     typedef typename ExactPlan<T, PROD>::F F;
     enum {
         FRONT = ExactPlan<T, PROD>::FRONT,
         WARPS = BLOCK / 32,
-        LANE_WORDS = FRONT == EXACT_FRONT_BINS ? 16 : FRONT == EXACT_FRONT_DIRECT ? F::DIGITS : 0,
+        LANE_WORDS = FRONT == EXACT_FRONT_BINS ? 16 : 0,
         SHARED = (LANE_WORDS * BLOCK + WARPS * F::DIGITS) * 8
     };
 };
@@ -319,7 +416,7 @@ __device__ __forceinline__ void exact_chunk(const ExactJob &j, const T *x, const
 template <class T, class R, int OP, int BLOCK, bool STATE, bool PROD, bool TWO, class F, class Front>
 __device__ __forceinline__ void exact_lanes(const ExactJob &j, long long *lanes)
 {
-    enum { CHUNK = ExactPlan<T, PROD>::CHUNK, DIRECT = ExactPlan<T, PROD>::FRONT == EXACT_FRONT_DIRECT };
+    enum { CHUNK = ExactPlan<T, PROD>::CHUNK };
     const T *x = (const T *)j.in, *y = TWO ? (const T *)j.in2 : x;
     for (u64 o = (u64)blockIdx.x * BLOCK + threadIdx.x; o < j.nout; o += (u64)gridDim.x * BLOCK) {
         long long base;
@@ -328,7 +425,7 @@ __device__ __forceinline__ void exact_lanes(const ExactJob &j, long long *lanes)
         Exact<F> s;
         exact_init(s);
         Front f;
-        f.init(lanes + threadIdx.x, BLOCK);
+        f.init(lanes + threadIdx.x, BLOCK, &s.d[0], false);
         const long long stride = j.view == EXACT_VIEW_SEGMENTS ? 1 : j.red.n ? j.red.stride[0] : 0;
         for (u64 c0 = 0; c0 < len; c0 += CHUNK) {
             const u64 c1 = c0 + CHUNK < len ? c0 + CHUNK : len;
@@ -338,8 +435,6 @@ __device__ __forceinline__ void exact_lanes(const ExactJob &j, long long *lanes)
             }
             f.lane_flush(s);
         }
-        if constexpr (DIRECT)
-            f.lane_final(s);
         s.special += f.special();
         s.flags |= f.flags() | (len ? EXACT_ANY : 0u);
         if (STATE) {
@@ -403,31 +498,20 @@ __global__ void __launch_bounds__(BLOCK) exact_reduce(ExactJob j)
         w.special = 0.0f;
         w.flags = 0;
         Front f;
-        f.init(lanes + threadIdx.x, BLOCK);
+        f.init(lanes + threadIdx.x, BLOCK, warp_digits[warp], true);
         __syncwarp();
         for (u64 c0 = p0 + (u64)in_unit * CHUNK; c0 < p1; c0 += (u64)uw * CHUNK) {
             const u64 c1 = c0 + CHUNK < p1 ? c0 + CHUNK : p1;
             exact_chunk<T, TWO>(j, x, y, base, c0, c1, contiguous, lane, f);
             f.flush(w, lane);
             __syncwarp();
-            if (Shape::FRONT != EXACT_FRONT_DIRECT && lane == 0)
+            if (lane == 0)
                 exact_normalize(w);
             __syncwarp();
         }
-        // The warp's state: its lanes' states summed (DIRECT), the special values and flags.
+        // The warp's special value and flags (each lane holds a share of them).
         unsigned flags = f.flags() | w.flags;
-        float special = w.special;
-        if (Shape::FRONT == EXACT_FRONT_DIRECT) {
-            special += f.special();
-            __syncwarp();
-            for (int d = lane; d < F::DIGITS; d += 32) {
-                long long sum = 0;
-                for (int k = 0; k < 32; k++) // lane d reads lane (d + k)'s digit: 32 banks a step
-                    sum += lanes[d * BLOCK + (warp << 5) + ((d + k) & 31)];
-                w.d[d] = sum;
-            }
-        }
-        special = exact_warp_special(special);
+        float special = exact_warp_special(w.special + f.special());
         flags = exact_warp_or(flags) | (p1 > p0 ? EXACT_ANY : 0u);
         __syncwarp();
         if (lane == 0) {

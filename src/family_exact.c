@@ -13,10 +13,9 @@
 
 struct cr_exact_force cr_exact_force;
 
-/* What exact.cu's ExactPlan and ExactShape give a request: the kind of front, the digits of
- * its format, the chunk a warp takes between flushes and the block. */
+/* What exact.cu's ExactPlan gives a request (abi.h's constants, which exact.cu asserts): the
+ * digits of its format and the chunk a warp takes between flushes. */
 struct exact_shape {
-    int front; /* 0 half, 1 bins, 2 direct */
     int digits;
     unsigned chunk, block;
 };
@@ -34,22 +33,17 @@ static int products(cured_op op)
 static struct exact_shape shape_of(const struct cr_request *r)
 {
     const int prod = products(r->op);
-    struct exact_shape s = {1, 11, 1u << 14, 256};
+    struct exact_shape s = {prod ? CR_EXACT_DIGITS_SINGLE_PRODUCTS : CR_EXACT_DIGITS_SINGLE, CR_EXACT_CHUNK,
+                            CR_EXACT_BLOCK};
     switch (r->in) {
     case CURED_TYPE_FLOAT16:
-        s.front = prod ? 1 : 0;
-        s.digits = prod ? 5 : 4;
-        s.chunk = prod ? 1u << 14 : 1u << 13;
+        s.digits = prod ? CR_EXACT_DIGITS_HALF_PRODUCTS : CR_EXACT_DIGITS_HALF;
+        s.chunk = prod ? CR_EXACT_CHUNK : CR_EXACT_CHUNK_HALF;
         break;
-    case CURED_TYPE_BFLOAT16:
-    case CURED_TYPE_FLOAT32:
-        s.front = prod ? 2 : 1;
-        s.digits = prod ? 20 : 11;
+    case CURED_TYPE_FLOAT64:
+        s.digits = prod ? CR_EXACT_DIGITS_DOUBLE_PRODUCTS : CR_EXACT_DIGITS_DOUBLE;
         break;
-    default: /* FLOAT64 */
-        s.front = 2;
-        s.digits = prod ? 134 : 68;
-        s.block = prod ? 32 : 64; /* a lane's digits in 48 KiB of shared memory */
+    default: /* BFLOAT16, FLOAT32 */
         break;
     }
     return s;

@@ -15,12 +15,9 @@ emu_exact_bounds emu_exact_inputs;
 
 namespace {
 
-// src/family_exact.c's block: 256 threads, fewer for float64 (a lane's digits in 48 KiB of shared memory).
+// src/family_exact.c's block (abi.h's).
 template <class T, int OP> struct Block {
-    enum {
-        PROD = OP == EXACT_OP_SUM_SQUARES || OP == EXACT_OP_NORM2 || OP == EXACT_OP_DOT,
-        V = sizeof(T) == 8 ? (PROD ? 32 : 64) : 256
-    };
+    enum { PROD = OP == EXACT_OP_SUM_SQUARES || OP == EXACT_OP_NORM2 || OP == EXACT_OP_DOT, V = CR_EXACT_BLOCK };
 };
 
 template <class T, int OP> struct Shape {

@@ -47,6 +47,11 @@ static inline unsigned long long __umul64hi(unsigned long long a, unsigned long 
 {
     return (unsigned long long)(((unsigned __int128)a * b) >> 64);
 }
+// Rounded double arithmetic that the GPU never fuses into an fma (x86-64 without -mfma does not either).
+static inline double __dadd_rn(double a, double b) { return a + b; }
+static inline double __dsub_rn(double a, double b) { return a - b; }
+static inline double __dmul_rn(double a, double b) { return a * b; }
+static inline double __fma_rn(double a, double b, double c) { return std::fma(a, b, c); }
 static inline int __clzll(long long x) { return x ? __builtin_clzll((unsigned long long)x) : 64; }
 static inline int __clz(int x) { return x ? __builtin_clz((unsigned)x) : 32; }
 

@@ -500,6 +500,9 @@ START_TEST(test_adversarial)
     ADV("no overflow: below the tie", 0, mx, hulp, -tiny);
     ADV("the largest twice", 0, mx, mx, -mx);
     ADV("subnormals", 0, tiny, tiny, tiny, tiny, tiny);
+    /* float64 squares near 2^-980, whose rounding errors are below the smallest subnormal */
+    ADV("products near the underflow", 0, ldexp(1 + 3 * ldexp(1.0, -52), -490), -ldexp(1 + 5 * ldexp(1.0, -52), -489),
+        ldexp(1 + ldexp(1.0, -51), -485));
     ADV("all -0.0", 1, -0.0);
     ADV("-0.0 and a +0.0", 1, 0.0);
     ADV("NaN", 0, 1, nan, 2);
