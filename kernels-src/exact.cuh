@@ -25,7 +25,8 @@
 // exact for EXACT_BIN_TERMS terms; ExactHalfSum (float16 terms) sums in one
 // double, exact for EXACT_HALF_TERMS terms. Fronts merge exactly within the
 // same bounds (a warp's lanes by shuffles). Other terms (float64, the products
-// of float32, bfloat16 and float64 pairs) go to the state directly.
+// of float32, bfloat16 and float64 pairs) go through a pair of doubles kept by
+// TwoSum (exact.cu), whose rounding errors spill to a state.
 //
 // Ordinary CUDA that also compiles as host C++ (tests/exact_emu.cc supplies
 // the intrinsics), so that the tests run this arithmetic on the CPU.
