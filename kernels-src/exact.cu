@@ -557,8 +557,12 @@ __global__ void __launch_bounds__(BLOCK) exact_reduce(ExactJob j)
         Front f;
         f.init(lanes + threadIdx.x, BLOCK, warp_digits[warp], true);
         __syncwarp();
-        for (u64 c0 = p0 + (u64)in_unit * CHUNK; c0 < p1; c0 += (u64)uw * CHUNK) {
-            const u64 c1 = c0 + CHUNK < p1 ? c0 + CHUNK : p1;
+        // This warp's share of the part (the unit's warps take equal shares, 64-element multiples, so
+        // that 16-byte vectors stay aligned), a chunk at a time.
+        const u64 q = ((p1 - p0 + (u64)uw - 1) / (u64)uw + 63) & ~63ull;
+        const u64 w0 = p0 + (u64)in_unit * q < p1 ? p0 + (u64)in_unit * q : p1, w1 = w0 + q < p1 ? w0 + q : p1;
+        for (u64 c0 = w0; c0 < w1; c0 += CHUNK) {
+            const u64 c1 = c0 + CHUNK < w1 ? c0 + CHUNK : w1;
             exact_chunk<T, TWO>(j, x, y, base, c0, c1, contiguous, lane, f);
             f.flush(w, lane);
             __syncwarp();
@@ -621,53 +625,61 @@ __global__ void __launch_bounds__(BLOCK) exact_reduce(ExactJob j)
 }
 
 // The split outputs: each output's part records merged (any order: integer
-// sums) and rounded, a block an output.
+// sums) and rounded, a block an output. The threads take the records (a
+// few each, every load independent), eight digits at a time; each warp sums
+// its lanes' digits by shuffles and adds them to the block's by atomics.
 template <class T, class R, int OP, bool STATE>
 __global__ void __launch_bounds__(256) exact_finish(ExactJob j)
 {
     enum { PROD = OP == EXACT_OP_SUM_SQUARES || OP == EXACT_OP_NORM2 || OP == EXACT_OP_DOT };
     typedef typename ExactPlan<T, PROD>::F F;
-    enum { WORDS = ExactRecord<F>::WORDS, PER_LANE = (F::DIGITS + 31) / 32 };
-    __shared__ long long digits[8][F::DIGITS];
+    enum { WORDS = ExactRecord<F>::WORDS, G = 8 };
+    __shared__ long long digits[F::DIGITS];
     __shared__ float specials[8];
     __shared__ unsigned flagss[8];
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
     for (u64 o = blockIdx.x; o < j.nout; o += gridDim.x) {
-        long long sum[PER_LANE];
+        for (int d = threadIdx.x; d < F::DIGITS; d += 256)
+            digits[d] = 0;
+        __syncthreads();
+        const long long *recs = j.states + o * j.splits * WORDS;
+        #pragma unroll 1
+        for (int d0 = 0; d0 < F::DIGITS; d0 += G) {
+            long long acc[G];
 #pragma unroll
-        for (int k = 0; k < PER_LANE; k++)
-            sum[k] = 0;
+            for (int k = 0; k < G; k++)
+                acc[k] = 0;
+            for (u64 p = threadIdx.x; p < j.splits; p += 256)
+#pragma unroll
+                for (int k = 0; k < G; k++)
+                    if (d0 + k < F::DIGITS)
+                        acc[k] += recs[p * WORDS + d0 + k];
+#pragma unroll
+            for (int k = 0; k < G; k++) {
+                long long v = acc[k];
+                for (int off = 16; off > 0; off >>= 1)
+                    v += __shfl_xor_sync(EXACT_FULL, v, off);
+                if (lane == 0 && d0 + k < F::DIGITS && v != 0)
+                    atomicAdd((unsigned long long *)&digits[d0 + k], (unsigned long long)v);
+            }
+        }
         float sp = 0.0f;
         unsigned fl = 0;
-        for (u64 p = warp; p < j.splits; p += 8) {
-            const long long *rec = j.states + (o * j.splits + p) * WORDS;
-#pragma unroll
-            for (int k = 0; k < PER_LANE; k++)
-                if (lane + 32 * k < F::DIGITS)
-                    sum[k] += rec[lane + 32 * k];
-            const u64 meta = (u64)rec[F::DIGITS];
+        for (u64 p = threadIdx.x; p < j.splits; p += 256) {
+            const u64 meta = (u64)recs[p * WORDS + F::DIGITS];
             sp += __uint_as_float((unsigned)meta);
             fl |= (unsigned)(meta >> 32);
         }
-#pragma unroll
-        for (int k = 0; k < PER_LANE; k++)
-            if (lane + 32 * k < F::DIGITS)
-                digits[warp][lane + 32 * k] = sum[k];
+        sp = exact_warp_special(sp);
+        fl = exact_warp_or(fl);
         if (lane == 0) {
             specials[warp] = sp;
             flagss[warp] = fl;
         }
         __syncthreads();
         if (warp == 0) {
-            for (int d = lane; d < F::DIGITS; d += 32) {
-                long long s = 0;
-                for (int k = 0; k < 8; k++)
-                    s += digits[k][d];
-                digits[0][d] = s;
-            }
-            __syncwarp();
             Exact<F, ExactStrided> s;
-            s.d.p = digits[0];
+            s.d.p = digits;
             s.d.stride = 1;
             s.special = 0.0f;
             s.flags = 0;

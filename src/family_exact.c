@@ -120,7 +120,7 @@ void cr_exact_split(const struct cr_request *r, uint64_t nout, uint64_t len, uin
     const uint64_t record = ((uint64_t)s.digits + 1) * 8;
     uint64_t n = 1;
     if (nout < units)
-        n = min_u64((units + nout - 1) / nout, (len + (uint64_t)s.chunk * uw - 1) / ((uint64_t)s.chunk * uw));
+        n = min_u64((units + nout - 1) / nout, (len + (uint64_t)CR_EXACT_GRAIN * uw - 1) / ((uint64_t)CR_EXACT_GRAIN * uw));
     if (cr_exact_force.splits)
         n = cr_exact_force.splits;
     n = min_u64(n, area / (nout * record)); /* one record a part in the partials area */
@@ -128,9 +128,9 @@ void cr_exact_split(const struct cr_request *r, uint64_t nout, uint64_t len, uin
     if (n < 2)
         n = 1;
     uint64_t p = (len + n - 1) / n;
-    p = (p + s.chunk - 1) / s.chunk * s.chunk; /* parts start on a chunk: 16-byte vectors stay aligned */
+    p = (p + CR_EXACT_GRAIN - 1) / CR_EXACT_GRAIN * CR_EXACT_GRAIN; /* 16-byte vectors stay aligned */
     if (p == 0)
-        p = s.chunk;
+        p = CR_EXACT_GRAIN;
     n = (len + p - 1) / p;
     *splits = n < 1 ? 1 : (unsigned)n;
     *unit_warps = uw;

@@ -243,8 +243,9 @@ struct variant {
 #define MAX_OUT 4096
 static uint64_t got_bits[MAX_VARIANTS][MAX_OUT], owner[4 * MAX_OUT];
 
-/* The split the host makes of len elements into about n parts (family_exact.c's cr_exact_split). */
-static void split_of(uint64_t len, uint64_t n, unsigned chunk, unsigned *splits, uint64_t *part)
+/* The split the host makes of len elements into about n parts of multiples of grain (family_exact.c's
+ * cr_exact_split rounds to CR_EXACT_GRAIN). */
+static void split_of(uint64_t len, uint64_t n, unsigned grain, unsigned *splits, uint64_t *part)
 {
     if (n < 2) {
         *splits = 1;
@@ -252,9 +253,9 @@ static void split_of(uint64_t len, uint64_t n, unsigned chunk, unsigned *splits,
         return;
     }
     uint64_t p = (len + n - 1) / n;
-    p = (p + chunk - 1) / chunk * chunk;
+    p = (p + grain - 1) / grain * grain;
     if (p == 0)
-        p = chunk;
+        p = grain;
     n = (len + p - 1) / p;
     *splits = n < 1 ? 1 : (unsigned)n;
     *part = n <= 1 ? (uint64_t)1 << 62 : p;
@@ -352,7 +353,7 @@ static int variants(struct rng *r, const struct job_case *c, uint64_t len, struc
             if (k >= 2)
                 continue;
         } else {
-            split_of(len, 2 + rnd_below(r, 12), chunk, &x.splits, &x.part);
+            split_of(len, 2 + rnd_below(r, 12), rnd_below(r, 2) ? chunk : CR_EXACT_GRAIN, &x.splits, &x.part);
             if (rnd_below(r, 4) == 0 && x.splits > 1)
                 x.splits += 1 + (unsigned)rnd_below(r, 2); /* empty parts past the end */
         }
