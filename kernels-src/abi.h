@@ -169,6 +169,11 @@ CR_ABI_ASSERT(sizeof(struct cr_seg_guard) == 2 * 8, "sizeof SegGuard");
 #define CR_EXACT_CHUNK 16384     /* float32, bfloat16 and float64 terms, every product */
 #define CR_EXACT_CHUNK_HALF 8192 /* float16 terms */
 #define CR_EXACT_GRAIN 1024      /* parts are multiples of it (of 16-byte vectors) */
+/* The result types (ExactJob's result, exact_combine's last parameter). */
+#define CR_EXACT_R_FLOAT16 0
+#define CR_EXACT_R_BFLOAT16 1
+#define CR_EXACT_R_FLOAT32 2
+#define CR_EXACT_R_FLOAT64 3
 #define CR_EXACT_DIGITS_HALF 4
 #define CR_EXACT_DIGITS_SINGLE 11
 #define CR_EXACT_DIGITS_DOUBLE 68
@@ -186,6 +191,7 @@ typedef struct cr_exact_job {
     struct cr_seg_guard guard;
     cr_u32 splits, unit_warps;
     cr_u32 view, offsets_32;
+    cr_u32 result, reserved; /* the result's type: CR_EXACT_R_* */
     struct cr_kept kept;
     struct cr_reduced red;
 } ExactJob;
@@ -193,9 +199,10 @@ CR_ABI_AT(struct cr_exact_job, nout, 48);
 CR_ABI_AT(struct cr_exact_job, guard, 72);
 CR_ABI_AT(struct cr_exact_job, splits, 88);
 CR_ABI_AT(struct cr_exact_job, view, 96);
-CR_ABI_AT(struct cr_exact_job, kept, 104);
-CR_ABI_AT(struct cr_exact_job, red, 104 + 8 + 24 * CR_ABI_MAX_RANK);
-CR_ABI_ASSERT(sizeof(struct cr_exact_job) == 6 * 8 + 3 * 8 + 16 + 4 * 4 + sizeof(struct cr_kept) + sizeof(struct cr_reduced),
+CR_ABI_AT(struct cr_exact_job, result, 104);
+CR_ABI_AT(struct cr_exact_job, kept, 112);
+CR_ABI_AT(struct cr_exact_job, red, 112 + 8 + 24 * CR_ABI_MAX_RANK);
+CR_ABI_ASSERT(sizeof(struct cr_exact_job) == 6 * 8 + 3 * 8 + 16 + 6 * 4 + sizeof(struct cr_kept) + sizeof(struct cr_reduced),
               "sizeof ExactJob");
 
 #endif

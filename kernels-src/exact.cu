@@ -129,12 +129,30 @@ template <class R, int OP, class F, class D> __device__ __noinline__ u64 exact_r
         return exact_norm2<R>(s);
     return exact_round<R>(s);
 }
+template <class A, class B> struct exact_same { enum { V = 0 }; };
+template <class A> struct exact_same<A, A> { enum { V = 1 }; };
+// The result of n terms of type T rounded into out[at], in the type `result`
+// names (CR_EXACT_R_*: T or a wider float; one compiled unit serves them all).
+template <class T, int OP, class F, class D>
+__device__ __forceinline__ void exact_store_result(void *out, long long at, const Exact<F, D> &s, u64 n, u64 result)
+{
+    if constexpr (exact_same<T, half_t>::V)
+        if (result == CR_EXACT_R_FLOAT16)
+            return exact_store<half_t>(out, at, exact_result<half_t, OP>(s, n));
+    if constexpr (exact_same<T, bf16_t>::V)
+        if (result == CR_EXACT_R_BFLOAT16)
+            return exact_store<bf16_t>(out, at, exact_result<bf16_t, OP>(s, n));
+    if constexpr (sizeof(T) <= 4)
+        if (result == CR_EXACT_R_FLOAT32)
+            return exact_store<float>(out, at, exact_result<float, OP>(s, n));
+    exact_store<double>(out, at, exact_result<double, OP>(s, n));
+}
 
 // Where a unit's state ends: its result, or (STATE: a communicator's rank)
 // its record at out + o * slot: the element count, the digits, the special
 // value and flags (src/family_exact.c's cr_exact_state_bytes sizes it). The
 // warp's lanes call it together.
-template <class R, int OP, bool STATE, class F, class D>
+template <class T, int OP, bool STATE, class F, class D>
 __device__ __forceinline__ void exact_emit(const ExactJob &j, u64 o, u64 len, const Exact<F, D> &s, int lane)
 {
     if (STATE) {
@@ -146,7 +164,7 @@ __device__ __forceinline__ void exact_emit(const ExactJob &j, u64 o, u64 len, co
             rec[1 + F::DIGITS] = (long long)((u64)s.flags << 32 | __float_as_uint(s.special));
         }
     } else if (lane == 0) {
-        exact_store<R>(j.out, exact_out_offset(j, o), exact_result<R, OP>(s, len));
+        exact_store_result<T, OP>(j.out, exact_out_offset(j, o), s, len, j.result);
     }
 }
 
@@ -470,7 +488,7 @@ __device__ __forceinline__ void exact_chunk(const ExactJob &j, const T *x, const
 // operation; its front flushes into a state of its own (local memory) every
 // chunk, and the lane rounds it (or writes its record; the planner gives
 // state requests warps, so that path runs in no test yet).
-template <class T, class R, int OP, int BLOCK, bool STATE, bool PROD, bool TWO, class F, class Front>
+template <class T, int OP, int BLOCK, bool STATE, bool PROD, bool TWO, class F, class Front>
 __device__ __forceinline__ void exact_lanes(const ExactJob &j, long long *lanes)
 {
     enum { CHUNK = ExactPlan<T, PROD>::CHUNK };
@@ -501,13 +519,13 @@ __device__ __forceinline__ void exact_lanes(const ExactJob &j, long long *lanes)
                 rec[1 + d] = s.d[d];
             rec[1 + F::DIGITS] = (long long)((u64)s.flags << 32 | __float_as_uint(s.special));
         } else {
-            exact_store<R>(j.out, exact_out_offset(j, o), exact_result<R, OP>(s, len));
+            exact_store_result<T, OP>(j.out, exact_out_offset(j, o), s, len, j.result);
         }
     }
 }
 
 // T the element type, R the result's, OP one of EXACT_OP_*.
-template <class T, class R, int OP, int BLOCK, bool STATE>
+template <class T, int OP, int BLOCK, bool STATE>
 __global__ void __launch_bounds__(BLOCK) exact_reduce(ExactJob j)
 {
     enum { PROD = OP == EXACT_OP_SUM_SQUARES || OP == EXACT_OP_NORM2 || OP == EXACT_OP_DOT, TWO = OP == EXACT_OP_DOT };
@@ -522,7 +540,7 @@ __global__ void __launch_bounds__(BLOCK) exact_reduce(ExactJob j)
     __shared__ unsigned warp_flags[WARPS];
 
     if (j.unit_warps == 0) {
-        exact_lanes<T, R, OP, BLOCK, STATE, PROD, TWO, F, Front>(j, lanes);
+        exact_lanes<T, OP, BLOCK, STATE, PROD, TWO, F, Front>(j, lanes);
         return;
     }
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
@@ -608,7 +626,7 @@ __global__ void __launch_bounds__(BLOCK) exact_reduce(ExactJob j)
             w.special = warp_special[warp];
             w.flags = warp_flags[warp];
             if (j.splits == 1) {
-                exact_emit<R, OP, STATE>(j, o, len, w, lane);
+                exact_emit<T, OP, STATE>(j, o, len, w, lane);
             } else {
                 long long *rec = j.states + u * ExactRecord<F>::WORDS;
                 for (int d = lane; d < F::DIGITS; d += 32)
@@ -628,7 +646,7 @@ __global__ void __launch_bounds__(BLOCK) exact_reduce(ExactJob j)
 // sums) and rounded, a block an output. The threads take the records (a
 // few each, every load independent), eight digits at a time; each warp sums
 // its lanes' digits by shuffles and adds them to the block's by atomics.
-template <class T, class R, int OP, bool STATE>
+template <class T, int OP, bool STATE>
 __global__ void __launch_bounds__(256) exact_finish(ExactJob j)
 {
     enum { PROD = OP == EXACT_OP_SUM_SQUARES || OP == EXACT_OP_NORM2 || OP == EXACT_OP_DOT };
@@ -693,7 +711,7 @@ __global__ void __launch_bounds__(256) exact_finish(ExactJob j)
             long long base;
             u64 len;
             exact_output(j, o, base, len, false);
-            exact_emit<R, OP, STATE>(j, o, len, s, lane);
+            exact_emit<T, OP, STATE>(j, o, len, s, lane);
         }
         __syncthreads();
     }
@@ -702,9 +720,9 @@ __global__ void __launch_bounds__(256) exact_finish(ExactJob j)
 // A communicator's gathered records (nranks blocks of record_bytes, output
 // o's at o * slot in each) merged and rounded into nout dense results: a
 // warp an output.
-template <class T, class R, int OP>
+template <class T, int OP>
 __global__ void __launch_bounds__(256) exact_combine(const char *records, u64 record_bytes, unsigned nranks, u64 nout,
-                                                     u64 slot, void *out)
+                                                     u64 slot, void *out, u64 result)
 {
     enum { PROD = OP == EXACT_OP_SUM_SQUARES || OP == EXACT_OP_NORM2 || OP == EXACT_OP_DOT };
     typedef typename ExactPlan<T, PROD>::F F;
@@ -740,7 +758,7 @@ __global__ void __launch_bounds__(256) exact_combine(const char *records, u64 re
         __syncwarp();
         if (lane == 0) {
             exact_normalize(s);
-            exact_store<R>(out, (long long)o, exact_result<R, OP>(s, count));
+            exact_store_result<T, OP>(out, (long long)o, s, count, result);
         }
         __syncwarp();
     }

@@ -49,6 +49,17 @@ static struct exact_shape shape_of(const struct cr_request *r)
     return s;
 }
 
+/* The result type's code (CR_EXACT_R_*): one unit serves every result type of an operator and element type. */
+static unsigned result_code(cured_type t)
+{
+    switch (t) {
+    case CURED_TYPE_FLOAT16: return CR_EXACT_R_FLOAT16;
+    case CURED_TYPE_BFLOAT16: return CR_EXACT_R_BFLOAT16;
+    case CURED_TYPE_FLOAT32: return CR_EXACT_R_FLOAT32;
+    default: return CR_EXACT_R_FLOAT64;
+    }
+}
+
 /* The position of each operator in exact.cu's EXACT_OP_*. */
 static int op_index(cured_op op)
 {
@@ -77,19 +88,19 @@ static void build(const struct cr_request *r, struct cr_unit *u)
 {
     memset(u, 0, sizeof *u);
     const struct exact_shape s = shape_of(r);
-    const char *t = cr_type_cxx(r->in), *res = cr_type_cxx(r->out), *state = r->state ? "true" : "false";
+    const char *t = cr_type_cxx(r->in), *state = r->state ? "true" : "false";
     u->file = "exact.cu";
     u->unroll = 1;
     if (r->shape == CR_SHAPE_COMBINE) {
         u->block = 256;
         u->nkernels = 1;
-        snprintf(u->kernels[0], sizeof u->kernels[0], "exact_combine<%s, %s, %d>", t, res, op_index(r->op));
+        snprintf(u->kernels[0], sizeof u->kernels[0], "exact_combine<%s, %d>", t, op_index(r->op));
     } else {
         u->block = (int)s.block;
         u->nkernels = 2;
-        snprintf(u->kernels[0], sizeof u->kernels[0], "exact_reduce<%s, %s, %d, %u, %s>", t, res, op_index(r->op),
-                 s.block, state);
-        snprintf(u->kernels[1], sizeof u->kernels[1], "exact_finish<%s, %s, %d, %s>", t, res, op_index(r->op), state);
+        snprintf(u->kernels[0], sizeof u->kernels[0], "exact_reduce<%s, %d, %u, %s>", t, op_index(r->op), s.block,
+                 state);
+        snprintf(u->kernels[1], sizeof u->kernels[1], "exact_finish<%s, %d, %s>", t, op_index(r->op), state);
     }
     snprintf(u->label, sizeof u->label, "%s %s %s->%s%s (kernels-src/exact.cu)",
              r->shape == CR_SHAPE_COMBINE ? "combine" : "auto", cr_op(r->op)->name, cr_type_name(r->in),
@@ -144,7 +155,9 @@ static void plan(const struct cr_request *r, const struct cr_unit *u, const stru
     const struct exact_shape s = shape_of(r);
     const unsigned warps = s.block / 32;
     if (r->shape == CR_SHAPE_COMBINE) { /* a warp an output */
-        cr_plan_gather(p, cr_plan_launch(p, 0, cr_div_up(a->gather->nout, 8), 256), a);
+        struct cr_launch *l = cr_plan_launch(p, 0, cr_div_up(a->gather->nout, 8), 256);
+        cr_plan_gather(p, l, a);
+        cr_plan_param(p, l, result_code(r->out));
         return;
     }
     struct cr_exact_job j;
@@ -153,6 +166,7 @@ static void plan(const struct cr_request *r, const struct cr_unit *u, const stru
     j.in2 = (CUdeviceptr)(uintptr_t)a->in2;
     j.out = a->out;
     j.states = a->ws + CR_WS_PARTIALS;
+    j.result = result_code(r->out);
     const struct cr_geometry *g = a->geo;
     if (g == NULL) { /* a whole array: the one-output case */
         j.nout = 1;

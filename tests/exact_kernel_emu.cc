@@ -28,10 +28,10 @@ template <class T, int OP> struct Shape {
     static unsigned words() { return ExactRecord<F>::WORDS; }
 };
 
-template <class T, class R, int OP> struct Kernels {
+template <class T, int OP> struct Kernels {
     enum { BLOCK = Block<T, OP>::V };
-    static void reduce(void *j) { exact_reduce<T, R, OP, BLOCK, false>(*(const ExactJob *)j); }
-    static void finish(void *j) { exact_finish<T, R, OP, false>(*(const ExactJob *)j); }
+    static void reduce(void *j) { exact_reduce<T, OP, BLOCK, false>(*(const ExactJob *)j); }
+    static void finish(void *j) { exact_finish<T, OP, false>(*(const ExactJob *)j); }
 };
 
 uint64_t mix(uint64_t z)
@@ -60,25 +60,25 @@ int launch(void (*kernel)(void *), const ExactJob &j, unsigned grid, unsigned th
     return 0;
 }
 
-template <class T, class R, int OP>
+template <class T, int OP>
 int run(const ExactJob &j, unsigned grid, unsigned finish_grid, uint64_t seed, const char **error)
 {
-    if (launch(Kernels<T, R, OP>::reduce, j, grid, Kernels<T, R, OP>::BLOCK, seed, error))
+    if (launch(Kernels<T, OP>::reduce, j, grid, Kernels<T, OP>::BLOCK, seed, error))
         return -1;
-    if (j.splits > 1 && launch(Kernels<T, R, OP>::finish, j, finish_grid, 256, ~seed, error))
+    if (j.splits > 1 && launch(Kernels<T, OP>::finish, j, finish_grid, 256, ~seed, error))
         return -1;
     return 0;
 }
 
-template <class T, class R>
+template <class T>
 int run_op(int op, const ExactJob &j, unsigned grid, unsigned finish_grid, uint64_t seed, const char **error)
 {
     switch (op) {
-    case EOP_SUM: return run<T, R, EXACT_OP_SUM>(j, grid, finish_grid, seed, error);
-    case EOP_MEAN: return run<T, R, EXACT_OP_MEAN>(j, grid, finish_grid, seed, error);
-    case EOP_SUM_SQUARES: return run<T, R, EXACT_OP_SUM_SQUARES>(j, grid, finish_grid, seed, error);
-    case EOP_NORM2: return run<T, R, EXACT_OP_NORM2>(j, grid, finish_grid, seed, error);
-    default: return run<T, R, EXACT_OP_DOT>(j, grid, finish_grid, seed, error);
+    case EOP_SUM: return run<T, EXACT_OP_SUM>(j, grid, finish_grid, seed, error);
+    case EOP_MEAN: return run<T, EXACT_OP_MEAN>(j, grid, finish_grid, seed, error);
+    case EOP_SUM_SQUARES: return run<T, EXACT_OP_SUM_SQUARES>(j, grid, finish_grid, seed, error);
+    case EOP_NORM2: return run<T, EXACT_OP_NORM2>(j, grid, finish_grid, seed, error);
+    default: return run<T, EXACT_OP_DOT>(j, grid, finish_grid, seed, error);
     }
 }
 
@@ -108,6 +108,9 @@ unsigned shape_of(int type, int op, int what)
 
 } // namespace
 
+static_assert(ET_HALF == CR_EXACT_R_FLOAT16 && ET_BF16 == CR_EXACT_R_BFLOAT16 && ET_FLOAT == CR_EXACT_R_FLOAT32 &&
+                  ET_DOUBLE == CR_EXACT_R_FLOAT64,
+              "abi.h's result codes");
 static_assert(EOP_SUM == EXACT_OP_SUM && EOP_MEAN == EXACT_OP_MEAN && EOP_SUM_SQUARES == EXACT_OP_SUM_SQUARES &&
                   EOP_NORM2 == EXACT_OP_NORM2 && EOP_DOT == EXACT_OP_DOT,
               "exact.cu's operators");
@@ -126,20 +129,18 @@ int emu_exact_kernel_run(int type, int rtype, int op, const struct cr_exact_job 
     emu_exact_inputs.lo[1] = in2;
     emu_exact_inputs.bytes[1] = in2_bytes;
     *error = NULL;
-    const ExactJob &j = *job;
-    // The result types exact sums allow: the element type or a wider float.
-    switch (type * 4 + rtype) {
-    case ET_HALF * 4 + ET_HALF: return run_op<half_t, half_t>(op, j, grid, finish_grid, seed, error);
-    case ET_HALF * 4 + ET_FLOAT: return run_op<half_t, float>(op, j, grid, finish_grid, seed, error);
-    case ET_HALF * 4 + ET_DOUBLE: return run_op<half_t, double>(op, j, grid, finish_grid, seed, error);
-    case ET_BF16 * 4 + ET_BF16: return run_op<bf16_t, bf16_t>(op, j, grid, finish_grid, seed, error);
-    case ET_BF16 * 4 + ET_FLOAT: return run_op<bf16_t, float>(op, j, grid, finish_grid, seed, error);
-    case ET_BF16 * 4 + ET_DOUBLE: return run_op<bf16_t, double>(op, j, grid, finish_grid, seed, error);
-    case ET_FLOAT * 4 + ET_FLOAT: return run_op<float, float>(op, j, grid, finish_grid, seed, error);
-    case ET_FLOAT * 4 + ET_DOUBLE: return run_op<float, double>(op, j, grid, finish_grid, seed, error);
-    case ET_DOUBLE * 4 + ET_DOUBLE: return run_op<double, double>(op, j, grid, finish_grid, seed, error);
+    // The result types exact sums allow: the element type or a wider float (the job names it).
+    if (rtype < type || (rtype == ET_BF16 && type == ET_HALF) || (type == ET_BF16 && rtype == ET_HALF)) {
+        *error = "a result type exact sums do not take";
+        return -1;
     }
-    *error = "a result type exact sums do not take";
-    return -1;
+    ExactJob j = *job;
+    j.result = (cr_u32)rtype;
+    switch (type) {
+    case ET_HALF: return run_op<half_t>(op, j, grid, finish_grid, seed, error);
+    case ET_BF16: return run_op<bf16_t>(op, j, grid, finish_grid, seed, error);
+    case ET_FLOAT: return run_op<float>(op, j, grid, finish_grid, seed, error);
+    default: return run_op<double>(op, j, grid, finish_grid, seed, error);
+    }
 }
 }

@@ -17,7 +17,7 @@ extern "C" {
 
 enum { EOP_SUM, EOP_MEAN, EOP_SUM_SQUARES, EOP_NORM2, EOP_DOT, EOP_COUNT };
 
-/* The block exact_reduce<T, R, OP, BLOCK> takes (src/family_exact.c's), the
+/* The block exact_reduce<T, OP, BLOCK> takes (src/family_exact.c's), the
  * chunk a warp takes between flushes (exact.cu's ExactPlan) and the words of
  * a part's state record. */
 unsigned emu_exact_kernel_block(int type, int op);
