@@ -5,7 +5,7 @@
 #include <stddef.h>
 
 /* Cubins of kernels [0, table_kernels) for every arch_stride-th of archs
- * and the last, of every kernel for main_archs, and PTX of the Table 12-1
+ * and the last, of every kernel for main_archs[0] and of precompile_oldest's for the others, and PTX of the Table 12-1
  * kernels and every ptx_stride-th other one for the last of archs, each
  * once, into the memory cache; of the kernels only those the tests check
  * (the kernel_stride-th of each group of `group`: CURED_TEST_QUICK's subset).
@@ -18,5 +18,9 @@ int precompile(size_t table_kernels, const int *archs, int narchs, const int *ma
 /* 1 for an exact-sum unit (kernels-src/exact.cu: seconds of NVRTC each; test-gpu-exact and test-exact-emu run
  * them) off the every-8th sample: it compiles for the first main architecture only, no PTX. */
 int precompile_sampled(size_t k);
+
+/* 1 when kernel k also compiles for the oldest architecture: every 2nd kernel off the exact units' sample
+ * (CURED_TEST_FULL=1: every one). */
+int precompile_oldest(size_t k);
 
 #endif
