@@ -248,7 +248,7 @@ template <class T, bool PROD> struct ExactFront<T, PROD, EXACT_FRONT_BINS> {
     }
     // A term outside the window: one above it (or any, while hot is empty) moves the window up to
     // it, hot's sum going to the digits first; one below it goes to the bins, as do infinities and NaNs.
-    __device__ __noinline__ void miss(unsigned bits, int e)
+    __device__ __forceinline__ void miss(unsigned bits, int e)
     {
         const float x = __uint_as_float(bits);
         const int ex = e ? e : 1;
@@ -307,7 +307,8 @@ template <class T, bool PROD> struct ExactFront<T, PROD, EXACT_FRONT_BINS> {
 // warp's state (shared memory, by atomics) or to the lane's own (lane units).
 template <class T, bool PROD> struct ExactFront<T, PROD, EXACT_FRONT_PAIR> {
     typedef typename ExactPlan<T, PROD>::F F;
-    double hi, lo;
+    enum { ERR = PROD && sizeof(T) == 8 }; // float64 products' rounding errors: a pair of their own
+    double hi, lo, ehi, elo;
     long long *spill; // the digits of the state the rest goes to
     bool atomic;      // spill is the warp's state, shared by its lanes
     float sp;         // the special value of the terms sent whole
@@ -315,7 +316,7 @@ template <class T, bool PROD> struct ExactFront<T, PROD, EXACT_FRONT_PAIR> {
     u64 nz;           // ORs each term's bits with -0.0's flipped, as ExactBins' nz
     __device__ __forceinline__ void init(long long *, int, long long *digits, bool shared)
     {
-        hi = lo = 0.0;
+        hi = lo = ehi = elo = 0.0;
         spill = digits;
         atomic = shared;
         sp = 0.0f;
@@ -354,15 +355,15 @@ template <class T, bool PROD> struct ExactFront<T, PROD, EXACT_FRONT_PAIR> {
             fl = t.flags;
         }
     }
-    // TwoSum twice; __dadd_rn and __dsub_rn are never fused with a product.
-    __device__ __forceinline__ void add(double t)
+    // TwoSum twice into (h, l); __dadd_rn and __dsub_rn are never fused with a product.
+    __device__ __forceinline__ void add(double t, double &h, double &l)
     {
-        const double s = __dadd_rn(hi, t), b = __dsub_rn(s, hi);
-        const double e = __dadd_rn(__dsub_rn(hi, __dsub_rn(s, b)), __dsub_rn(t, b));
-        hi = s;
-        const double s2 = __dadd_rn(lo, e), b2 = __dsub_rn(s2, lo);
-        const double e2 = __dadd_rn(__dsub_rn(lo, __dsub_rn(s2, b2)), __dsub_rn(e, b2));
-        lo = s2;
+        const double s = __dadd_rn(h, t), b = __dsub_rn(s, h);
+        const double e = __dadd_rn(__dsub_rn(h, __dsub_rn(s, b)), __dsub_rn(t, b));
+        h = s;
+        const double s2 = __dadd_rn(l, e), b2 = __dsub_rn(s2, l);
+        const double e2 = __dadd_rn(__dsub_rn(l, __dsub_rn(s2, b2)), __dsub_rn(e, b2));
+        l = s2;
         if (e2 != 0.0)
             whole(e2, e2, false);
     }
@@ -373,7 +374,7 @@ template <class T, bool PROD> struct ExactFront<T, PROD, EXACT_FRONT_PAIR> {
         if (!PROD) {
             nz |= bx ^ 0x8000000000000000ull;
             if (((bx >> 52) & 2047u) < 1023u + 1000u)
-                add(x);
+                add(x, hi, lo);
             else
                 whole(x, x, true);
             return;
@@ -384,8 +385,10 @@ template <class T, bool PROD> struct ExactFront<T, PROD, EXACT_FRONT_PAIR> {
         if (ex != 0 && ey != 0 && ex != 2047 && ey != 2047 && e >= -960 && e < 1000) {
             const double p = __dmul_rn(x, y);
             nz |= 1u;
-            add(p);
-            add(__fma_rn(x, y, -p));
+            add(p, hi, lo);
+            // the error (below 2^-53 of p, its bits reaching 2^-106 of p) in its own pair: beside
+            // the products' sum, whose low part has coarser bits, it would spill every time
+            add(__fma_rn(x, y, -p), ehi, elo);
         } else {
             whole(x, y, true);
         }
@@ -397,7 +400,7 @@ template <class T, bool PROD> struct ExactFront<T, PROD, EXACT_FRONT_PAIR> {
         const u64 bp = (u64)__double_as_longlong(p);
         nz |= bp ^ 0x8000000000000000ull;
         if (((bp >> 52) & 2047u) != 2047u)
-            add(p);
+            add(p, hi, lo);
         else
             whole(x, y, true);
     }
@@ -408,7 +411,11 @@ template <class T, bool PROD> struct ExactFront<T, PROD, EXACT_FRONT_PAIR> {
     {
         whole(hi, hi, false);
         whole(lo, lo, false);
-        hi = lo = 0.0;
+        if (ERR) {
+            whole(ehi, ehi, false);
+            whole(elo, elo, false);
+        }
+        hi = lo = ehi = elo = 0.0;
     }
     __device__ __forceinline__ unsigned flags() const { return fl | (nz ? EXACT_NOT_NEG_ZERO : 0u); }
     __device__ __forceinline__ float special() const { return sp; }
@@ -643,61 +650,55 @@ __global__ void __launch_bounds__(BLOCK) exact_reduce(ExactJob j)
 }
 
 // The split outputs: each output's part records merged (any order: integer
-// sums) and rounded, a block an output. The threads take the records (a
-// few each, every load independent), eight digits at a time; each warp sums
-// its lanes' digits by shuffles and adds them to the block's by atomics.
+// sums) and rounded, a block an output: its warps take the records in turn,
+// a lane a digit.
 template <class T, int OP, bool STATE>
 __global__ void __launch_bounds__(256) exact_finish(ExactJob j)
 {
     enum { PROD = OP == EXACT_OP_SUM_SQUARES || OP == EXACT_OP_NORM2 || OP == EXACT_OP_DOT };
     typedef typename ExactPlan<T, PROD>::F F;
-    enum { WORDS = ExactRecord<F>::WORDS, G = 8 };
-    __shared__ long long digits[F::DIGITS];
+    enum { WORDS = ExactRecord<F>::WORDS, PER_LANE = (F::DIGITS + 31) / 32 };
+    __shared__ long long digits[8][F::DIGITS];
     __shared__ float specials[8];
     __shared__ unsigned flagss[8];
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
     for (u64 o = blockIdx.x; o < j.nout; o += gridDim.x) {
-        for (int d = threadIdx.x; d < F::DIGITS; d += 256)
-            digits[d] = 0;
-        __syncthreads();
-        const long long *recs = j.states + o * j.splits * WORDS;
-        #pragma unroll 1
-        for (int d0 = 0; d0 < F::DIGITS; d0 += G) {
-            long long acc[G];
+        long long sum[PER_LANE];
 #pragma unroll
-            for (int k = 0; k < G; k++)
-                acc[k] = 0;
-            for (u64 p = threadIdx.x; p < j.splits; p += 256)
-#pragma unroll
-                for (int k = 0; k < G; k++)
-                    if (d0 + k < F::DIGITS)
-                        acc[k] += recs[p * WORDS + d0 + k];
-#pragma unroll
-            for (int k = 0; k < G; k++) {
-                long long v = acc[k];
-                for (int off = 16; off > 0; off >>= 1)
-                    v += __shfl_xor_sync(EXACT_FULL, v, off);
-                if (lane == 0 && d0 + k < F::DIGITS && v != 0)
-                    atomicAdd((unsigned long long *)&digits[d0 + k], (unsigned long long)v);
-            }
-        }
+        for (int k = 0; k < PER_LANE; k++)
+            sum[k] = 0;
         float sp = 0.0f;
         unsigned fl = 0;
-        for (u64 p = threadIdx.x; p < j.splits; p += 256) {
-            const u64 meta = (u64)recs[p * WORDS + F::DIGITS];
+#pragma unroll 4 // independent loads in flight: the records are read once, from L2
+        for (u64 p = warp; p < j.splits; p += 8) {
+            const long long *rec = j.states + (o * j.splits + p) * WORDS;
+#pragma unroll
+            for (int k = 0; k < PER_LANE; k++)
+                if (lane + 32 * k < F::DIGITS)
+                    sum[k] += rec[lane + 32 * k];
+            const u64 meta = (u64)rec[F::DIGITS];
             sp += __uint_as_float((unsigned)meta);
             fl |= (unsigned)(meta >> 32);
         }
-        sp = exact_warp_special(sp);
-        fl = exact_warp_or(fl);
+#pragma unroll
+        for (int k = 0; k < PER_LANE; k++)
+            if (lane + 32 * k < F::DIGITS)
+                digits[warp][lane + 32 * k] = sum[k];
         if (lane == 0) {
             specials[warp] = sp;
             flagss[warp] = fl;
         }
         __syncthreads();
         if (warp == 0) {
+            for (int d = lane; d < F::DIGITS; d += 32) {
+                long long s = 0;
+                for (int k = 0; k < 8; k++)
+                    s += digits[k][d];
+                digits[0][d] = s;
+            }
+            __syncwarp();
             Exact<F, ExactStrided> s;
-            s.d.p = digits;
+            s.d.p = digits[0];
             s.d.stride = 1;
             s.special = 0.0f;
             s.flags = 0;

@@ -19,7 +19,7 @@ int precompile(size_t table_kernels, const int *archs, int narchs, const int *ma
  * them) off the every-8th sample: it compiles for the first main architecture only, no PTX. */
 int precompile_sampled(size_t k);
 
-/* 1 when kernel k also compiles for the oldest architecture: every 2nd kernel off the exact units' sample
+/* 1 when kernel k also compiles for the oldest architecture: every 3rd kernel off the exact units' sample
  * (CURED_TEST_FULL=1: every one). */
 int precompile_oldest(size_t k);
 
