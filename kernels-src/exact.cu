@@ -199,75 +199,21 @@ template <class T> struct ExactFront<T, false, EXACT_FRONT_HALF> {
     }
 };
 
-// Float32 and bfloat16 terms and float16 products (float32 bit patterns): a
-// double a lane, hot, sums the terms whose biased exponent lies in a window
-// [lo, lo + W) exactly (multiples of the window's smallest ulp: see W);
-// the window follows the largest terms (miss()). The smaller terms, and
-// infinities and NaNs, go to ExactBins' 16 bins in shared memory. A
-// flush adds each lane's hot to the warp's digits (atomics) and the warp's
-// bins, summed by shuffles, to its state.
 template <class T, bool PROD> struct ExactFront<T, PROD, EXACT_FRONT_BINS> {
-    enum { SIG = sizeof(T) == 2 && !PROD ? 8 : 24, W = SIG == 8 ? 36 : 20 };
-    // A window's terms are below 2^(W + SIG - 1) of its smallest ulp, and a lane takes fewer than 2^10
-    // between flushes (a warp's chunk spread over 32 lanes, with a vector's tail): their sums stay exact.
-    static_assert(W + SIG - 1 + 10 <= 53, "the window's sums are exact");
-    typedef typename ExactPlan<T, PROD>::F F;
     ExactBinStrided bin;
-    double hot;
-    int lo;
     unsigned nz;
-    long long *spill;
-    bool atomic;
-    __device__ __forceinline__ void init(long long *shared, int stride, long long *digits, bool shared_digits)
+    __device__ __forceinline__ void init(long long *shared, int stride, long long *, bool)
     {
         bin.p = (double *)shared;
         bin.stride = stride;
         for (int b = 0; b < 16; b++)
             bin[b] = 0.0;
         nz = 0;
-        hot = 0.0;
-        lo = 0;
-        spill = digits;
-        atomic = shared_digits;
-    }
-    __device__ __forceinline__ void flush_hot()
-    {
-        if (hot != 0.0) {
-            if (atomic) {
-                Exact<F, ExactAtomic> t;
-                t.d.p = spill;
-                exact_add_value(t, hot);
-            } else {
-                Exact<F, ExactStrided> t;
-                t.d.p = spill;
-                t.d.stride = 1;
-                exact_add_value(t, hot);
-            }
-        }
-        hot = 0.0;
-    }
-    // A term outside the window: one above it (or any, while hot is empty) moves the window up to
-    // it, hot's sum going to the digits first; one below it goes to the bins, as do infinities and NaNs.
-    __device__ __forceinline__ void miss(unsigned bits, int e)
-    {
-        const float x = __uint_as_float(bits);
-        const int ex = e ? e : 1;
-        if (e != 255 && (hot == 0.0 || ex >= lo + W)) {
-            flush_hot();
-            lo = ex - (W - 4) < 255 - W ? ex - (W - 4) : 255 - W; // never 255: infinities and NaNs
-            hot = (double)x;
-        } else {
-            bin[(bits >> 27) & 15u] += (double)x;
-        }
     }
     __device__ __forceinline__ void add_bits(unsigned bits)
     {
-        const int e = (int)((bits >> 23) & 255u);
+        bin[(bits >> 27) & 15u] += (double)__uint_as_float(bits);
         nz |= bits ^ 0x80000000u;
-        if ((unsigned)((e ? e : 1) - lo) < (unsigned)W || (bits << 1) == 0u)
-            hot += (double)__uint_as_float(bits);
-        else
-            miss(bits, e);
     }
     __device__ __forceinline__ void take(float x, float) { add_bits(__float_as_uint(x)); }
     __device__ __forceinline__ void take(bf16_t x, bf16_t) { add_bits((unsigned)x.bits << 16); }
@@ -275,8 +221,6 @@ template <class T, bool PROD> struct ExactFront<T, PROD, EXACT_FRONT_BINS> {
     __device__ __forceinline__ void take(half_t x, half_t y) { add_bits(__float_as_uint(to_float(x) * to_float(y))); }
     template <class S> __device__ __forceinline__ void flush(S &w, int lane)
     {
-        flush_hot();
-        __syncwarp(); // the lanes' atomics before lane 0's plain additions
         for (int b = 0; b < 16; b++) {
             const double v = exact_warp_sum(bin[b]); // exact: the warp's chunk is at most EXACT_BIN_TERMS terms
             bin[b] = 0.0;
@@ -288,7 +232,6 @@ template <class T, bool PROD> struct ExactFront<T, PROD, EXACT_FRONT_BINS> {
     __device__ __forceinline__ float special() const { return 0.0f; } // the flushes put it in the warp's state
     template <class S> __device__ __forceinline__ void lane_flush(S &s)
     {
-        flush_hot();
         for (int b = 0; b < 16; b++) {
             exact_add_value(s, bin[b]);
             bin[b] = 0.0;
