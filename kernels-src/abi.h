@@ -149,8 +149,9 @@ CR_ABI_AT(struct cr_seg_guard, bad, 8);
 CR_ABI_ASSERT(sizeof(struct cr_seg_guard) == 2 * 8, "sizeof SegGuard");
 
 /* An exact-sum launch (exact.cu, src/family_exact.c): nout outputs, each
- * split into `splits` parts of `part` elements (a multiple of CR_EXACT_GRAIN),
- * each part shared out among `unit_warps` warps. With one part an output's result
+ * split into `splits` parts of `part` elements (a multiple of 64: 16-byte
+ * vectors stay aligned; the planner makes them whole chunks), each part
+ * shared out among `unit_warps` warps. With one part an output's result
  * is written where its unit ends; with more, each part's state record
  * (digits, then the special value and flags) goes to states[o * splits + p]
  * and exact_finish merges them. view: EXACT_VIEW_LINEAR (output o's
@@ -168,7 +169,6 @@ CR_ABI_ASSERT(sizeof(struct cr_seg_guard) == 2 * 8, "sizeof SegGuard");
 #define CR_EXACT_BLOCK 256
 #define CR_EXACT_CHUNK 16384     /* float32, bfloat16 and float64 terms, every product */
 #define CR_EXACT_CHUNK_HALF 8192 /* float16 terms */
-#define CR_EXACT_GRAIN 1024      /* parts are multiples of it (of 16-byte vectors) */
 /* The result types (ExactJob's result, exact_combine's last parameter). */
 #define CR_EXACT_R_FLOAT16 0
 #define CR_EXACT_R_BFLOAT16 1

@@ -131,7 +131,7 @@ void cr_exact_split(const struct cr_request *r, uint64_t nout, uint64_t len, uin
     const uint64_t record = ((uint64_t)s.digits + 1) * 8;
     uint64_t n = 1;
     if (nout < units)
-        n = min_u64((units + nout - 1) / nout, (len + (uint64_t)CR_EXACT_GRAIN * uw - 1) / ((uint64_t)CR_EXACT_GRAIN * uw));
+        n = min_u64((units + nout - 1) / nout, (len + (uint64_t)s.chunk * uw - 1) / ((uint64_t)s.chunk * uw));
     if (cr_exact_force.splits)
         n = cr_exact_force.splits;
     n = min_u64(n, area / (nout * record)); /* one record a part in the partials area */
@@ -139,9 +139,11 @@ void cr_exact_split(const struct cr_request *r, uint64_t nout, uint64_t len, uin
     if (n < 2)
         n = 1;
     uint64_t p = (len + n - 1) / n;
-    p = (p + CR_EXACT_GRAIN - 1) / CR_EXACT_GRAIN * CR_EXACT_GRAIN; /* 16-byte vectors stay aligned */
+    /* parts of whole chunks (16-byte vectors stay aligned): a warp's share of a part is then at least a
+     * chunk (finer parts measured slower on the H100: more records, more flushes a term) */
+    p = (p + s.chunk - 1) / s.chunk * s.chunk;
     if (p == 0)
-        p = CR_EXACT_GRAIN;
+        p = s.chunk;
     n = (len + p - 1) / p;
     *splits = n < 1 ? 1 : (unsigned)n;
     *unit_warps = uw;

@@ -243,8 +243,8 @@ struct variant {
 #define MAX_OUT 4096
 static uint64_t got_bits[MAX_VARIANTS][MAX_OUT], owner[4 * MAX_OUT];
 
-/* The split the host makes of len elements into about n parts of multiples of grain (family_exact.c's
- * cr_exact_split rounds to CR_EXACT_GRAIN). */
+/* The split of len elements into about n parts of multiples of grain (family_exact.c's cr_exact_split
+ * rounds to the chunk). */
 static void split_of(uint64_t len, uint64_t n, unsigned grain, unsigned *splits, uint64_t *part)
 {
     if (n < 2) {
@@ -353,7 +353,7 @@ static int variants(struct rng *r, const struct job_case *c, uint64_t len, struc
             if (k >= 2)
                 continue;
         } else {
-            split_of(len, 2 + rnd_below(r, 12), rnd_below(r, 2) ? chunk : CR_EXACT_GRAIN, &x.splits, &x.part);
+            split_of(len, 2 + rnd_below(r, 12), rnd_below(r, 2) ? chunk : 1024, &x.splits, &x.part); /* the kernels take any multiple of 64 */
             if (rnd_below(r, 4) == 0 && x.splits > 1)
                 x.splits += 1 + (unsigned)rnd_below(r, 2); /* empty parts past the end */
         }
