@@ -436,8 +436,9 @@ __device__ __forceinline__ void exact_chunk(const ExactJob &j, const T *x, const
 
 // Short outputs (unit_warps == 0): a lane an output, whole, with no warp
 // operation; its front flushes into a state of its own (local memory) every
-// chunk, and the lane rounds it (or writes its record; the planner gives
-// state requests warps, so that path runs in no test yet).
+// CHUNK / 32 terms (a warp lane's share of a chunk, the fronts' bound), and
+// the lane rounds it (or writes its record; the planner gives state requests
+// warps, so that path runs in no test yet).
 template <class T, int OP, int BLOCK, bool STATE, bool PROD, bool TWO, class F, class Front>
 __device__ __forceinline__ void exact_lanes(const ExactJob &j, long long *lanes)
 {
