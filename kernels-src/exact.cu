@@ -266,36 +266,31 @@ template <class T, bool PROD> struct ExactFront<T, PROD, EXACT_FRONT_PAIR> {
         fl = 0;
         nz = 0;
     }
-    // The exact path: a value (count false: a front's rest) or a term into the digits.
+    // The exact path: a value (count false: a front's rest) or a term into the digits of t.
+    template <class S, class X> __device__ __forceinline__ void into(S &t, X x, X y, bool count)
+    {
+        t.special = sp;
+        t.flags = fl;
+        if (!count)
+            exact_add_value(t, x);
+        else if (PROD)
+            exact_add_product(t, x, y);
+        else
+            exact_add(t, x);
+        sp = t.special;
+        fl = t.flags;
+    }
     template <class X> __device__ __forceinline__ void whole(X x, X y, bool count)
     {
         if (atomic) {
             Exact<F, ExactAtomic> t;
             t.d.p = spill;
-            t.special = sp;
-            t.flags = fl;
-            if (!count)
-                exact_add_value(t, x);
-            else if (PROD)
-                exact_add_product(t, x, y);
-            else
-                exact_add(t, x);
-            sp = t.special;
-            fl = t.flags;
+            into(t, x, y, count);
         } else {
             Exact<F, ExactStrided> t;
             t.d.p = spill;
             t.d.stride = 1;
-            t.special = sp;
-            t.flags = fl;
-            if (!count)
-                exact_add_value(t, x);
-            else if (PROD)
-                exact_add_product(t, x, y);
-            else
-                exact_add(t, x);
-            sp = t.special;
-            fl = t.flags;
+            into(t, x, y, count);
         }
     }
     // TwoSum twice into (h, l); __dadd_rn and __dsub_rn are never fused with a product.
