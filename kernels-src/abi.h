@@ -184,7 +184,8 @@ typedef struct cr_exact_job {
     CR_DEVPTR(const void) in;
     CR_DEVPTR(const void) in2; /* DOT's y */
     CR_DEVPTR(void) out;
-    CR_DEVPTR(long long) states;
+    CR_DEVPTR(long long) states;   /* split outputs: a record a part, or (tickets set) an accumulator an output */
+    CR_DEVPTR(unsigned) tickets;   /* set: a ticket an output; accumulators and tickets are kept at zero */
     CR_DEVPTR(const void) begin;
     CR_DEVPTR(const void) end;
     cr_u64 nout, len, part;
@@ -195,14 +196,14 @@ typedef struct cr_exact_job {
     struct cr_kept kept;
     struct cr_reduced red;
 } ExactJob;
-CR_ABI_AT(struct cr_exact_job, nout, 48);
-CR_ABI_AT(struct cr_exact_job, guard, 72);
-CR_ABI_AT(struct cr_exact_job, splits, 88);
-CR_ABI_AT(struct cr_exact_job, view, 96);
-CR_ABI_AT(struct cr_exact_job, result, 104);
-CR_ABI_AT(struct cr_exact_job, kept, 112);
-CR_ABI_AT(struct cr_exact_job, red, 112 + 8 + 24 * CR_ABI_MAX_RANK);
-CR_ABI_ASSERT(sizeof(struct cr_exact_job) == 6 * 8 + 3 * 8 + 16 + 6 * 4 + sizeof(struct cr_kept) + sizeof(struct cr_reduced),
+CR_ABI_AT(struct cr_exact_job, nout, 56);
+CR_ABI_AT(struct cr_exact_job, guard, 80);
+CR_ABI_AT(struct cr_exact_job, splits, 96);
+CR_ABI_AT(struct cr_exact_job, view, 104);
+CR_ABI_AT(struct cr_exact_job, result, 112);
+CR_ABI_AT(struct cr_exact_job, kept, 120);
+CR_ABI_AT(struct cr_exact_job, red, 120 + 8 + 24 * CR_ABI_MAX_RANK);
+CR_ABI_ASSERT(sizeof(struct cr_exact_job) == 7 * 8 + 3 * 8 + 16 + 6 * 4 + sizeof(struct cr_kept) + sizeof(struct cr_reduced),
               "sizeof ExactJob");
 
 #endif

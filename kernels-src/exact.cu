@@ -4,8 +4,9 @@
 // part of one output: each lane adds its elements into a front, the warp
 // moves its fronts into its exact state every chunk, and the unit's warps
 // merge their states at its end. An output of one part is rounded there;
-// the parts of a split output leave state records that exact_finish merges
-// and rounds. Every merge is an integer sum of digits, so the bits do not
+// the parts of a split output add their states into an accumulator of the
+// output, the last part to arrive rounding it (exact_arrive), or leave state
+// records that exact_finish merges and rounds. Every merge is an integer sum of digits, so the bits do not
 // depend on the grid, the parts, the layout or the order.
 #include "exact.cuh"
 #include "abi.h"
@@ -13,12 +14,13 @@
 #define EXACT_FULL 0xffffffffu
 
 // The fronts: ExactHalfSum's double (float16 terms), ExactBins' bins
-// (float32 and bfloat16 terms, products of float16 pairs) or a pair of
-// doubles kept by TwoSum (float64 terms; products of float32, bfloat16 and
-// float64 pairs).
+// (float32 terms, products of float16 pairs), bins of floats (bfloat16
+// terms) or a pair of doubles kept by TwoSum (float64 terms; products of
+// float32, bfloat16 and float64 pairs).
 #define EXACT_FRONT_HALF 0
 #define EXACT_FRONT_BINS 1
 #define EXACT_FRONT_PAIR 2
+#define EXACT_FRONT_FLOAT_BINS 3
 
 // The operators (src/family_exact.c names them in this order).
 #define EXACT_OP_SUM 0
@@ -29,7 +31,7 @@
 
 template <class T, bool PROD> struct ExactPlan;
 template <> struct ExactPlan<half_t, false> { typedef ExactHalf F; enum { FRONT = EXACT_FRONT_HALF, CHUNK = EXACT_HALF_TERMS }; };
-template <> struct ExactPlan<bf16_t, false> { typedef ExactSingle F; enum { FRONT = EXACT_FRONT_BINS, CHUNK = EXACT_BIN_TERMS }; };
+template <> struct ExactPlan<bf16_t, false> { typedef ExactSingle F; enum { FRONT = EXACT_FRONT_FLOAT_BINS, CHUNK = EXACT_BIN_TERMS }; };
 template <> struct ExactPlan<float, false> { typedef ExactSingle F; enum { FRONT = EXACT_FRONT_BINS, CHUNK = EXACT_BIN_TERMS }; };
 template <> struct ExactPlan<double, false> { typedef ExactDouble F; enum { FRONT = EXACT_FRONT_PAIR, CHUNK = CR_EXACT_CHUNK }; };
 template <> struct ExactPlan<half_t, true> { typedef ExactHalfProducts F; enum { FRONT = EXACT_FRONT_BINS, CHUNK = EXACT_BIN_TERMS }; };
@@ -168,13 +170,56 @@ __device__ __forceinline__ void exact_emit(const ExactJob &j, u64 o, u64 len, co
     }
 }
 
+// A part of a split output, when the job has tickets: the part's digits,
+// special value and flags go by atomics into the output's accumulator, then
+// it takes a ticket; the part with the last ticket takes the accumulator
+// (leaving it and the ticket at zero, for the next call), normalizes and
+// rounds it. So no second kernel waits on the grid, and integer sums make
+// the bits independent of the order of arrival. The warp's lanes call it
+// together, with w normalized.
+template <class T, int OP, bool STATE, class F, class D>
+__device__ __forceinline__ void exact_arrive(const ExactJob &j, u64 o, u64 len, Exact<F, D> &w, int lane)
+{
+    unsigned long long *acc = (unsigned long long *)j.states + o * ExactRecord<F>::WORDS;
+    unsigned *meta = (unsigned *)(acc + F::DIGITS); // the special value's bits, the flags
+    for (int d = lane; d < F::DIGITS; d += 32)
+        if (w.d[d] != 0)
+            atomicAdd(acc + d, (unsigned long long)w.d[d]); // two's complement: a signed sum
+    if (lane == 0) {
+        if (w.special != 0.0f)
+            atomicAdd((float *)meta, w.special);
+        if (w.flags)
+            atomicOr(meta + 1, w.flags);
+    }
+    __threadfence(); // every lane's sums before the ticket
+    __syncwarp();
+    unsigned last = 0;
+    if (lane == 0)
+        last = atomicAdd(j.tickets + o, 1u) == j.splits - 1u;
+    if (!exact_warp_or(last))
+        return;
+    __threadfence(); // the other parts' sums, seen through their tickets
+    for (int d = lane; d < F::DIGITS; d += 32)
+        w.d[d] = (long long)atomicExch(acc + d, 0ull);
+    if (lane == 0) {
+        w.special = __uint_as_float(atomicExch(meta, 0u));
+        w.flags = atomicExch(meta + 1, 0u);
+        atomicExch(j.tickets + o, 0u);
+    }
+    __syncwarp();
+    if (lane == 0)
+        exact_normalize(w);
+    __syncwarp();
+    exact_emit<T, OP, STATE>(j, o, len, w, lane);
+}
+
 // One lane's front and the terms it takes.
 template <class T, bool PROD, int FRONT> struct ExactFront;
 
 template <class T> struct ExactFront<T, false, EXACT_FRONT_HALF> {
     double sum;
     unsigned nz;
-    __device__ __forceinline__ void init(long long *, int, long long *, bool) { sum = 0.0; nz = 0; }
+    __device__ __forceinline__ void init(long long *, int, int, long long *, bool) { sum = 0.0; nz = 0; }
     __device__ __forceinline__ void take(half_t x, half_t)
     {
         sum += (double)to_float(x);
@@ -202,10 +247,10 @@ template <class T> struct ExactFront<T, false, EXACT_FRONT_HALF> {
 template <class T, bool PROD> struct ExactFront<T, PROD, EXACT_FRONT_BINS> {
     ExactBinStrided bin;
     unsigned nz;
-    __device__ __forceinline__ void init(long long *shared, int stride, long long *, bool)
+    __device__ __forceinline__ void init(long long *area, int thread, int threads, long long *, bool)
     {
-        bin.p = (double *)shared;
-        bin.stride = stride;
+        bin.p = (double *)area + thread;
+        bin.stride = threads;
         for (int b = 0; b < 16; b++)
             bin[b] = 0.0;
         nz = 0;
@@ -248,23 +293,20 @@ template <class T, bool PROD> struct ExactFront<T, PROD, EXACT_FRONT_BINS> {
 // error (fma) is a double unless the product is tiny: terms outside those
 // ranges, infinities and NaNs go to the digits whole. The spills go to the
 // warp's state (shared memory, by atomics) or to the lane's own (lane units).
-template <class T, bool PROD> struct ExactFront<T, PROD, EXACT_FRONT_PAIR> {
-    typedef typename ExactPlan<T, PROD>::F F;
-    enum { ERR = PROD && sizeof(T) == 8 }; // float64 products' rounding errors: a pair of their own
-    double hi, lo, ehi, elo;
+// What a front sends to a state's digits whole (the terms or rests its own
+// arithmetic cannot hold exactly): the warp's state, shared by its lanes
+// (atomics), or the lane's own.
+template <class F, bool PROD> struct ExactSpill {
     long long *spill; // the digits of the state the rest goes to
     bool atomic;      // spill is the warp's state, shared by its lanes
     float sp;         // the special value of the terms sent whole
     unsigned fl;      // their flags
-    u64 nz;           // ORs each term's bits with -0.0's flipped, as ExactBins' nz
-    __device__ __forceinline__ void init(long long *, int, long long *digits, bool shared)
+    __device__ __forceinline__ void spill_init(long long *digits, bool shared)
     {
-        hi = lo = ehi = elo = 0.0;
         spill = digits;
         atomic = shared;
         sp = 0.0f;
         fl = 0;
-        nz = 0;
     }
     // The exact path: a value (count false: a front's rest) or a term into the digits of t.
     template <class S, class X> __device__ __forceinline__ void into(S &t, X x, X y, bool count)
@@ -292,6 +334,83 @@ template <class T, bool PROD> struct ExactFront<T, PROD, EXACT_FRONT_PAIR> {
             t.d.stride = 1;
             into(t, x, y, count);
         }
+    }
+};
+
+// bfloat16 terms: 32 float bins a lane, chosen by the exponent's top five
+// bits. A bin's terms span 8 binades of 8-bit significands (15 bits), so a
+// float holds the exact sum of 2^9 of them: a lane's share of a chunk
+// (EXACT_BIN_TERMS / 32). Half the shared memory a term of ExactBins'
+// doubles, and no conversion. The top bin's terms (from 2^121: their sums
+// could overflow a float), infinities and NaNs go to the digits whole.
+template <> struct ExactFront<bf16_t, false, EXACT_FRONT_FLOAT_BINS> : ExactSpill<ExactSingle, false> {
+    static_assert(EXACT_BIN_TERMS / 32 <= 512, "a float bin's bound");
+    float *bin;
+    int stride;
+    unsigned nz;
+    __device__ __forceinline__ void init(long long *area, int thread, int threads, long long *digits, bool shared)
+    {
+        bin = (float *)area + thread;
+        stride = threads;
+        for (int b = 0; b < 31; b++)
+            bin[b * stride] = 0.0f;
+        nz = 0;
+        spill_init(digits, shared);
+    }
+    __device__ __forceinline__ void take(bf16_t x, bf16_t)
+    {
+        const unsigned bits = (unsigned)x.bits << 16, b = bits >> 26 & 31u;
+        nz |= bits ^ 0x80000000u;
+        if (b != 31u)
+            bin[b * stride] += __uint_as_float(bits);
+        else
+            whole(__uint_as_float(bits), 0.0f, true);
+    }
+    // The warp's bins into its state (lane 0), the bins in use only: a bin's
+    // 32 lanes sum exactly in a double (at most 29 bits).
+    template <class S> __device__ __forceinline__ void flush(S &w, int lane)
+    {
+        __syncwarp(); // the lanes' spills (shared atomics) before lane 0's additions
+        unsigned used = 0;
+        for (int b = 0; b < 31; b++)
+            used |= bin[b * stride] != 0.0f ? 1u << b : 0u;
+        used = exact_warp_or(used);
+        while (used) {
+            const int b = __ffs(used) - 1;
+            used &= used - 1u;
+            const double v = exact_warp_sum((double)bin[b * stride]);
+            bin[b * stride] = 0.0f;
+            if (lane == 0 && v != 0.0)
+                exact_add_value(w, v);
+        }
+    }
+    __device__ __forceinline__ unsigned flags() const { return fl | (nz ? EXACT_NOT_NEG_ZERO : 0u); }
+    __device__ __forceinline__ float special() const { return sp; }
+    template <class S> __device__ __forceinline__ void lane_flush(S &s)
+    {
+        for (int b = 0; b < 31; b++) {
+            exact_add_value(s, (double)bin[b * stride]);
+            bin[b * stride] = 0.0f;
+        }
+        exact_normalize(s);
+    }
+};
+
+template <class T, bool PROD>
+struct ExactFront<T, PROD, EXACT_FRONT_PAIR> : ExactSpill<typename ExactPlan<T, PROD>::F, PROD> {
+    typedef typename ExactPlan<T, PROD>::F F;
+    typedef ExactSpill<F, PROD> Spill;
+    using Spill::whole;
+    using Spill::sp;
+    using Spill::fl;
+    enum { ERR = PROD && sizeof(T) == 8 }; // float64 products' rounding errors: a pair of their own
+    double hi, lo, ehi, elo;
+    u64 nz; // ORs each term's bits with -0.0's flipped, as ExactBins' nz
+    __device__ __forceinline__ void init(long long *, int, int, long long *digits, bool shared)
+    {
+        hi = lo = ehi = elo = 0.0;
+        nz = 0;
+        Spill::spill_init(digits, shared);
     }
     // TwoSum twice into (h, l); __dadd_rn and __dsub_rn are never fused with a product.
     __device__ __forceinline__ void add(double t, double &h, double &l)
@@ -364,14 +483,14 @@ template <class T, bool PROD> struct ExactFront<T, PROD, EXACT_FRONT_PAIR> {
     }
 };
 
-// Threads a block and its shared memory: a lane's bins (16 doubles, for the
+// Threads a block and its shared memory: a lane's bins (16 doubles or 32 floats, for the
 // fronts that have them) and a warp's state.
 template <class T, bool PROD, int BLOCK> struct ExactShape {
     typedef typename ExactPlan<T, PROD>::F F;
     enum {
         FRONT = ExactPlan<T, PROD>::FRONT,
         WARPS = BLOCK / 32,
-        LANE_WORDS = FRONT == EXACT_FRONT_BINS ? 16 : 0,
+        LANE_WORDS = FRONT == EXACT_FRONT_BINS || FRONT == EXACT_FRONT_FLOAT_BINS ? 16 : 0, // 16 doubles or 32 floats
         SHARED = (LANE_WORDS * BLOCK + WARPS * F::DIGITS) * 8
     };
 };
@@ -446,7 +565,7 @@ __device__ __forceinline__ void exact_lanes(const ExactJob &j, long long *lanes)
         Exact<F> s;
         exact_init(s);
         Front f;
-        f.init(lanes + threadIdx.x, BLOCK, &s.d[0], false);
+        f.init(lanes, threadIdx.x, BLOCK, &s.d[0], false);
         const long long stride = j.view == EXACT_VIEW_SEGMENTS ? 1 : j.red.n ? j.red.stride[0] : 0;
         for (u64 c0 = 0; c0 < len; c0 += CHUNK / 32) { // a warp's lane's share of a chunk: the fronts' bound
             const u64 c1 = c0 + CHUNK / 32 < len ? c0 + CHUNK / 32 : len;
@@ -519,7 +638,7 @@ __global__ void __launch_bounds__(BLOCK) exact_reduce(ExactJob j)
         w.special = 0.0f;
         w.flags = 0;
         Front f;
-        f.init(lanes + threadIdx.x, BLOCK, warp_digits[warp], true);
+        f.init(lanes, threadIdx.x, BLOCK, warp_digits[warp], true);
         __syncwarp();
         // This warp's share of the part (the unit's warps take equal shares, 64-element multiples, so
         // that 16-byte vectors stay aligned), a chunk at a time.
@@ -573,6 +692,8 @@ __global__ void __launch_bounds__(BLOCK) exact_reduce(ExactJob j)
             w.flags = warp_flags[warp];
             if (j.splits == 1) {
                 exact_emit<T, OP, STATE>(j, o, len, w, lane);
+            } else if (j.tickets) {
+                exact_arrive<T, OP, STATE>(j, o, len, w, lane);
             } else {
                 long long *rec = j.states + u * ExactRecord<F>::WORDS;
                 for (int d = lane; d < F::DIGITS; d += 32)
@@ -588,9 +709,10 @@ __global__ void __launch_bounds__(BLOCK) exact_reduce(ExactJob j)
     }
 }
 
-// The split outputs: each output's part records merged (any order: integer
-// sums) and rounded, a block an output: its warps take the records in turn,
-// a lane a digit.
+// The split outputs of a job without tickets (more outputs than the
+// workspace has accumulators for): each output's part records merged (any
+// order: integer sums) and rounded, a block an output: its warps take the
+// records in turn, a lane a digit.
 template <class T, int OP, bool STATE>
 __global__ void __launch_bounds__(256) exact_finish(ExactJob j)
 {

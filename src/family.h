@@ -281,6 +281,7 @@ size_t cr_partials_area(const struct cr_device_facts *dev);
 struct cr_exact_force {
     unsigned splits, unit_warps, grid;
     int lanes;
+    int finish; /* 1: split outputs through exact_finish's records, not the accumulators */
 };
 /* Outputs of at most this many elements take a lane each (when there are 32 or more). */
 #define CR_EXACT_LANE_LEN 256

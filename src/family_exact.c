@@ -1,9 +1,11 @@
 /*
  * The exact family (kernels-src/exact.cu): the operators flagged
  * CR_OP_EXACT, over every view. One kernel takes a part of an output a unit
- * (a warp, or a block's warps); an output split into several parts leaves
- * one state record a part in the stream's workspace, and a second kernel
- * merges and rounds them. The split follows the loaded kernel's occupancy:
+ * (a warp, or a block's warps); the parts of an output split into several
+ * add their states into the output's accumulator in the stream's workspace,
+ * and the last to arrive rounds it (or, with more outputs than
+ * accumulators, each leaves a state record, and a second kernel merges and
+ * rounds them). The split follows the loaded kernel's occupancy:
  * one wave of units, within the workspace's partials area.
  */
 #include "internal.h"
@@ -212,9 +214,16 @@ static void plan(const struct cr_request *r, const struct cr_unit *u, const stru
     uint64_t grid = (units + per_block - 1) / per_block;
     if (cr_exact_force.grid)
         grid = cr_exact_force.grid;
+    /* Split outputs meet in the workspace's accumulators (the last part rounds), where they have room;
+     * otherwise in records that a second kernel merges. */
+    const uint64_t record = ((uint64_t)s.digits + 1) * 8;
+    if (j.splits > 1 && !cr_exact_force.finish && j.nout <= CR_WS_NTICKETS && j.nout * record <= CR_WS_EXACT_BYTES) {
+        j.states = a->ws + CR_WS_EXACT;
+        j.tickets = a->ws + CR_WS_TICKETS;
+    }
     struct cr_launch *l = cr_plan_launch(p, 0, cr_div_up(grid, 1), s.block);
     cr_plan_struct(p, l, &j, sizeof j);
-    if (j.splits > 1) {
+    if (j.splits > 1 && !j.tickets) {
         l = cr_plan_launch(p, 1, cr_div_up(min_u64(j.nout, resident ? resident : 1), 1), 256);
         cr_plan_struct(p, l, &j, sizeof j);
     }

@@ -65,7 +65,7 @@ int run(const ExactJob &j, unsigned grid, unsigned finish_grid, uint64_t seed, c
 {
     if (launch(Kernels<T, OP>::reduce, j, grid, Kernels<T, OP>::BLOCK, seed, error))
         return -1;
-    if (j.splits > 1 && launch(Kernels<T, OP>::finish, j, finish_grid, 256, ~seed, error))
+    if (j.splits > 1 && !j.tickets && launch(Kernels<T, OP>::finish, j, finish_grid, 256, ~seed, error))
         return -1;
     return 0;
 }

@@ -8,8 +8,8 @@
 // - __ldg of a 16-byte vector, which checks that the address is 16-byte
 //   aligned and inside the launch's inputs (emu_exact_bounds), as the GPU's
 //   vector loads need;
-// - atomicAdd and atomicMax (the fibers take turns, so a plain
-//   read-modify-write is atomic);
+// - the atomics (the fibers take turns, so a plain read-modify-write is
+//   atomic) and __threadfence;
 // - abi.h with CUDA's typed device pointers (the host's C sees integers).
 #ifndef CURED_TESTS_EXACT_KERNEL_SHIM_H
 #define CURED_TESTS_EXACT_KERNEL_SHIM_H
@@ -52,6 +52,32 @@ static inline unsigned long long atomicAdd(unsigned long long *p, unsigned long 
     *p += v;
     return old;
 }
+static inline unsigned atomicAdd(unsigned *p, unsigned v)
+{
+    const unsigned old = *p;
+    *p += v;
+    return old;
+}
+static inline float atomicAdd(float *p, float v)
+{
+    const float old = *p;
+    *p += v;
+    return old;
+}
+static inline unsigned atomicOr(unsigned *p, unsigned v)
+{
+    const unsigned old = *p;
+    *p |= v;
+    return old;
+}
+template <class T> static inline T atomicExch(T *p, T v)
+{
+    const T old = *p;
+    *p = v;
+    return old;
+}
+// One block runs at a time: its writes are seen by the blocks after it.
+static inline void __threadfence() {}
 static inline unsigned long long atomicMax(unsigned long long *p, unsigned long long v)
 {
     const unsigned long long old = *p;

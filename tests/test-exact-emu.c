@@ -238,6 +238,7 @@ static void reference(struct job_case *c)
 #define MAX_VARIANTS 8
 struct variant {
     unsigned splits, uw, grid, finish_grid;
+    int fused; /* split outputs meet in accumulators by tickets (no exact_finish) */
     uint64_t part;
 };
 #define MAX_OUT 4096
@@ -278,11 +279,15 @@ static void run_job(struct job_case *c, const struct variant *v, int nv)
         struct guarded out, states;
         guarded_alloc(&out, (size_t)(c->out_words ? c->out_words : 1) * rsize);
         memset(out.p, 0xab, out.bytes);
-        guarded_alloc(&states, (size_t)(j.nout * j.splits + 1) * words * 8);
-        memset(states.p, 0xab, states.bytes);
+        /* fused: an accumulator and a ticket an output, zero before and (kept at zero) after */
+        guarded_alloc(&states, (size_t)(v[k].fused ? j.nout : j.nout * j.splits + 1) * words * 8);
+        memset(states.p, v[k].fused ? 0 : 0xab, states.bytes);
+        unsigned *tickets = v[k].fused ? calloc(j.nout, sizeof *tickets) : NULL;
+        ck_assert(!v[k].fused || tickets);
         unsigned long long guard_word = 0;
         j.out = (uintptr_t)out.p;
         j.states = (uintptr_t)states.p;
+        j.tickets = (uintptr_t)tickets;
         if (j.view == EXACT_VIEW_SEGMENTS)
             j.guard.bad = (uintptr_t)&guard_word;
         const char *err = NULL;
@@ -317,6 +322,19 @@ static void run_job(struct job_case *c, const struct variant *v, int nv)
                              c->what, v[k].splits, v[k].uw, v[k].grid, (unsigned long long)s, seed, seed);
             }
         }
+        if (v[k].fused) {
+            for (size_t b = 0; b < states.bytes; b++)
+                if (((const unsigned char *)states.p)[b])
+                    ck_abort_msg("%s, splits %u: accumulator byte %zu left at 0x%x, not zero (seed %llu; rerun with: "
+                                 "CURED_TEST_SEED=%llu ./tests/test-exact-emu)",
+                                 c->what, v[k].splits, b, ((const unsigned char *)states.p)[b], seed, seed);
+            for (uint64_t o = 0; o < j.nout; o++)
+                if (tickets[o])
+                    ck_abort_msg("%s, splits %u: ticket %llu left at %u, not zero (seed %llu; rerun with: "
+                                 "CURED_TEST_SEED=%llu ./tests/test-exact-emu)",
+                                 c->what, v[k].splits, (unsigned long long)o, tickets[o], seed, seed);
+            free(tickets);
+        }
         if (j.view == EXACT_VIEW_SEGMENTS && guard_word != c->bad)
             ck_abort_msg("%s: the guard word is 0x%llx, want 0x%llx (seed %llu; rerun with: CURED_TEST_SEED=%llu "
                          "./tests/test-exact-emu)",
@@ -338,6 +356,7 @@ static int variants(struct rng *r, const struct job_case *c, uint64_t len, struc
     for (int k = 0; k < 5; k++) {
         struct variant x;
         x.uw = k == 4 ? 0 : k % 2 ? warps : 1;
+        x.fused = 0;
         if (k == 4) { /* a lane an output: the block's threads take block outputs at once */
             x.splits = 1;
             x.part = (uint64_t)1 << 62;
@@ -356,6 +375,7 @@ static int variants(struct rng *r, const struct job_case *c, uint64_t len, struc
             split_of(len, 2 + rnd_below(r, 12), rnd_below(r, 2) ? chunk : 1024, &x.splits, &x.part); /* the kernels take any multiple of 64 */
             if (rnd_below(r, 4) == 0 && x.splits > 1)
                 x.splits += 1 + (unsigned)rnd_below(r, 2); /* empty parts past the end */
+            x.fused = x.splits > 1 && rnd_below(r, 2);
         }
         const uint64_t units = c->j.nout * x.splits, per_block = warps / x.uw,
                        natural = (units + per_block - 1) / per_block;
@@ -465,11 +485,14 @@ static void adversarial(int t, int op, const char *name, size_t len, int neg_zer
         whole_job(&c, gx.p, op == EOP_DOT ? gy.p : NULL, len, len * es);
         snprintf(c.what, sizeof c.what, "%s: %s of %zu %s into %s", name, op_names[op], len, tys[t].name, tys[rt].name);
         const unsigned block = emu_exact_kernel_block(t, op), chunk = emu_exact_kernel_chunk(t, op);
-        struct variant var[2];
+        struct variant var[3];
         var[0].splits = 1, var[0].uw = block / 32, var[0].part = (uint64_t)1 << 62, var[0].grid = 1, var[0].finish_grid = 1;
+        var[0].fused = 0;
         split_of(len, 3, chunk, &var[1].splits, &var[1].part);
-        var[1].uw = 1, var[1].grid = 1, var[1].finish_grid = 1;
-        run_job(&c, var, 2);
+        var[1].uw = 1, var[1].grid = 1, var[1].finish_grid = 1, var[1].fused = 0;
+        var[2] = var[1];
+        var[2].fused = var[1].splits > 1;
+        run_job(&c, var, var[2].fused ? 3 : 2);
         free(c.want);
     }
 done:
