@@ -14,9 +14,9 @@
 #define EXACT_FULL 0xffffffffu
 
 // The fronts: ExactHalfSum's double (float16 terms), ExactBins' bins
-// (float32 terms, products of float16 pairs), bins of floats (bfloat16
-// terms) or a pair of doubles kept by TwoSum (float64 terms; products of
-// float32, bfloat16 and float64 pairs).
+// (float32 terms, products of float16 and of bfloat16 pairs), bins of
+// floats (bfloat16 terms) or a pair of doubles kept by TwoSum (float64
+// terms; products of float32 and float64 pairs).
 #define EXACT_FRONT_HALF 0
 #define EXACT_FRONT_BINS 1
 #define EXACT_FRONT_PAIR 2
@@ -35,7 +35,7 @@ template <> struct ExactPlan<bf16_t, false> { typedef ExactSingle F; enum { FRON
 template <> struct ExactPlan<float, false> { typedef ExactSingle F; enum { FRONT = EXACT_FRONT_BINS, CHUNK = EXACT_BIN_TERMS }; };
 template <> struct ExactPlan<double, false> { typedef ExactDouble F; enum { FRONT = EXACT_FRONT_PAIR, CHUNK = CR_EXACT_CHUNK }; };
 template <> struct ExactPlan<half_t, true> { typedef ExactHalfProducts F; enum { FRONT = EXACT_FRONT_BINS, CHUNK = EXACT_BIN_TERMS }; };
-template <> struct ExactPlan<bf16_t, true> { typedef ExactSingleProducts F; enum { FRONT = EXACT_FRONT_PAIR, CHUNK = CR_EXACT_CHUNK }; };
+template <> struct ExactPlan<bf16_t, true> { typedef ExactSingleProducts F; enum { FRONT = EXACT_FRONT_BINS, CHUNK = EXACT_BIN_TERMS }; };
 template <> struct ExactPlan<float, true> { typedef ExactSingleProducts F; enum { FRONT = EXACT_FRONT_PAIR, CHUNK = CR_EXACT_CHUNK }; };
 template <> struct ExactPlan<double, true> { typedef ExactDoubleProducts F; enum { FRONT = EXACT_FRONT_PAIR, CHUNK = CR_EXACT_CHUNK }; };
 
@@ -216,83 +216,6 @@ __device__ __forceinline__ void exact_arrive(const ExactJob &j, u64 o, u64 len, 
 // One lane's front and the terms it takes.
 template <class T, bool PROD, int FRONT> struct ExactFront;
 
-template <class T> struct ExactFront<T, false, EXACT_FRONT_HALF> {
-    double sum;
-    unsigned nz;
-    __device__ __forceinline__ void init(long long *, int, int, long long *, bool) { sum = 0.0; nz = 0; }
-    __device__ __forceinline__ void take(half_t x, half_t)
-    {
-        sum += (double)to_float(x);
-        nz |= x.bits ^ 0x8000u;
-    }
-    // The warp's terms of a chunk (at most EXACT_HALF_TERMS) into the warp's state (lane 0).
-    template <class S> __device__ __forceinline__ void flush(S &w, int lane)
-    {
-        const double v = exact_warp_sum(sum);
-        if (lane == 0)
-            exact_add_value(w, v);
-        sum = 0.0;
-    }
-    __device__ __forceinline__ unsigned flags() const { return nz ? EXACT_NOT_NEG_ZERO : 0u; }
-    __device__ __forceinline__ float special() const { return 0.0f; } // the flushes put it in the warp's state
-    // A lane's own output (at most EXACT_HALF_TERMS terms since the last flush) into its state.
-    template <class S> __device__ __forceinline__ void lane_flush(S &s)
-    {
-        exact_add_value(s, sum);
-        sum = 0.0;
-        exact_normalize(s);
-    }
-};
-
-template <class T, bool PROD> struct ExactFront<T, PROD, EXACT_FRONT_BINS> {
-    ExactBinStrided bin;
-    unsigned nz;
-    __device__ __forceinline__ void init(long long *area, int thread, int threads, long long *, bool)
-    {
-        bin.p = (double *)area + thread;
-        bin.stride = threads;
-        for (int b = 0; b < 16; b++)
-            bin[b] = 0.0;
-        nz = 0;
-    }
-    __device__ __forceinline__ void add_bits(unsigned bits)
-    {
-        bin[(bits >> 27) & 15u] += (double)__uint_as_float(bits);
-        nz |= bits ^ 0x80000000u;
-    }
-    __device__ __forceinline__ void take(float x, float) { add_bits(__float_as_uint(x)); }
-    __device__ __forceinline__ void take(bf16_t x, bf16_t) { add_bits((unsigned)x.bits << 16); }
-    // float16 products: exact in float32 (22 significant bits, exponents -48 .. 32)
-    __device__ __forceinline__ void take(half_t x, half_t y) { add_bits(__float_as_uint(to_float(x) * to_float(y))); }
-    template <class S> __device__ __forceinline__ void flush(S &w, int lane)
-    {
-        for (int b = 0; b < 16; b++) {
-            const double v = exact_warp_sum(bin[b]); // exact: the warp's chunk is at most EXACT_BIN_TERMS terms
-            bin[b] = 0.0;
-            if (lane == 0 && v != 0.0)
-                exact_add_value(w, v);
-        }
-    }
-    __device__ __forceinline__ unsigned flags() const { return nz ? EXACT_NOT_NEG_ZERO : 0u; }
-    __device__ __forceinline__ float special() const { return 0.0f; } // the flushes put it in the warp's state
-    template <class S> __device__ __forceinline__ void lane_flush(S &s)
-    {
-        for (int b = 0; b < 16; b++) {
-            exact_add_value(s, bin[b]);
-            bin[b] = 0.0;
-        }
-        exact_normalize(s);
-    }
-};
-
-// Float64 terms and the products of float32, bfloat16 and float64 pairs: two
-// doubles a lane, hi and lo, kept by TwoSum (Knuth): a term adds to hi, hi's
-// rounding error to lo, and lo's rounding error (zero on ordinary data)
-// spills to a state's digits, so hi + lo + the spills is the exact sum.
-// TwoSum is exact unless a sum overflows, and a float64 product's rounding
-// error (fma) is a double unless the product is tiny: terms outside those
-// ranges, infinities and NaNs go to the digits whole. The spills go to the
-// warp's state (shared memory, by atomics) or to the lane's own (lane units).
 // What a front sends to a state's digits whole (the terms or rests its own
 // arithmetic cannot hold exactly): the warp's state, shared by its lanes
 // (atomics), or the lane's own.
@@ -334,6 +257,95 @@ template <class F, bool PROD> struct ExactSpill {
             t.d.stride = 1;
             into(t, x, y, count);
         }
+    }
+};
+
+template <class T> struct ExactFront<T, false, EXACT_FRONT_HALF> {
+    double sum;
+    unsigned nz;
+    __device__ __forceinline__ void init(long long *, int, int, long long *, bool) { sum = 0.0; nz = 0; }
+    __device__ __forceinline__ void take(half_t x, half_t)
+    {
+        sum += (double)to_float(x);
+        nz |= x.bits ^ 0x8000u;
+    }
+    // The warp's terms of a chunk (at most EXACT_HALF_TERMS) into the warp's state (lane 0).
+    template <class S> __device__ __forceinline__ void flush(S &w, int lane)
+    {
+        const double v = exact_warp_sum(sum);
+        if (lane == 0)
+            exact_add_value(w, v);
+        sum = 0.0;
+    }
+    __device__ __forceinline__ unsigned flags() const { return nz ? EXACT_NOT_NEG_ZERO : 0u; }
+    __device__ __forceinline__ float special() const { return 0.0f; } // the flushes put it in the warp's state
+    // A lane's own output (at most EXACT_HALF_TERMS terms since the last flush) into its state.
+    template <class S> __device__ __forceinline__ void lane_flush(S &s)
+    {
+        exact_add_value(s, sum);
+        sum = 0.0;
+        exact_normalize(s);
+    }
+};
+
+// float32 terms and the products of float16 and bfloat16 pairs: ExactBins'
+// 16 doubles a lane, in shared memory (exact.cuh).
+template <class T, bool PROD>
+struct ExactFront<T, PROD, EXACT_FRONT_BINS> : ExactSpill<typename ExactPlan<T, PROD>::F, PROD> {
+    typedef ExactSpill<typename ExactPlan<T, PROD>::F, PROD> Spill;
+    ExactBinStrided bin;
+    unsigned nz;
+    __device__ __forceinline__ void init(long long *area, int thread, int threads, long long *digits, bool shared)
+    {
+        bin.p = (double *)area + thread;
+        bin.stride = threads;
+        for (int b = 0; b < 16; b++)
+            bin[b] = 0.0;
+        nz = 0;
+        Spill::spill_init(digits, shared);
+    }
+    __device__ __forceinline__ void add_bits(unsigned bits)
+    {
+        bin[(bits >> 27) & 15u] += (double)__uint_as_float(bits);
+        nz |= bits ^ 0x80000000u;
+    }
+    __device__ __forceinline__ void take(float x, float) { add_bits(__float_as_uint(x)); }
+    // float16 products: exact in float32 (22 significant bits, exponents -48 .. 32)
+    __device__ __forceinline__ void take(half_t x, half_t y) { add_bits(__float_as_uint(to_float(x) * to_float(y))); }
+    // bfloat16 products (16 significant bits): exact in a float from 2^-125 up (then its precision
+    // reaches 2^-149), and IEEE's product where a factor is zero, infinite or NaN; the others (tiny
+    // products, and finite ones past float's range) go to the digits whole.
+    __device__ __forceinline__ void take(bf16_t x, bf16_t y)
+    {
+        const float fx = to_float(x), fy = to_float(y);
+        const unsigned bits = __float_as_uint(fx * fy), e = bits >> 23 & 255u;
+        const bool zx = (x.bits & 0x7fffu) == 0 || (x.bits & 0x7f80u) == 0x7f80u,
+                   zy = (y.bits & 0x7fffu) == 0 || (y.bits & 0x7f80u) == 0x7f80u;
+        if ((e >= 2u && e != 255u) || zx || zy)
+            add_bits(bits);
+        else
+            Spill::whole(fx, fy, true);
+    }
+    template <class S> __device__ __forceinline__ void flush(S &w, int lane)
+    {
+        __syncwarp(); // the lanes' spills (shared atomics) before lane 0's additions
+        for (int b = 0; b < 16; b++) {
+            const double v = exact_warp_sum(bin[b]); // exact: the warp's chunk is at most EXACT_BIN_TERMS terms
+            bin[b] = 0.0;
+            if (lane == 0 && v != 0.0)
+                exact_add_value(w, v);
+        }
+    }
+    __device__ __forceinline__ unsigned flags() const { return Spill::fl | (nz ? EXACT_NOT_NEG_ZERO : 0u); }
+    // the bins' infinities and NaNs reach the warp's state through the flushes; the terms sent whole, here
+    __device__ __forceinline__ float special() const { return Spill::sp; }
+    template <class S> __device__ __forceinline__ void lane_flush(S &s)
+    {
+        for (int b = 0; b < 16; b++) {
+            exact_add_value(s, bin[b]);
+            bin[b] = 0.0;
+        }
+        exact_normalize(s);
     }
 };
 
@@ -396,6 +408,14 @@ template <> struct ExactFront<bf16_t, false, EXACT_FRONT_FLOAT_BINS> : ExactSpil
     }
 };
 
+// Float64 terms and the products of float32 and float64 pairs: two
+// doubles a lane, hi and lo, kept by TwoSum (Knuth): a term adds to hi, hi's
+// rounding error to lo, and lo's rounding error (zero on ordinary data)
+// spills to a state's digits, so hi + lo + the spills is the exact sum.
+// TwoSum is exact unless a sum overflows, and a float64 product's rounding
+// error (fma) is a double unless the product is tiny: terms outside those
+// ranges, infinities and NaNs go to the digits whole. The spills go to the
+// warp's state (shared memory, by atomics) or to the lane's own (lane units).
 template <class T, bool PROD>
 struct ExactFront<T, PROD, EXACT_FRONT_PAIR> : ExactSpill<typename ExactPlan<T, PROD>::F, PROD> {
     typedef typename ExactPlan<T, PROD>::F F;
@@ -450,7 +470,7 @@ struct ExactFront<T, PROD, EXACT_FRONT_PAIR> : ExactSpill<typename ExactPlan<T, 
             whole(x, y, true);
         }
     }
-    // float32 and bfloat16 products: exact in a double (48 bits, 2^-298 .. 2^256).
+    // float32 products: exact in a double (48 bits, 2^-298 .. 2^256).
     __device__ __forceinline__ void take_product(float x, float y)
     {
         const double p = __dmul_rn((double)x, (double)y);
@@ -462,7 +482,6 @@ struct ExactFront<T, PROD, EXACT_FRONT_PAIR> : ExactSpill<typename ExactPlan<T, 
             whole(x, y, true);
     }
     __device__ __forceinline__ void take(float x, float y) { take_product(x, y); }
-    __device__ __forceinline__ void take(bf16_t x, bf16_t y) { take_product(to_float(x), to_float(y)); }
     // The lane's pair into the digits (the warp's: each lane by atomics).
     template <class S> __device__ __forceinline__ void flush(S &, int)
     {
