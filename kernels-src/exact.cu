@@ -353,8 +353,8 @@ struct ExactFront<T, PROD, EXACT_FRONT_BINS> : ExactSpill<typename ExactPlan<T, 
 // bits. A bin's terms span 8 binades of 8-bit significands (15 bits), so a
 // float holds the exact sum of 2^9 of them: a lane's share of a chunk
 // (EXACT_BIN_TERMS / 32). Half the shared memory a term of ExactBins'
-// doubles, and no conversion. The top bin's terms (from 2^121: their sums
-// could overflow a float), infinities and NaNs go to the digits whole.
+// doubles, and no conversion. The top two bins' terms (from 2^113: 2^9 of
+// them could overflow a float), infinities and NaNs go to the digits whole.
 template <> struct ExactFront<bf16_t, false, EXACT_FRONT_FLOAT_BINS> : ExactSpill<ExactSingle, false> {
     static_assert(EXACT_BIN_TERMS / 32 <= 512, "a float bin's bound");
     float *bin;
@@ -364,7 +364,7 @@ template <> struct ExactFront<bf16_t, false, EXACT_FRONT_FLOAT_BINS> : ExactSpil
     {
         bin = (float *)area + thread;
         stride = threads;
-        for (int b = 0; b < 31; b++)
+        for (int b = 0; b < 30; b++)
             bin[b * stride] = 0.0f;
         nz = 0;
         spill_init(digits, shared);
@@ -373,7 +373,7 @@ template <> struct ExactFront<bf16_t, false, EXACT_FRONT_FLOAT_BINS> : ExactSpil
     {
         const unsigned bits = (unsigned)x.bits << 16, b = bits >> 26 & 31u;
         nz |= bits ^ 0x80000000u;
-        if (b != 31u)
+        if (b < 30u)
             bin[b * stride] += __uint_as_float(bits);
         else
             whole(__uint_as_float(bits), 0.0f, true);
@@ -384,7 +384,7 @@ template <> struct ExactFront<bf16_t, false, EXACT_FRONT_FLOAT_BINS> : ExactSpil
     {
         __syncwarp(); // the lanes' spills (shared atomics) before lane 0's additions
         unsigned used = 0;
-        for (int b = 0; b < 31; b++)
+        for (int b = 0; b < 30; b++)
             used |= bin[b * stride] != 0.0f ? 1u << b : 0u;
         used = exact_warp_or(used);
         while (used) {
@@ -400,7 +400,7 @@ template <> struct ExactFront<bf16_t, false, EXACT_FRONT_FLOAT_BINS> : ExactSpil
     __device__ __forceinline__ float special() const { return sp; }
     template <class S> __device__ __forceinline__ void lane_flush(S &s)
     {
-        for (int b = 0; b < 31; b++) {
+        for (int b = 0; b < 30; b++) {
             exact_add_value(s, (double)bin[b * stride]);
             bin[b * stride] = 0.0f;
         }

@@ -454,7 +454,8 @@ END_TEST
 /* x: len elements, +0.0 (or -0.0 when neg_zeros) but for the terms v[k] at
  * spread positions; y (DOT) all ones, so that DOT's products are x's terms.
  * Skipped when a term is not a value of t. Every result type, two variants. */
-static void adversarial(int t, int op, const char *name, size_t len, int neg_zeros, const double *v, size_t nv)
+static void adversarial(int t, int op, const char *name, size_t len, int neg_zeros, const double *v, size_t nv,
+                        int every)
 {
     const size_t es = type_size(t);
     struct guarded gx, gy;
@@ -474,6 +475,8 @@ static void adversarial(int t, int op, const char *name, size_t len, int neg_zer
             goto done; /* not a value of t */
         const size_t at = nv == 1 ? len / 2 : k * (len - 1) / (nv - 1); /* first, ..., last */
         store_bits(t, gx.p, at, b);
+        for (size_t i = k; every && i < len; i += nv) /* every: all of x, the terms in turn */
+            store_bits(t, gx.p, i, b);
     }
     for (uint64_t k = 0; k < 3; k++) {
         const int rt = result_type(t, k);
@@ -502,7 +505,12 @@ done:
 #define ADV(name, neg_zeros, ...)                                                                  \
     do {                                                                                           \
         const double v_[] = {__VA_ARGS__};                                                         \
-        adversarial(t, op, name, len, neg_zeros, v_, sizeof v_ / sizeof *v_);                      \
+        adversarial(t, op, name, len, neg_zeros, v_, sizeof v_ / sizeof *v_, 0);                   \
+    } while (0)
+#define ADV_EVERY(name, ...)                                                                       \
+    do {                                                                                           \
+        const double v_[] = {__VA_ARGS__};                                                         \
+        adversarial(t, op, name, len, 0, v_, sizeof v_ / sizeof *v_, 1);                           \
     } while (0)
 
 START_TEST(test_adversarial)
@@ -524,6 +532,10 @@ START_TEST(test_adversarial)
     ADV("no overflow: below the tie", 0, mx, hulp, -tiny);
     ADV("the largest twice", 0, mx, mx, -mx);
     ADV("subnormals", 0, tiny, tiny, tiny, tiny, tiny);
+    /* every element within 2^16 of the largest: a lane's share of a chunk would overflow a front of
+     * the element type's width (the float bins of bfloat16 take terms only below 2^113) */
+    ADV_EVERY("every term near the largest", ldexp(1.875, emax - 7), ldexp(1.5, emax - 7), ldexp(1.25, emax - 12),
+              ldexp(1.75, emax - 15), ldexp(1.0, emax - 3));
     /* float64 squares near 2^-980, whose rounding errors are below the smallest subnormal */
     ADV("products near the underflow", 0, ldexp(1 + 3 * ldexp(1.0, -52), -490), -ldexp(1 + 5 * ldexp(1.0, -52), -489),
         ldexp(1 + ldexp(1.0, -51), -485));
@@ -535,8 +547,8 @@ START_TEST(test_adversarial)
     ADV("-inf", 0, -inf, mx);
     if (op == EOP_DOT || op == EOP_MEAN || op == EOP_SUM) { /* n == 0, n == 1 */
         const double one[] = {-0.0};
-        adversarial(t, op, "no elements", 0, 0, one, 0);
-        adversarial(t, op, "one -0.0", 1, 1, one, 1);
+        adversarial(t, op, "no elements", 0, 0, one, 0, 0);
+        adversarial(t, op, "one -0.0", 1, 1, one, 1, 0);
     }
 }
 END_TEST
