@@ -349,64 +349,71 @@ struct ExactFront<T, PROD, EXACT_FRONT_BINS> : ExactSpill<typename ExactPlan<T, 
     }
 };
 
-// bfloat16 terms: 32 float bins a lane, chosen by the exponent's top five
-// bits. A bin's terms span 8 binades of 8-bit significands (15 bits), so a
-// float holds the exact sum of 2^9 of them: a lane's share of a chunk
-// (EXACT_BIN_TERMS / 32). Half the shared memory a term of ExactBins'
-// doubles, and no conversion. The top two bins' terms (from 2^113: 2^9 of
-// them could overflow a float), infinities and NaNs go to the digits whole.
-template <> struct ExactFront<bf16_t, false, EXACT_FRONT_FLOAT_BINS> : ExactSpill<ExactSingle, false> {
+// bfloat16 terms: 30 float bins a lane, chosen by the exponent's top five
+// bits, and a double for the rest. A bin's terms span 8 binades of 8-bit
+// significands (15 bits), so a float holds the exact sum of 2^9 of them: a
+// lane's share of a chunk (EXACT_BIN_TERMS / 32). Half the shared memory a
+// term of ExactBins' doubles, and no conversion. Terms from 2^113 (where 2^9
+// of them could overflow a float), infinities and NaNs add to the double
+// `top` (multiples of 2^106 below 2^128: 31 bits for 2^9 terms).
+template <> struct ExactFront<bf16_t, false, EXACT_FRONT_FLOAT_BINS> {
     static_assert(EXACT_BIN_TERMS / 32 <= 512, "a float bin's bound");
+    enum { BINS = 30 };
     float *bin;
     int stride;
+    double top;
     unsigned nz;
-    __device__ __forceinline__ void init(long long *area, int thread, int threads, long long *digits, bool shared)
+    __device__ __forceinline__ void init(long long *area, int thread, int threads, long long *, bool)
     {
         bin = (float *)area + thread;
         stride = threads;
-        for (int b = 0; b < 30; b++)
+        for (int b = 0; b < BINS; b++)
             bin[b * stride] = 0.0f;
+        top = 0.0;
         nz = 0;
-        spill_init(digits, shared);
     }
     __device__ __forceinline__ void take(bf16_t x, bf16_t)
     {
         const unsigned bits = (unsigned)x.bits << 16, b = bits >> 26 & 31u;
         nz |= bits ^ 0x80000000u;
-        if (b < 30u)
+        if (b < BINS)
             bin[b * stride] += __uint_as_float(bits);
         else
-            whole(__uint_as_float(bits), 0.0f, true);
+            top += (double)__uint_as_float(bits);
     }
     // The warp's bins into its state (lane 0), the bins in use only: a bin's
-    // 32 lanes sum exactly in a double (at most 29 bits).
+    // 32 lanes sum exactly in a double (at most 29 bits; top's, 36).
     template <class S> __device__ __forceinline__ void flush(S &w, int lane)
     {
-        __syncwarp(); // the lanes' spills (shared atomics) before lane 0's additions
-        unsigned used = 0;
-        for (int b = 0; b < 30; b++)
+        unsigned used = top != 0.0 ? 1u << BINS : 0u;
+        for (int b = 0; b < BINS; b++)
             used |= bin[b * stride] != 0.0f ? 1u << b : 0u;
         used = exact_warp_or(used);
         while (used) {
             const int b = __ffs(used) - 1;
             used &= used - 1u;
-            const double v = exact_warp_sum((double)bin[b * stride]);
-            bin[b * stride] = 0.0f;
+            const double v = exact_warp_sum(b < BINS ? (double)bin[b * stride] : top);
+            if (b < BINS)
+                bin[b * stride] = 0.0f;
             if (lane == 0 && v != 0.0)
                 exact_add_value(w, v);
         }
+        top = 0.0;
     }
-    __device__ __forceinline__ unsigned flags() const { return fl | (nz ? EXACT_NOT_NEG_ZERO : 0u); }
-    __device__ __forceinline__ float special() const { return sp; }
+    __device__ __forceinline__ unsigned flags() const { return nz ? EXACT_NOT_NEG_ZERO : 0u; }
+    __device__ __forceinline__ float special() const { return 0.0f; } // the flushes put it in the warp's state
     template <class S> __device__ __forceinline__ void lane_flush(S &s)
     {
-        for (int b = 0; b < 30; b++) {
+        for (int b = 0; b < BINS; b++) {
             exact_add_value(s, (double)bin[b * stride]);
             bin[b * stride] = 0.0f;
         }
+        exact_add_value(s, top);
+        top = 0.0;
         exact_normalize(s);
     }
 };
+
 
 // Float64 terms and the products of float32 and float64 pairs: two
 // doubles a lane, hi and lo, kept by TwoSum (Knuth): a term adds to hi, hi's
@@ -567,43 +574,157 @@ __device__ __forceinline__ void exact_chunk(const ExactJob &j, const T *x, const
     }
 }
 
-// Short outputs (unit_warps == 0): a lane an output, whole, with no warp
-// operation; its front flushes into a state of its own (local memory) every
-// CHUNK / 32 terms (a warp lane's share of a chunk, the fronts' bound), and
-// the lane rounds it (or writes its record; the planner gives state requests
-// warps, so that path runs in no test yet).
+// A lane's own state of output o (n terms) at its end: the result, or
+// (STATE) the output's record.
+template <class T, int OP, bool STATE, class F>
+__device__ __forceinline__ void exact_lane_emit(const ExactJob &j, u64 o, u64 n, const Exact<F> &s)
+{
+    if (STATE) {
+        long long *rec = (long long *)j.out + o * (ExactRecord<F>::WORDS + 1);
+        rec[0] = (long long)n;
+        for (int d = 0; d < F::DIGITS; d++)
+            rec[1 + d] = s.d[d];
+        rec[1 + F::DIGITS] = (long long)((u64)s.flags << 32 | __float_as_uint(s.special));
+    } else {
+        exact_store_result<T, OP>(j.out, exact_out_offset(j, o), s, n, j.result);
+    }
+}
+
+// exact_arrive for a lane's own part of output o (s normalized): the lane
+// adds it into the output's accumulator and takes a ticket; the lane with
+// the last ticket rounds.
+template <class T, int OP, bool STATE, class F>
+__device__ __forceinline__ void exact_lane_arrive(const ExactJob &j, u64 o, u64 n, Exact<F> &s)
+{
+    unsigned long long *acc = (unsigned long long *)j.states + o * ExactRecord<F>::WORDS;
+    unsigned *meta = (unsigned *)(acc + F::DIGITS);
+    for (int d = 0; d < F::DIGITS; d++)
+        if (s.d[d] != 0)
+            atomicAdd(acc + d, (unsigned long long)s.d[d]);
+    if (s.special != 0.0f)
+        atomicAdd((float *)meta, s.special);
+    if (s.flags)
+        atomicOr(meta + 1, s.flags);
+    __threadfence();
+    if (atomicAdd(j.tickets + o, 1u) != j.splits - 1u)
+        return;
+    __threadfence();
+    for (int d = 0; d < F::DIGITS; d++)
+        s.d[d] = (long long)atomicExch(acc + d, 0ull);
+    s.special = __uint_as_float(atomicExch(meta, 0u));
+    s.flags = atomicExch(meta + 1, 0u);
+    atomicExch(j.tickets + o, 0u);
+    exact_normalize(s);
+    exact_lane_emit<T, OP, STATE>(j, o, n, s);
+}
+
+// Output o, whole, by one warp (a long output met by the lane units): the
+// warp's state in `digits` (shared memory), a chunk at a time.
 template <class T, int OP, int BLOCK, bool STATE, bool PROD, bool TWO, class F, class Front>
-__device__ __forceinline__ void exact_lanes(const ExactJob &j, long long *lanes)
+__device__ __forceinline__ void exact_warp_output(const ExactJob &j, u64 o, long long base, u64 len, int lane,
+                                                  long long *digits, long long *lanes)
 {
     enum { CHUNK = ExactPlan<T, PROD>::CHUNK };
     const T *x = (const T *)j.in, *y = TWO ? (const T *)j.in2 : x;
-    for (u64 o = (u64)blockIdx.x * BLOCK + threadIdx.x; o < j.nout; o += (u64)gridDim.x * BLOCK) {
-        long long base;
-        u64 len;
-        exact_output(j, o, base, len, true);
-        Exact<F> s;
-        exact_init(s);
-        Front f;
-        f.init(lanes, threadIdx.x, BLOCK, &s.d[0], false);
-        const long long stride = j.view == EXACT_VIEW_SEGMENTS ? 1 : j.red.n ? j.red.stride[0] : 0;
-        for (u64 c0 = 0; c0 < len; c0 += CHUNK / 32) { // a warp's lane's share of a chunk: the fronts' bound
-            const u64 c1 = c0 + CHUNK / 32 < len ? c0 + CHUNK / 32 : len;
-            for (u64 i = c0; i < c1; i++) {
-                const long long at = base + (j.view == EXACT_VIEW_GENERAL ? exact_red_offset(j, i) : (long long)i * stride);
-                f.take(x[at], TWO ? y[at] : x[at]);
+    Exact<F, ExactStrided> w;
+    w.d.p = digits;
+    w.d.stride = 1;
+    for (int i = lane; i < F::DIGITS; i += 32)
+        w.d[i] = 0;
+    w.special = 0.0f;
+    w.flags = 0;
+    Front f;
+    f.init(lanes, threadIdx.x, BLOCK, digits, true);
+    __syncwarp();
+    const bool contiguous = (j.view == EXACT_VIEW_SEGMENTS ||
+                             (j.view == EXACT_VIEW_LINEAR && j.red.n == 1 && j.red.stride[0] == 1)) &&
+                            (((unsigned long long)(x + base)) & 15u) == 0 &&
+                            (!TWO || (((unsigned long long)(y + base)) & 15u) == 0);
+    for (u64 c0 = 0; c0 < len; c0 += CHUNK) {
+        const u64 c1 = c0 + CHUNK < len ? c0 + CHUNK : len;
+        exact_chunk<T, TWO>(j, x, y, base, c0, c1, contiguous, lane, f);
+        f.flush(w, lane);
+        __syncwarp();
+        if (lane == 0)
+            exact_normalize(w);
+        __syncwarp();
+    }
+    const unsigned flags = exact_warp_or(f.flags() | w.flags) | (len ? EXACT_ANY : 0u);
+    const float special = exact_warp_special(w.special + f.special());
+    __syncwarp();
+    if (lane == 0) {
+        exact_normalize(w);
+        w.special = special;
+        w.flags = flags;
+    }
+    __syncwarp();
+    exact_emit<T, OP, STATE>(j, o, len, w, lane);
+    __syncwarp(); // the next output's warp state reuses the digits
+}
+
+// Outputs of a few elements, and columns (unit_warps == 0): a lane an
+// output, a warp 32 neighbouring outputs (neighbours in memory along
+// columns: each step of the lanes reads one line), split into j.splits
+// parts of j.part elements. A lane's front flushes into a state of its own
+// (local memory) every CHUNK / 32 terms (a warp lane's share of a chunk, the
+// fronts' bound); the lane rounds it, or adds it into the output's
+// accumulator (the last part rounds), or writes its part's record. A lane
+// whose output, unsplit, has more than EXACT_LANE_LONG elements (a long
+// segment among short ones) leaves it to the whole warp. State requests get
+// warp units (the planner's), so the STATE path of the lanes runs in no test
+// yet.
+#define EXACT_LANE_LONG 1024
+template <class T, int OP, int BLOCK, bool STATE, bool PROD, bool TWO, class F, class Front>
+__device__ __forceinline__ void exact_lanes(const ExactJob &j, long long *lanes, long long *digits)
+{
+    enum { CHUNK = ExactPlan<T, PROD>::CHUNK, WARPS = BLOCK / 32 };
+    const T *x = (const T *)j.in, *y = TWO ? (const T *)j.in2 : x;
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    const u64 units = (j.nout + 31) / 32 * j.splits;
+    const long long stride = j.view == EXACT_VIEW_SEGMENTS ? 1 : j.red.n ? j.red.stride[0] : 0;
+    for (u64 u = (u64)blockIdx.x * WARPS + warp; u < units; u += (u64)gridDim.x * WARPS) { // the same for the warp
+        const u64 g = u / j.splits, p = u % j.splits, o = g * 32 + lane;
+        const bool live = o < j.nout;
+        long long base = 0;
+        u64 len = 0;
+        if (live)
+            exact_output(j, o, base, len, p == 0);
+        const u64 p0 = p * j.part < len ? p * j.part : len;
+        const u64 p1 = p0 + j.part < len ? p0 + j.part : len;
+        const bool defer = live && j.splits == 1 && len > EXACT_LANE_LONG;
+        if (live && !defer) {
+            Exact<F> s;
+            exact_init(s);
+            Front f;
+            f.init(lanes, threadIdx.x, BLOCK, &s.d[0], false);
+            for (u64 c0 = p0; c0 < p1; c0 += CHUNK / 32) { // a warp's lane's share of a chunk: the fronts' bound
+                const u64 c1 = c0 + CHUNK / 32 < p1 ? c0 + CHUNK / 32 : p1;
+                for (u64 i = c0; i < c1; i++) {
+                    const long long at =
+                        base + (j.view == EXACT_VIEW_GENERAL ? exact_red_offset(j, i) : (long long)i * stride);
+                    f.take(x[at], TWO ? y[at] : x[at]);
+                }
+                f.lane_flush(s);
             }
-            f.lane_flush(s);
+            s.special += f.special();
+            s.flags |= f.flags() | (p1 > p0 ? EXACT_ANY : 0u);
+            if (j.splits == 1) {
+                exact_lane_emit<T, OP, STATE>(j, o, len, s);
+            } else if (j.tickets) {
+                exact_lane_arrive<T, OP, STATE>(j, o, len, s);
+            } else {
+                long long *rec = j.states + (o * j.splits + p) * ExactRecord<F>::WORDS;
+                for (int d = 0; d < F::DIGITS; d++)
+                    rec[d] = s.d[d];
+                rec[F::DIGITS] = (long long)((u64)s.flags << 32 | __float_as_uint(s.special));
+            }
         }
-        s.special += f.special();
-        s.flags |= f.flags() | (len ? EXACT_ANY : 0u);
-        if (STATE) {
-            long long *rec = (long long *)j.out + o * (ExactRecord<F>::WORDS + 1);
-            rec[0] = (long long)len;
-            for (int d = 0; d < F::DIGITS; d++)
-                rec[1 + d] = s.d[d];
-            rec[1 + F::DIGITS] = (long long)((u64)s.flags << 32 | __float_as_uint(s.special));
-        } else {
-            exact_store_result<T, OP>(j.out, exact_out_offset(j, o), s, len, j.result);
+        for (unsigned longs = exact_warp_or(defer ? 1u << lane : 0u); longs; longs &= longs - 1u) {
+            const u64 k = g * 32 + (unsigned)(__ffs((int)longs) - 1);
+            long long kb;
+            u64 kl;
+            exact_output(j, k, kb, kl, false);
+            exact_warp_output<T, OP, BLOCK, STATE, PROD, TWO, F, Front>(j, k, kb, kl, lane, digits, lanes);
         }
     }
 }
@@ -623,10 +744,6 @@ __global__ void __launch_bounds__(BLOCK) exact_reduce(ExactJob j)
     __shared__ float warp_special[WARPS];
     __shared__ unsigned warp_flags[WARPS];
 
-    if (j.unit_warps == 0) {
-        exact_lanes<T, OP, BLOCK, STATE, PROD, TWO, F, Front>(j, lanes);
-        return;
-    }
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
     const T *x = (const T *)j.in, *y = TWO ? (const T *)j.in2 : x;
     const int uw = (int)j.unit_warps;            // 0 (a lane an output), 1 or WARPS
@@ -726,6 +843,21 @@ __global__ void __launch_bounds__(BLOCK) exact_reduce(ExactJob j)
         else
             __syncwarp();
     }
+}
+
+// The lane units (unit_warps 0: exact_lanes), a kernel of their own: their
+// warp path and local states would raise exact_reduce's registers.
+template <class T, int OP, int BLOCK, bool STATE>
+__global__ void __launch_bounds__(BLOCK) exact_reduce_lanes(ExactJob j)
+{
+    enum { PROD = OP == EXACT_OP_SUM_SQUARES || OP == EXACT_OP_NORM2 || OP == EXACT_OP_DOT, TWO = OP == EXACT_OP_DOT };
+    typedef ExactShape<T, PROD, BLOCK> Shape;
+    typedef typename Shape::F F;
+    typedef ExactFront<T, PROD, Shape::FRONT> Front;
+    enum { WARPS = Shape::WARPS, LANE_WORDS = Shape::LANE_WORDS };
+    __shared__ long long lanes[LANE_WORDS > 0 ? LANE_WORDS * BLOCK : 1];
+    __shared__ long long warp_digits[WARPS][F::DIGITS];
+    exact_lanes<T, OP, BLOCK, STATE, PROD, TWO, F, Front>(j, lanes, warp_digits[threadIdx.x >> 5]);
 }
 
 // The split outputs of a job without tickets (more outputs than the

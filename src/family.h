@@ -131,7 +131,7 @@ struct cr_request {
     int state;             /* write the state record, not the result (state.c, kernels-src/state.cuh) */
 };
 
-#define CR_MAX_KERNELS 2 /* name expressions in one program (two-pass: 2) */
+#define CR_MAX_KERNELS 3 /* name expressions in one program (two-pass: 2; exact sums: 3) */
 struct cr_unit {
     const char *file;   /* kernels-src file, e.g. "fast.cu" */
     const char *source; /* its text; NULL = the embedded file */
@@ -286,12 +286,13 @@ struct cr_exact_force {
 /* Outputs of at most this many elements take a lane each (when there are 32 or more). */
 #define CR_EXACT_LANE_LEN 256
 extern struct cr_exact_force cr_exact_force;
-/* Parts an output (*splits), warps a unit and elements a part of an exact request's nout outputs of len elements:
- * one wave of units of resident_blocks, one state record a part within area bytes. */
 /* Bytes of an exact request's state: its digits, then the special value and flags. */
 size_t cr_exact_state_bytes(const struct cr_request *r);
-void cr_exact_split(const struct cr_request *r, uint64_t nout, uint64_t len, uint64_t resident_blocks, size_t area,
-                    unsigned *splits, unsigned *unit_warps, uint64_t *part);
+/* Parts an output (*splits), warps a unit (0: a lane an output) and elements a part of an exact request's nout
+ * outputs of len elements (columns: neighbouring outputs are neighbours in memory): one wave of units of
+ * resident_blocks (lane units: of lanes_resident_blocks), one state record a part within area bytes. */
+void cr_exact_split(const struct cr_request *r, uint64_t nout, uint64_t len, int columns, uint64_t resident_blocks,
+                    uint64_t lanes_resident_blocks, size_t area, unsigned *splits, unsigned *unit_warps, uint64_t *part);
 
 /* ---- state.c: state records (kernels-src/state.cuh) ------------------------ */
 /* 1 if the request's state is its raw accumulator, 0 if its result is its state (MIN, MAX, MINMAX, ARG). */

@@ -99,10 +99,12 @@ static void build(const struct cr_request *r, struct cr_unit *u)
         snprintf(u->kernels[0], sizeof u->kernels[0], "exact_combine<%s, %d>", t, op_index(r->op));
     } else {
         u->block = (int)s.block;
-        u->nkernels = 2;
+        u->nkernels = 3;
         snprintf(u->kernels[0], sizeof u->kernels[0], "exact_reduce<%s, %d, %u, %s>", t, op_index(r->op), s.block,
                  state);
         snprintf(u->kernels[1], sizeof u->kernels[1], "exact_finish<%s, %d, %s>", t, op_index(r->op), state);
+        snprintf(u->kernels[2], sizeof u->kernels[2], "exact_reduce_lanes<%s, %d, %u, %s>", t, op_index(r->op),
+                 s.block, state);
     }
     snprintf(u->label, sizeof u->label, "%s %s %s->%s%s (kernels-src/exact.cu)",
              r->shape == CR_SHAPE_COMBINE ? "combine" : "auto", cr_op(r->op)->name, cr_type_name(r->in),
@@ -114,23 +116,39 @@ static uint64_t min_u64(uint64_t a, uint64_t b)
     return a < b ? a : b;
 }
 
-void cr_exact_split(const struct cr_request *r, uint64_t nout, uint64_t len, uint64_t resident_blocks,
-                    size_t area, unsigned *splits, unsigned *unit_warps, uint64_t *part)
+void cr_exact_split(const struct cr_request *r, uint64_t nout, uint64_t len, int columns, uint64_t resident_blocks,
+                    uint64_t lanes_resident_blocks, size_t area, unsigned *splits, unsigned *unit_warps, uint64_t *part)
 {
     const struct exact_shape s = shape_of(r);
     const unsigned warps = s.block / 32;
-    /* Short outputs, many of them: a lane each (a warp's flushes and merges would cost more than the elements). */
-    if (!r->state && (cr_exact_force.lanes > 0 || (cr_exact_force.lanes == 0 && len <= CR_EXACT_LANE_LEN && nout >= 32))) {
-        *splits = 1;
+    const uint64_t record = ((uint64_t)s.digits + 1) * 8;
+    /* Short outputs, many of them: a lane each (a warp's flushes and merges would cost more than the
+     * elements). Columns: a lane each too, a warp's lanes reading neighbours (a line a step), the
+     * rows split for one wave of warps, parts of at least a lane's share of a chunk. */
+    const int lanes = cr_exact_force.lanes > 0 ||
+                      (cr_exact_force.lanes == 0 && nout >= 32 && (len <= CR_EXACT_LANE_LEN || columns));
+    if (!r->state && lanes) {
+        uint64_t n = 1;
+        if (len > CR_EXACT_LANE_LEN) {
+            const uint64_t groups = (nout + 31) / 32, wave = (lanes_resident_blocks ? lanes_resident_blocks : 1) * warps;
+            n = min_u64((wave + groups - 1) / groups, (len + s.chunk / 32 - 1) / (s.chunk / 32));
+        }
+        if (cr_exact_force.splits)
+            n = cr_exact_force.splits;
+        n = min_u64(n, area / (nout * record)); /* one record a part in the partials area */
+        if (n < 2)
+            n = 1;
+        const uint64_t p = n > 1 ? (len + n - 1) / n : 0;
+        n = p ? (len + p - 1) / p : 1;
+        *splits = n < 1 ? 1 : (unsigned)n;
         *unit_warps = 0;
-        *part = (uint64_t)1 << 62;
+        *part = n <= 1 ? (uint64_t)1 << 62 : p;
         return;
     }
     unsigned uw = len >= (uint64_t)s.chunk * warps ? warps : 1;
     if (cr_exact_force.unit_warps == 1 || cr_exact_force.unit_warps == warps)
         uw = cr_exact_force.unit_warps;
     const uint64_t units = (resident_blocks ? resident_blocks : 1) * (warps / uw);
-    const uint64_t record = ((uint64_t)s.digits + 1) * 8;
     uint64_t n = 1;
     if (nout < units)
         n = min_u64((units + nout - 1) / nout, (len + (uint64_t)s.chunk * uw - 1) / ((uint64_t)s.chunk * uw));
@@ -194,7 +212,8 @@ static void plan(const struct cr_request *r, const struct cr_unit *u, const stru
         j.red = g->red;
         j.view = g->red.n > 1 ? EXACT_VIEW_GENERAL : EXACT_VIEW_LINEAR;
     }
-    const uint64_t resident = cr_resident(k, dev);
+    const uint64_t resident = cr_resident(k, dev),
+                   lanes_resident = (uint64_t)(k->fn_blocks_per_sm[2] > 0 ? k->fn_blocks_per_sm[2] : 1) * dev->sms;
     if (j.view == EXACT_VIEW_SEGMENTS) { /* a warp a segment, or a lane where the segments are short on average */
         const int lanes = !r->state && (cr_exact_force.lanes > 0 || (cr_exact_force.lanes == 0 &&
                                                                      g->limit / (j.nout ? j.nout : 1) <= CR_EXACT_LANE_LEN));
@@ -204,12 +223,15 @@ static void plan(const struct cr_request *r, const struct cr_unit *u, const stru
     } else {
         unsigned splits, uw;
         uint64_t part;
-        cr_exact_split(r, j.nout, j.len, resident, cr_partials_area(dev), &splits, &uw, &part);
+        /* columns: neighbouring outputs are neighbours in memory, the reduced elements far apart */
+        const int columns = j.view == EXACT_VIEW_LINEAR && j.kept.n > 0 && j.kept.in_stride[j.kept.n - 1] == 1 &&
+                            j.kept.extent[j.kept.n - 1] >= 32 && (j.red.stride[0] > 1 || j.red.stride[0] < -1);
+        cr_exact_split(r, j.nout, j.len, columns, resident, lanes_resident, cr_partials_area(dev), &splits, &uw, &part);
         j.splits = splits;
         j.unit_warps = uw;
         j.part = part;
     }
-    const uint64_t units = j.unit_warps ? j.nout * j.splits : (j.nout + 31) / 32, /* lanes: a warp's 32 outputs */
+    const uint64_t units = j.unit_warps ? j.nout * j.splits : (j.nout + 31) / 32 * j.splits, /* lanes: a warp's 32 outputs */
         per_block = j.unit_warps ? warps / j.unit_warps : warps;
     uint64_t grid = (units + per_block - 1) / per_block;
     if (cr_exact_force.grid)
@@ -221,7 +243,7 @@ static void plan(const struct cr_request *r, const struct cr_unit *u, const stru
         j.states = a->ws + CR_WS_EXACT;
         j.tickets = a->ws + CR_WS_TICKETS;
     }
-    struct cr_launch *l = cr_plan_launch(p, 0, cr_div_up(grid, 1), s.block);
+    struct cr_launch *l = cr_plan_launch(p, j.unit_warps ? 0 : 2, cr_div_up(grid, 1), s.block);
     cr_plan_struct(p, l, &j, sizeof j);
     if (j.splits > 1 && !j.tickets) {
         l = cr_plan_launch(p, 1, cr_div_up(min_u64(j.nout, resident ? resident : 1), 1), 256);

@@ -31,6 +31,7 @@ template <class T, int OP> struct Shape {
 template <class T, int OP> struct Kernels {
     enum { BLOCK = Block<T, OP>::V };
     static void reduce(void *j) { exact_reduce<T, OP, BLOCK, false>(*(const ExactJob *)j); }
+    static void lanes(void *j) { exact_reduce_lanes<T, OP, BLOCK, false>(*(const ExactJob *)j); }
     static void finish(void *j) { exact_finish<T, OP, false>(*(const ExactJob *)j); }
 };
 
@@ -63,7 +64,7 @@ int launch(void (*kernel)(void *), const ExactJob &j, unsigned grid, unsigned th
 template <class T, int OP>
 int run(const ExactJob &j, unsigned grid, unsigned finish_grid, uint64_t seed, const char **error)
 {
-    if (launch(Kernels<T, OP>::reduce, j, grid, Kernels<T, OP>::BLOCK, seed, error))
+    if (launch(j.unit_warps ? Kernels<T, OP>::reduce : Kernels<T, OP>::lanes, j, grid, Kernels<T, OP>::BLOCK, seed, error))
         return -1;
     if (j.splits > 1 && !j.tickets && launch(Kernels<T, OP>::finish, j, finish_grid, 256, ~seed, error))
         return -1;

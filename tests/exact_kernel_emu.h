@@ -24,9 +24,9 @@ unsigned emu_exact_kernel_block(int type, int op);
 unsigned emu_exact_kernel_chunk(int type, int op);
 unsigned emu_exact_kernel_record_words(int type, int op);
 
-/* exact_reduce over `grid` blocks (in an order drawn from seed), then, when
- * job->splits > 1 and the job has no tickets, exact_finish over finish_grid
- * blocks of 256 threads.
+/* exact_reduce (exact_reduce_lanes where job->unit_warps is 0) over `grid`
+ * blocks (in an order drawn from seed), then, when job->splits > 1 and the
+ * job has no tickets, exact_finish over finish_grid blocks of 256 threads.
  * Loads of 16-byte vectors must fall in [in, in + in_bytes) or
  * [in2, in2 + in2_bytes). Returns 0, or -1 with *error set (a static
  * message: a barrier not every thread reaches, a misaligned or stray

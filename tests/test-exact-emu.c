@@ -357,10 +357,15 @@ static int variants(struct rng *r, const struct job_case *c, uint64_t len, struc
         struct variant x;
         x.uw = k == 4 ? 0 : k % 2 ? warps : 1;
         x.fused = 0;
-        if (k == 4) { /* a lane an output: the block's threads take block outputs at once */
+        if (k == 4) { /* a lane an output, a warp 32 of them (in parts, but segments) */
             x.splits = 1;
             x.part = (uint64_t)1 << 62;
-            const uint64_t natural = (c->j.nout + block - 1) / block, g = rnd_below(r, 2) ? natural : 1 + rnd_below(r, 2);
+            if (c->j.view != EXACT_VIEW_SEGMENTS && rnd_below(r, 2)) {
+                split_of(len, 2 + rnd_below(r, 5), 1 + (unsigned)rnd_below(r, 700), &x.splits, &x.part);
+                x.fused = x.splits > 1 && rnd_below(r, 2);
+            }
+            const uint64_t units = (c->j.nout + 31) / 32 * x.splits, natural = (units + warps - 1) / warps,
+                           g = rnd_below(r, 2) ? natural : 1 + rnd_below(r, 2);
             x.grid = (unsigned)(g < natural ? g : natural ? natural : 1);
             x.finish_grid = 1;
             v[nv++] = x;
