@@ -20,13 +20,14 @@
 // sign of a zero sum: -0.0 only when there are terms and every one is -0.0.
 //
 // The fronts are what a thread accumulates into between flushes, cheaper per
-// element than the state: ExactBins (float32 and bfloat16 terms, and the
-// products of float16 pairs) sums in 16 doubles chosen by the exponent, each
+// element than the state: ExactBins (float32 terms, and the products of
+// float16 and bfloat16 pairs) sums in 16 doubles chosen by the exponent, each
 // exact for EXACT_BIN_TERMS terms; ExactHalfSum (float16 terms) sums in one
 // double, exact for EXACT_HALF_TERMS terms. Fronts merge exactly within the
-// same bounds (a warp's lanes by shuffles). Other terms (float64, the products
-// of float32, bfloat16 and float64 pairs) go through a pair of doubles kept by
-// TwoSum (exact.cu), whose rounding errors spill to a state.
+// same bounds (a warp's lanes by shuffles). bfloat16 terms go to float bins,
+// and other terms (float64, the products of float32 and float64 pairs)
+// through a pair of doubles kept by TwoSum (both in exact.cu), whose rounding
+// errors spill to a state.
 //
 // Ordinary CUDA that also compiles as host C++ (tests/exact_emu.cc supplies
 // the intrinsics), so that the tests run this arithmetic on the CPU.
