@@ -522,18 +522,44 @@ template <class T, bool PROD, int BLOCK> struct ExactShape {
 };
 
 // The elements of [c0, c1) of an output at base, a warp's chunk: lane by lane,
-// 16-byte vectors where the data allow.
-template <class T, bool TWO, class Front>
+// 16-byte vectors where the data allow. PREFETCH (sums of terms): a lane's
+// next two vectors load while it takes the current two; the products'
+// fronts hold too many registers for it (measured slower).
+template <class T, bool TWO, bool PREFETCH, class Front>
 __device__ __forceinline__ void exact_chunk(const ExactJob &j, const T *x, const T *y, long long base, u64 c0, u64 c1,
                                            bool contiguous, int lane, Front &f)
 {
+    static_assert(!(PREFETCH && TWO), "the prefetch loads x only");
     if (contiguous) {
         enum { V = 16 / sizeof(T) };
         const T *px = x + base + c0, *py = y + base + c0;
         const u64 nv = (c1 - c0) / V;
         const uint4 *vx = (const uint4 *)px, *vy = (const uint4 *)py;
         u64 v = lane;
-        for (; v + 32 < nv; v += 64) { // two vectors in flight a lane
+        if (PREFETCH && v + 32 < nv) {
+            uint4 a0 = __ldg(vx + v), a1 = __ldg(vx + v + 32);
+            for (;;) {
+                const u64 nx = v + 64;
+                const bool more = nx + 32 < nv;
+                uint4 n0 = a0, n1 = a1;
+                if (more) {
+                    n0 = __ldg(vx + nx);
+                    n1 = __ldg(vx + nx + 32);
+                }
+                const T *ea0 = (const T *)&a0, *ea1 = (const T *)&a1;
+#pragma unroll
+                for (int k = 0; k < V; k++)
+                    f.take(ea0[k], ea0[k]);
+#pragma unroll
+                for (int k = 0; k < V; k++)
+                    f.take(ea1[k], ea1[k]);
+                v = nx;
+                if (!more)
+                    break;
+                a0 = n0, a1 = n1;
+            }
+        }
+        for (; !PREFETCH && v + 32 < nv; v += 64) { // two vectors in flight a lane
             uint4 a0 = __ldg(vx + v), a1 = __ldg(vx + v + 32), b0 = a0, b1 = a1;
             if (TWO) {
                 b0 = __ldg(vy + v);
@@ -642,7 +668,7 @@ __device__ __forceinline__ void exact_warp_output(const ExactJob &j, u64 o, long
                             (!TWO || (((unsigned long long)(y + base)) & 15u) == 0);
     for (u64 c0 = 0; c0 < len; c0 += CHUNK) {
         const u64 c1 = c0 + CHUNK < len ? c0 + CHUNK : len;
-        exact_chunk<T, TWO>(j, x, y, base, c0, c1, contiguous, lane, f);
+        exact_chunk<T, TWO, !PROD>(j, x, y, base, c0, c1, contiguous, lane, f);
         f.flush(w, lane);
         __syncwarp();
         if (lane == 0)
@@ -662,10 +688,10 @@ __device__ __forceinline__ void exact_warp_output(const ExactJob &j, u64 o, long
     __syncwarp(); // the next output's warp state reuses the digits
 }
 
-// Outputs of a few elements, and columns (unit_warps == 0): a lane an
-// output, a warp 32 neighbouring outputs (neighbours in memory along
-// columns: each step of the lanes reads one line), split into j.splits
-// parts of j.part elements. A lane's front flushes into a state of its own
+// Outputs of a few elements (unit_warps == 0): a lane an output, a warp 32
+// neighbouring outputs, split into j.splits parts of j.part elements (the
+// planner splits only under the tests' force: columns in split lanes
+// measured slower than warps, bench/NOTES.md). A lane's front flushes into a state of its own
 // (local memory) every CHUNK / 32 terms (a warp lane's share of a chunk, the
 // fronts' bound); the lane rounds it, or adds it into the output's
 // accumulator (the last part rounds), or writes its part's record. A lane
@@ -782,7 +808,7 @@ __global__ void __launch_bounds__(BLOCK) exact_reduce(ExactJob j)
         const u64 w0 = p0 + (u64)in_unit * q < p1 ? p0 + (u64)in_unit * q : p1, w1 = w0 + q < p1 ? w0 + q : p1;
         for (u64 c0 = w0; c0 < w1; c0 += CHUNK) {
             const u64 c1 = c0 + CHUNK < w1 ? c0 + CHUNK : w1;
-            exact_chunk<T, TWO>(j, x, y, base, c0, c1, contiguous, lane, f);
+            exact_chunk<T, TWO, !PROD>(j, x, y, base, c0, c1, contiguous, lane, f);
             f.flush(w, lane);
             __syncwarp();
             if (lane == 0)

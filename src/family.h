@@ -289,9 +289,9 @@ extern struct cr_exact_force cr_exact_force;
 /* Bytes of an exact request's state: its digits, then the special value and flags. */
 size_t cr_exact_state_bytes(const struct cr_request *r);
 /* Parts an output (*splits), warps a unit (0: a lane an output) and elements a part of an exact request's nout
- * outputs of len elements (columns: neighbouring outputs are neighbours in memory): one wave of units of
- * resident_blocks (lane units: of lanes_resident_blocks), one state record a part within area bytes. */
-void cr_exact_split(const struct cr_request *r, uint64_t nout, uint64_t len, int columns, uint64_t resident_blocks,
+ * outputs of len elements: one wave of units of resident_blocks (lane units: of lanes_resident_blocks), one state
+ * record a part within area bytes. */
+void cr_exact_split(const struct cr_request *r, uint64_t nout, uint64_t len, uint64_t resident_blocks,
                     uint64_t lanes_resident_blocks, size_t area, unsigned *splits, unsigned *unit_warps, uint64_t *part);
 
 /* ---- state.c: state records (kernels-src/state.cuh) ------------------------ */

@@ -116,17 +116,17 @@ static uint64_t min_u64(uint64_t a, uint64_t b)
     return a < b ? a : b;
 }
 
-void cr_exact_split(const struct cr_request *r, uint64_t nout, uint64_t len, int columns, uint64_t resident_blocks,
+void cr_exact_split(const struct cr_request *r, uint64_t nout, uint64_t len, uint64_t resident_blocks,
                     uint64_t lanes_resident_blocks, size_t area, unsigned *splits, unsigned *unit_warps, uint64_t *part)
 {
     const struct exact_shape s = shape_of(r);
     const unsigned warps = s.block / 32;
     const uint64_t record = ((uint64_t)s.digits + 1) * 8;
     /* Short outputs, many of them: a lane each (a warp's flushes and merges would cost more than the
-     * elements). Columns: a lane each too, a warp's lanes reading neighbours (a line a step), the
-     * rows split for one wave of warps, parts of at least a lane's share of a chunk. */
-    const int lanes = cr_exact_force.lanes > 0 ||
-                      (cr_exact_force.lanes == 0 && nout >= 32 && (len <= CR_EXACT_LANE_LEN || columns));
+     * elements). Longer ones take lanes only when forced (the tests): split for one wave of warps, parts
+     * of at least a lane's share of a chunk. Columns in lanes measured slower than in warps: the
+     * records of enough parts do not fit the partials area (bench/NOTES.md). */
+    const int lanes = cr_exact_force.lanes > 0 || (cr_exact_force.lanes == 0 && nout >= 32 && len <= CR_EXACT_LANE_LEN);
     if (!r->state && lanes) {
         uint64_t n = 1;
         if (len > CR_EXACT_LANE_LEN) {
@@ -223,10 +223,7 @@ static void plan(const struct cr_request *r, const struct cr_unit *u, const stru
     } else {
         unsigned splits, uw;
         uint64_t part;
-        /* columns: neighbouring outputs are neighbours in memory, the reduced elements far apart */
-        const int columns = j.view == EXACT_VIEW_LINEAR && j.kept.n > 0 && j.kept.in_stride[j.kept.n - 1] == 1 &&
-                            j.kept.extent[j.kept.n - 1] >= 32 && (j.red.stride[0] > 1 || j.red.stride[0] < -1);
-        cr_exact_split(r, j.nout, j.len, columns, resident, lanes_resident, cr_partials_area(dev), &splits, &uw, &part);
+        cr_exact_split(r, j.nout, j.len, resident, lanes_resident, cr_partials_area(dev), &splits, &uw, &part);
         j.splits = splits;
         j.unit_warps = uw;
         j.part = part;
