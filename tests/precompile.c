@@ -64,15 +64,6 @@ int precompile_sampled(size_t k)
     return strstr(cured_kernel_name(k), "kernels-src/exact.cu") != NULL && k % 8 != 0;
 }
 
-int precompile_main(size_t k)
-{
-    const char *full = getenv("CURED_TEST_FULL"), *name = cured_kernel_name(k);
-    if ((full != NULL && strcmp(full, "1") == 0) || strstr(name, "kernels-src/exact.cu") == NULL)
-        return 1;
-    return !((strstr(name, "EXACT_MEAN ") || strstr(name, "EXACT_NORM2 ")) &&
-             (strstr(name, " float16->") || strstr(name, " bfloat16->")));
-}
-
 int precompile_oldest(size_t k)
 {
     const char *full = getenv("CURED_TEST_FULL");
@@ -97,7 +88,7 @@ int precompile(size_t table_kernels, const int *archs, int narchs, const int *ma
         add_job(&j, k, archs[narchs - 1], 0);
     }
     for (size_t k = 0; k < nk; k++)
-        if (k % group % kernel_stride == 0 && precompile_main(k))
+        if (k % group % kernel_stride == 0)
             for (int a = 0; a < (precompile_oldest(k) ? nmain : 1); a++)
                 add_job(&j, k, main_archs[a], 0);
     for (size_t k = 0; k < nk; k++)

@@ -19,11 +19,6 @@ int precompile(size_t table_kernels, const int *archs, int narchs, const int *ma
  * them) off the every-8th sample: it compiles for the first main architecture only, no PTX. */
 int precompile_sampled(size_t k);
 
-/* 1 when kernel k compiles at all (CURED_TEST_FULL=1: every one): not the exact MEAN and NORM2 units of
- * float16 and bfloat16, whose fronts are SUM's and SUM_SQUARES' units of the same type and whose rounding
- * is the float32 and float64 units'. */
-int precompile_main(size_t k);
-
 /* 1 when kernel k also compiles for the oldest architecture: every 3rd kernel off the exact units' sample
  * (CURED_TEST_FULL=1: every one). */
 int precompile_oldest(size_t k);
