@@ -351,13 +351,15 @@ struct ExactFront<T, PROD, EXACT_FRONT_BINS> : ExactSpill<typename ExactPlan<T, 
 
 // bfloat16 terms: 30 float bins a lane, chosen by the exponent's top five
 // bits, and a double for the rest. A bin's terms span 8 binades of 8-bit
-// significands (15 bits), so a float holds the exact sum of 2^9 of them: a
-// lane's share of a chunk (EXACT_BIN_TERMS / 32). Half the shared memory a
+// significands (below 32640 units of the bin's least place), so a float
+// holds the exact sum of the 2^9 + 1 a lane takes between flushes (its share
+// of a chunk, and one of a chunk's tail). Half the shared memory a
 // term of ExactBins' doubles, and no conversion. Terms from 2^113 (where 2^9
 // of them could overflow a float), infinities and NaNs add to the double
 // `top` (multiples of 2^106 below 2^128: 31 bits for 2^9 terms).
 template <> struct ExactFront<bf16_t, false, EXACT_FRONT_FLOAT_BINS> {
-    static_assert(EXACT_BIN_TERMS / 32 <= 512, "a float bin's bound");
+    // a lane's terms between flushes: its share of a chunk, and one of the chunk's scalar tail
+    static_assert((EXACT_BIN_TERMS / 32 + 1) * 32640 < (1 << 24), "a float bin's bound");
     enum { BINS = 30 };
     float *bin;
     int stride;
