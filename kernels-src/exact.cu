@@ -198,7 +198,8 @@ __device__ __forceinline__ void exact_arrive(const ExactJob &j, u64 o, u64 len, 
         last = atomicAdd(j.tickets + o, 1u) == j.splits - 1u;
     if (!exact_warp_or(last))
         return;
-    __threadfence(); // the other parts' sums, seen through their tickets
+    __threadfence(); // the other parts' sums, seen through their tickets (lane 0's)
+    __syncwarp();    // lane 0's fence before the other lanes' reads
     for (int d = lane; d < F::DIGITS; d += 32)
         w.d[d] = (long long)atomicExch(acc + d, 0ull);
     if (lane == 0) {
