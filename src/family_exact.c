@@ -121,7 +121,7 @@ void cr_exact_split(const struct cr_request *r, uint64_t nout, uint64_t len, uin
 {
     const struct exact_shape s = shape_of(r);
     const unsigned warps = s.block / 32;
-    const uint64_t record = ((uint64_t)s.digits + 1) * 8;
+    const uint64_t record = cr_exact_state_bytes(r);
     /* Short outputs, many of them: a lane each (a warp's flushes and merges would cost more than the
      * elements). Longer ones take lanes only when forced (the tests): split for one wave of warps, parts
      * of at least a lane's share of a chunk. Columns in lanes measured slower than in warps: the
@@ -235,7 +235,7 @@ static void plan(const struct cr_request *r, const struct cr_unit *u, const stru
         grid = cr_exact_force.grid;
     /* Split outputs meet in the workspace's accumulators (the last part rounds), where they have room;
      * otherwise in records that a second kernel merges. */
-    const uint64_t record = ((uint64_t)s.digits + 1) * 8;
+    const uint64_t record = cr_exact_state_bytes(r);
     if (j.splits > 1 && !cr_exact_force.finish && j.nout <= CR_WS_NTICKETS && j.nout * record <= CR_WS_EXACT_BYTES) {
         j.states = a->ws + CR_WS_EXACT;
         j.tickets = a->ws + CR_WS_TICKETS;
