@@ -235,7 +235,7 @@ typedef enum cured_type {
  * differences x - k are exact, and so are the sums of the squares of the
  * 8- and 16-bit ones; those of 32-bit integers are compensated), add
  * 2^-52 times sum((x - k)^2) - sum((x - mean)^2), k the shift of each
- * element's block, row or thread's run of a column's rows (its first
+ * element's block, row or block's share of a column's rows (its first
  * element): the result rounds relative to the squares about the shift,
  * which matters only where a block starts with a value far from the mean
  * (the variance of 1003 int32 values of 0..1000 after one 2^31 - 1 can be

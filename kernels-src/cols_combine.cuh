@@ -6,6 +6,7 @@
 #define CURED_COLS_COMBINE_CUH
 
 #include "common.cuh"
+#include "phase_tree.cuh"
 
 // Columns [0, width) of src, rows s = 0 .. n-1 at src + s * stride: each
 // column's rows combined in row order within each of P = BLOCK / CW phases
@@ -55,7 +56,7 @@ __device__ __forceinline__ void combine_rows(const A *src, u64 stride, unsigned 
     sm[threadIdx.x] = v;
     __syncthreads();
     if (p == 0 && c < width) {
-        for (int q = 1; q < P; q++)
+        for (int q = 1; q < P && q < (int)n; q++) // phases from n on hold the identity
             v = op(v, sm[q * CW + c]);
         emit(c, v);
     }

@@ -5,6 +5,7 @@
 #define CURED_LOGSUMEXP_CUH
 
 #include "common.cuh"
+#include "phase_tree.cuh"
 
 // ---- logsumexp --------------------------------------------------------------
 // State: a reference m and s = sum of exp(x - m), the value m + log(s). m is
@@ -225,5 +226,66 @@ template <class T, class P, class R> struct ColumnAcc1<LogSumExp<T, P, R>, T, Ls
 };
 template <class T, class P, class R, bool RAW>
 struct ColumnAcc1<Record<LogSumExp<T, P, R>, LseState, RAW>, T, LseState> : ColumnAcc1<LogSumExp<T, P, R>, T, LseState> {};
+
+// The block's phases of a column (reduce_cols' BLOCK_JOIN) meet at their common
+// maximum, as a block's threads do (BlockLoop): the references' maximum by one
+// tree, each phase's sum scaled to it once (a float64 exponential a phase, all
+// at once), the sums added by a second tree; a tree of pairwise merges takes a
+// float64 exponential at each of its steps, one after another.
+struct LseMax {
+    __device__ double operator()(double a, double b) const { return fmax(a, b); }
+};
+template <class Op, class T, int VEC> struct LseColumns : ColumnAccOf<Op, T, LseState, VEC> {
+    typedef typename ColumnAccOf<Op, T, LseState, VEC>::W W;
+    static const bool BLOCK_JOIN = true;
+    __device__ static __forceinline__ void begin(W &, const T *) {}
+    __device__ static __forceinline__ void begin_elems(W &, const T *, int) {}
+    __device__ static __forceinline__ void add_elems(W &w, const T *row, int live, u64 r, Op op)
+    {
+#pragma unroll
+        for (int k = 0; k < VEC; k++)
+            if (k < live)
+                w.a[k] = op(w.a[k], op.map(row[k], r));
+    }
+    template <int BLOCK, int TX>
+    __device__ static __forceinline__ void join(LseState *acc, const W &w, void *smem, long long live, long long,
+                                                Op)
+    {
+        double top[VEC], s[VEC];
+#pragma unroll
+        for (int k = 0; k < VEC; k++) {
+            top[k] = w.a[k].m;
+            s[k] = w.a[k].s;
+        }
+        if (BLOCK > TX) {
+            double *sm = reinterpret_cast<double *>(smem); // BLOCK doubles
+            phase_tree<BLOCK, TX, VEC>(top, VEC, sm, LseMax());
+#pragma unroll
+            for (int k = 0; k < VEC; k++) { // phase 0's maximum to every phase
+                __syncthreads();
+                if (threadIdx.x < TX)
+                    sm[threadIdx.x] = top[k];
+                __syncthreads();
+                top[k] = sm[threadIdx.x % TX];
+            }
+            __syncthreads();
+#pragma unroll
+            for (int k = 0; k < VEC; k++)
+                s[k] = w.a[k].m == top[k] ? w.a[k].s : lse_scaled(w.a[k], top[k]);
+            phase_tree<BLOCK, TX, VEC>(s, VEC, sm, AddScaled());
+        }
+        if (threadIdx.x < TX)
+#pragma unroll
+            for (int k = 0; k < VEC; k++) {
+                const LseState r = {top[k], s[k]};
+                acc[k] = k < live ? r : Op::identity();
+            }
+    }
+};
+template <class T, class P, class R, int VEC>
+struct ColumnAcc<LogSumExp<T, P, R>, T, LseState, VEC> : LseColumns<LogSumExp<T, P, R>, T, VEC> {};
+template <class T, class P, class R, bool RAW, int VEC>
+struct ColumnAcc<Record<LogSumExp<T, P, R>, LseState, RAW>, T, LseState, VEC>
+    : LseColumns<Record<LogSumExp<T, P, R>, LseState, RAW>, T, VEC> {};
 
 #endif

@@ -223,11 +223,19 @@ reduce_cols(const T *in, Cols g, void *out, unsigned result_size, A *partials, u
     // 8-bit sums: 16-bit lanes over chunks of rows, then 32-bit ones (sums8.cuh), while a
     // thread's rows fit them.
     typedef ColumnAcc<Op, T, A, VEC> CA;
+    // N: a thread's VEC results; a warp's 32 lanes (TX >= 32) hold consecutive ones, staged in
+    // the phase area when wide (packed.cuh's warp_store).
+    const int N = VEC * RS, STAGE = TX >= 32 && N > 16 && N <= 128 && N % 16 == 0 ? TX * N : 0;
+    __shared__ __align__(16) unsigned char smem[sizeof(A) * BLOCK > STAGE ? sizeof(A) * BLOCK : STAGE];
+    A *sm = reinterpret_cast<A *>(smem);
+    typename CA::W w;
+    CA::open(w);
     if (c0 < g.cols) {
         long long r = r0 + ty;
         if (VEC > 1 && (whole || fold) && (CA::MAXROWS == 0 || (r1 - r0) / TY < CA::MAXROWS)) {
-            typename CA::W w;
-            CA::open(w);
+            if constexpr (CA::BLOCK_JOIN)
+                if (r0 < r1)
+                    CA::begin(w, base + r0 * g.row + c0);
             while (r < r1) {
                 const long long end = CA::CHUNKED && (r1 - r) / TY > CA::CHUNK ? r + CA::CHUNK * TY : r1;
                 typename CA::N part;
@@ -245,7 +253,14 @@ reduce_cols(const T *in, Cols g, void *out, unsigned result_size, A *partials, u
                     CA::add(part, __ldg(reinterpret_cast<const uint4 *>(base + r * g.row + c0)), (u64)r, op);
                 CA::flush(w, part, op);
             }
-            CA::close(acc, w, (r - (r0 + ty)) / TY, op);
+            if constexpr (!CA::BLOCK_JOIN)
+                CA::close(acc, w, (r - (r0 + ty)) / TY, op);
+        } else if constexpr (CA::BLOCK_JOIN) { // the tile's last columns, element by element
+            const int live = (int)(g.cols - c0 < VEC ? g.cols - c0 : VEC);
+            if (r0 < r1)
+                CA::begin_elems(w, base + r0 * g.row + c0, live);
+            for (; r < r1; r += TY)
+                CA::add_elems(w, base + r * g.row + c0, live, (u64)r, op);
         } else {
             for (; r < r1; r += TY)
 #pragma unroll
@@ -254,54 +269,42 @@ reduce_cols(const T *in, Cols g, void *out, unsigned result_size, A *partials, u
                         acc[k] = op(acc[k], op.map(base[r * g.row + c0 + k], (u64)r));
         }
     }
-    // Folded: a 16-byte row holds VEC / fold rows of the fold columns; lane k's values join
-    // lane k % fold's, halves first (a fixed order).
-    if (fold)
-#pragma unroll
-        for (int l = 1; l <= 4; l++) {
-            const int h = VEC >> l; // 8, 4, 2, 1 lanes apart (16 lanes at most)
-#pragma unroll
-            for (int k = 0; k < VEC / 2; k++)
-                if (k < h && h >= (int)g.fold)
-                    acc[k] = op(acc[k], acc[k + h]);
-        }
-    // The TY phases of each column, combined in a fixed order (a chain, or a tree).
-    // N: a thread's VEC results; a warp's 32 lanes (TX >= 32) hold consecutive ones, staged in
-    // the phase area when wide (packed.cuh's warp_store).
-    const int N = VEC * RS, STAGE = TX >= 32 && N > 16 && N <= 128 && N % 16 == 0 ? TX * N : 0;
-    __shared__ __align__(16) unsigned char smem[sizeof(A) * BLOCK > STAGE ? sizeof(A) * BLOCK : STAGE];
-    A *sm = reinterpret_cast<A *>(smem);
     const unsigned tile = (unsigned)(b * g.tiles + blockIdx.x);
-    // Up to 8 phases join in a chain, unless a state is 16 bytes or more (the statistics, whose
-    // merges take float64 divisions and exponentials; ARG; wide MINMAX and user states); more
-    // phases, or such states, as a tree.
-    const bool TREE = TY > 8 || sizeof(A) >= 16;
-    if (TY > 1 && !TREE)
-        for (int k = 0; k < VEC; k++) {
-            if (k >= lanes)
-                break;
-            sm[threadIdx.x] = acc[k];
-            __syncthreads();
-            if (ty == 0)
-                for (int y = 1; y < TY; y++)
-                    acc[k] = op(acc[k], sm[y * TX + tx]);
-            __syncthreads();
-        }
-    else if (TY > 1) // a tree: one thread's chain of TY - 1 combines would be the tail of narrow tiles
-        for (int k = 0; k < VEC; k++) {
-            if (k >= lanes)
-                break;
-            sm[threadIdx.x] = acc[k];
-            __syncthreads();
+    if constexpr (CA::BLOCK_JOIN) {
+        // The operator joins the block's phases itself (the statistics: one shift, or one
+        // maximum, shared by the phases of a column), into ty == 0's acc.
+        CA::template join<BLOCK, TX>(acc, w, smem, c0 < g.cols ? g.cols - c0 : 0, r1 - r0, op);
+    } else {
+        // Folded: a 16-byte row holds VEC / fold rows of the fold columns; lane k's values join
+        // lane k % fold's, halves first (a fixed order).
+        if (fold)
 #pragma unroll
-            for (int h = TY / 2; h > 0; h >>= 1) {
-                if (ty < h) {
-                    acc[k] = op(acc[k], sm[(ty + h) * TX + tx]);
-                    sm[threadIdx.x] = acc[k];
-                }
+            for (int l = 1; l <= 4; l++) {
+                const int h = VEC >> l; // 8, 4, 2, 1 lanes apart (16 lanes at most)
+#pragma unroll
+                for (int k = 0; k < VEC / 2; k++)
+                    if (k < h && h >= (int)g.fold)
+                        acc[k] = op(acc[k], acc[k + h]);
+            }
+        // The TY phases of each column, combined in a fixed order (a chain, or a tree). Up to 8
+        // phases join in a chain, unless a state is 16 bytes or more (the statistics, whose
+        // merges take float64 divisions and exponentials; ARG; wide MINMAX and user states);
+        // more phases, or such states, as a tree.
+        const bool TREE = TY > 8 || sizeof(A) >= 16;
+        if (TY > 1 && !TREE)
+            for (int k = 0; k < VEC; k++) {
+                if (k >= lanes)
+                    break;
+                sm[threadIdx.x] = acc[k];
+                __syncthreads();
+                if (ty == 0)
+                    for (int y = 1; y < TY; y++)
+                        acc[k] = op(acc[k], sm[y * TX + tx]);
                 __syncthreads();
             }
-        }
+        else if (TY > 1) // a tree: one thread's chain of TY - 1 combines would be the tail of narrow tiles
+            phase_tree<BLOCK, TX, VEC>(acc, lanes, sm, op);
+    }
     if (g.splits > 1) {
         if (ty == 0 && c0 < g.cols)
             for (int k = 0; k < VEC && c0 + k < g.cols; k++)

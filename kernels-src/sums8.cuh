@@ -69,7 +69,7 @@ template <class Op, class T, class A> struct ColumnAcc1 {
 // element by element): exact,
 // about 1.25 integer operations a byte, and no 64-bit accumulators live
 // through the loop (80 registers a thread were 3 blocks an SM).
-template <class Op, class T, class A, int VEC> struct ColumnAcc {
+template <class Op, class T, class A, int VEC> struct ColumnAccOf {
     typedef ColumnAcc1<Op, T, A> C1;
     struct N {
         typename C1::N a[VEC];
@@ -80,6 +80,7 @@ template <class Op, class T, class A, int VEC> struct ColumnAcc {
     static const bool CHUNKED = C1::CHUNKED;
     static const long long CHUNK = C1::CHUNK;
     static const long long MAXROWS = 0; // none
+    static const bool BLOCK_JOIN = false; // per-thread states, merged by Op (else join(): see reduce_cols)
     __device__ static __forceinline__ void open(W &w)
     {
 #pragma unroll
@@ -112,6 +113,7 @@ template <class Op, class T, class A, int VEC> struct ColumnAcc {
             acc[k] = w.a[k];
     }
 };
+template <class Op, class T, class A, int VEC> struct ColumnAcc : ColumnAccOf<Op, T, A, VEC> {};
 __device__ __forceinline__ unsigned byte_lanes(unsigned w, unsigned sel)
 {
     unsigned d;
@@ -129,6 +131,7 @@ __device__ __forceinline__ unsigned byte_lanes(unsigned w, unsigned sel)
         static const bool CHUNKED = true;                                                            \
         static const long long CHUNK = 256;                                                          \
         static const long long MAXROWS = 1ll << 24;                                                  \
+        static const bool BLOCK_JOIN = false;                                                        \
         __device__ static __forceinline__ void open(W &w)                                            \
         {                                                                                            \
             for (int k = 0; k < 16; k++)                                                             \

@@ -173,8 +173,10 @@ template <class T, class Op> static void run(const void *x, size_t n, Op op, voi
 
 // The same data as one column of n rows down segmented.cu's reduce_cols (moments only):
 // `splits` blocks of the rows, TY phases a block (thread ty takes rows ty, ty + TY, ...)
-// through stats_columns.cuh's MeanVarColumns, the phases joined by the kernel's tree of
-// merges, the splits' partials by cols_finish's combine_rows (two phases, each in order).
+// through stats_columns.cuh's MeanVarColumns, the phases joined by the kernel's tree
+// (phase_tree: phase ty takes phase ty + h's): with BLOCK_JOIN, of their shifted sums about
+// the split's first row, formed into one state; else of their own states, by Chan's merges.
+// The splits' partials are joined by cols_finish's combine_rows (two phases, each in order).
 // Every lane of the vector holds the row's element; lane 0's result is taken.
 extern "C" {
 int emu_columns = 0; // set by stats_emu.c's second pass
@@ -187,34 +189,53 @@ template <class T, class Op> static void run_column(const void *x, size_t n, Op 
     size_t splits = n > 4096 ? n / 2048 : 1;
     splits = splits > 40 ? 40 : splits;
     MeanVarState part[40];
+    auto row = [&](size_t r) { // row r as the kernel's 16-byte vector of VEC columns
+        T lanes[16 / sizeof(T)];
+        for (int k = 0; k < VEC; k++)
+            lanes[k] = in[r];
+        uint4 v;
+        std::memcpy(&v, lanes, sizeof v);
+        return v;
+    };
     for (size_t sp = 0; sp < splits; sp++) {
         const size_t r0 = n * sp / splits, r1 = n * (sp + 1) / splits;
         MeanVarState acc[8];
+        typename CA::W w[8];
         for (int ty = 0; ty < TY; ty++) {
-            typename CA::W w;
-            CA::open(w);
+            CA::open(w[ty]);
+            if constexpr (CA::BLOCK_JOIN) {
+                const uint4 first = row(r0);
+                if (r0 < r1)
+                    CA::begin(w[ty], reinterpret_cast<const T *>(&first));
+            }
             size_t r = r0 + ty;
             if (r < r1) {
                 typename CA::N nn;
-                CA::start(nn, w);
-                for (; r < r1; r += TY) {
-                    T lanes[16 / sizeof(T)];
-                    for (int k = 0; k < VEC; k++)
-                        lanes[k] = in[r];
-                    uint4 v;
-                    std::memcpy(&v, lanes, sizeof v);
-                    CA::add(nn, v, (u64)r, op);
-                }
-                CA::flush(w, nn, op);
+                CA::start(nn, w[ty]);
+                for (; r < r1; r += TY)
+                    CA::add(nn, row(r), (u64)r, op);
+                CA::flush(w[ty], nn, op);
             }
-            MeanVarState a[16 / sizeof(T)];
-            CA::close(a, w, (long long)((r - (r0 + ty)) / TY), op);
-            acc[ty] = a[0];
+            if constexpr (!CA::BLOCK_JOIN) {
+                MeanVarState a[16 / sizeof(T)];
+                CA::close(a, w[ty], (long long)((r - (r0 + ty)) / TY), op);
+                acc[ty] = a[0];
+            }
         }
-        for (int h = TY / 2; h > 0; h >>= 1)
-            for (int ty = 0; ty < h; ty++)
-                acc[ty] = op(acc[ty], acc[ty + h]);
-        part[sp] = acc[0];
+        if constexpr (CA::BLOCK_JOIN) {
+            typename CA::Sums sums[8];
+            for (int ty = 0; ty < TY; ty++)
+                sums[ty] = CA::sums(w[ty], 0);
+            for (int h = TY / 2; h > 0; h >>= 1)
+                for (int ty = 0; ty < h; ty++)
+                    sums[ty] = AddMoments<Op::S2C>()(sums[ty], sums[ty + h]);
+            part[sp] = CA::form(w[0], 0, sums[0], (double)(r1 - r0));
+        } else {
+            for (int h = TY / 2; h > 0; h >>= 1)
+                for (int ty = 0; ty < h; ty++)
+                    acc[ty] = op(acc[ty], acc[ty + h]);
+            part[sp] = acc[0];
+        }
     }
     MeanVarState v[2] = {Op::identity(), Op::identity()};
     for (size_t sp = 0; sp < splits; sp++)

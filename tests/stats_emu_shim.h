@@ -34,6 +34,12 @@ template <class T> T __shfl_xor_sync(unsigned mask, T v, int lane_mask, int widt
 template <class T> T atomicAdd(T *p, T v);
 template <class T> T atomicExch(T *p, T v);
 template <class T> T __ldcg(const T *p);
+static inline uint4 __ldg(const uint4 *p)
+{
+    uint4 v;
+    std::memcpy(&v, p, sizeof v);
+    return v;
+}
 static inline float __fdividef(float a, float b) { return a / b; }
 using std::exp;
 using std::fabs;
@@ -105,6 +111,7 @@ template <class Op> struct VecStep;
 template <class Op, class T> void bind_input(Op &op, const T *in);
 template <class Op, class T, class A> struct ColumnAcc1;
 template <class Op, class T, class A, int VEC> struct ColumnAcc;
+template <class Op, class T, class A, int VEC> struct ColumnAccOf;
 
 // ---- the library's own ---------------------------------------------------------------
 #include "grid.cuh"
