@@ -112,6 +112,14 @@ template <class Op, class T, int VEC> struct MeanVarColumns {
 };
 template <class T, class R, int KIND, int VEC>
 struct ColumnAcc<MeanVarOf<T, R, KIND>, T, MeanVarState, VEC> : MeanVarColumns<MeanVarOf<T, R, KIND>, T, VEC> {};
+// Their results share the reciprocals of the count (MeanVarOf's write_shared).
+template <class T, class R, int KIND> struct ColumnWrite<MeanVarOf<T, R, KIND> > {
+    __device__ static __forceinline__ void write(const MeanVarOf<T, R, KIND> &op, void *out, const MeanVarState &a,
+                                                 u64 len)
+    {
+        op.write_shared(out, a, len);
+    }
+};
 // Their state records (state.cuh) too (a Record is its operator).
 template <class T, class R, int KIND, bool RAW, int VEC>
 struct ColumnAcc<Record<MeanVarOf<T, R, KIND>, MeanVarState, RAW>, T, MeanVarState, VEC>

@@ -240,7 +240,7 @@ template <class T, class Op> static void run_column(const void *x, size_t n, Op 
     MeanVarState v[2] = {Op::identity(), Op::identity()};
     for (size_t sp = 0; sp < splits; sp++)
         v[sp % 2] = op(v[sp % 2], part[sp]);
-    op.write(out, splits > 1 ? op(v[0], v[1]) : part[0], n);
+    ColumnWrite<Op>::write(op, out, splits > 1 ? op(v[0], v[1]) : part[0], n); // reduce_cols' write
 }
 template <class T, class Op> static void run_moments(const void *x, size_t n, Op op, void *out)
 {

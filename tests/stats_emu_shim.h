@@ -112,6 +112,7 @@ template <class Op, class T> void bind_input(Op &op, const T *in);
 template <class Op, class T, class A> struct ColumnAcc1;
 template <class Op, class T, class A, int VEC> struct ColumnAcc;
 template <class Op, class T, class A, int VEC> struct ColumnAccOf;
+template <class Op> struct ColumnWrite;
 
 // ---- the library's own ---------------------------------------------------------------
 #include "grid.cuh"
