@@ -245,9 +245,13 @@ reduce_cols(const T *in, Cols g, void *out, unsigned result_size, A *partials, u
 #pragma unroll
                     for (int u = 0; u < 4; u++)
                         v[u] = __ldg(reinterpret_cast<const uint4 *>(base + (r + u * TY) * g.row + c0));
+                    if constexpr (CA::BLOCK_JOIN) {
+                        CA::add_rows(part, v, (u64)r, (u64)TY, op);
+                    } else {
 #pragma unroll
-                    for (int u = 0; u < 4; u++)
-                        CA::add(part, v[u], (u64)(r + u * TY), op);
+                        for (int u = 0; u < 4; u++)
+                            CA::add(part, v[u], (u64)(r + u * TY), op);
+                    }
                 }
                 for (; r < end; r += TY)
                     CA::add(part, __ldg(reinterpret_cast<const uint4 *>(base + r * g.row + c0)), (u64)r, op);

@@ -78,6 +78,13 @@ template <class Op, class T, int VEC> struct MeanVarColumns {
         for (int k = 0; k < VEC; k++)
             n.a[k].add(widen<double>(e[k]));
     }
+    // Four rows in flight (rows r, r + ty, ...), in order.
+    __device__ static __forceinline__ void add_rows(N &n, const uint4 *v, u64 r, u64 ty, Op op)
+    {
+#pragma unroll
+        for (int u = 0; u < 4; u++)
+            add(n, v[u], r + u * ty, op);
+    }
     __device__ static __forceinline__ void flush(W &w, const N &n, Op) { w = n; }
     __device__ static __forceinline__ void close(MeanVarState *acc, const W &w, long long count, Op)
     {
