@@ -7,8 +7,10 @@ Run by hand on a GPU host (not a dependency of the library):
 
 The shapes are those of `cured bench axes`: 256 MiB 2-D arrays, rows = 2^0,
 2^2, ..., 2^26 of float32 (the same bytes for bfloat16, int32, int8), each
-reduced along axis 1 and axis 0, SUM for each type and MAX, ARGMAX for
-float32. One process, one device, one buffer per type: torch allocates it,
+reduced along axis 1 and axis 0, SUM for each type and MAX, ARGMAX,
+MEAN_VAR and LOGSUMEXP for float32 (torch.var_mean with correction=0 and
+torch.logsumexp; cupy.mean and cupy.var, two calls, and
+cupyx.scipy.special.logsumexp). One process, one device, one buffer per type: torch allocates it,
 cupy wraps it (cupy.asarray of the torch tensor, no copy) and cured reads it
 through ctypes on torch's current stream. Result types follow cured's: sums of
 bfloat16 into float32 (torch dtype=torch.float32; cupy has no bfloat16, so
@@ -27,7 +29,7 @@ import sys
 BYTES = 256 << 20
 # include/cured.h
 T_INT32, T_INT64, T_INT8, T_BF16, T_FLOAT32 = 0, 1, 2, 9, 10
-OP_SUM, OP_MAX, OP_ARGMAX = 0, 3, 6
+OP_SUM, OP_MAX, OP_ARGMAX, OP_MEAN_VAR, OP_LOGSUMEXP = 0, 3, 6, 22, 23
 MAX_RANK = 8
 
 
@@ -66,6 +68,7 @@ def main():
     ap.add_argument("--iters", type=int, default=20)
     ap.add_argument("--device", type=int, default=0)
     ap.add_argument("--csv", default=None)
+    ap.add_argument("--only", default=None, help="only the cells whose name contains this text")
     args = ap.parse_args()
     import torch
     try:
@@ -93,7 +96,15 @@ def main():
         ("int8 SUM", torch.int8, T_INT8, T_INT64, OP_SUM, 8),
         ("float32 MAX", torch.float32, T_FLOAT32, T_FLOAT32, OP_MAX, 4),
         ("float32 ARGMAX", torch.float32, T_FLOAT32, T_FLOAT32, OP_ARGMAX, 16),
+        ("float32 MEAN_VAR", torch.float32, T_FLOAT32, T_FLOAT32, OP_MEAN_VAR, 8),
+        ("float32 LOGSUMEXP", torch.float32, T_FLOAT32, T_FLOAT32, OP_LOGSUMEXP, 4),
     ]
+    if args.only:
+        cells = [c for c in cells if args.only in c[0]]
+    try:
+        from cupyx.scipy.special import logsumexp as cupy_logsumexp
+    except ImportError:
+        cupy_logsumexp = None
     out = torch.empty(BYTES + 2, dtype=torch.int64, device="cuda")  # 2 GiB: int8 1 x 2^28 along axis 0 gives 2^28 int64
     rows_out = []
 
@@ -137,9 +148,17 @@ def main():
                 elif op == OP_MAX:
                     t_fn = lambda m=m, a=axis: torch.amax(m, dim=a)
                     p_fn = (lambda cm=cm, a=axis: cupy.max(cm, axis=a)) if cm is not None else None
-                else:
+                elif op == OP_ARGMAX:
                     t_fn = lambda m=m, a=axis: torch.max(m, dim=a)  # values and indices, as cured's ARGMAX
                     p_fn = (lambda cm=cm, a=axis: cupy.argmax(cm, axis=a)) if cm is not None else None
+                elif op == OP_MEAN_VAR:  # cured's ddof is 0
+                    t_fn = lambda m=m, a=axis: torch.var_mean(m, dim=a, correction=0)
+                    p_fn = ((lambda cm=cm, a=axis: (cupy.mean(cm, axis=a), cupy.var(cm, axis=a)))
+                            if cm is not None else None)
+                else:
+                    t_fn = lambda m=m, a=axis: torch.logsumexp(m, dim=a)
+                    p_fn = ((lambda cm=cm, a=axis: cupy_logsumexp(cm, axis=a))
+                            if cm is not None and cupy_logsumexp is not None else None)
                 t_us = median_us(torch, t_fn, args.iters)
                 p_us = median_us(torch, p_fn, args.iters) if p_fn is not None else float("nan")
                 moved = BYTES + nout * rsize
