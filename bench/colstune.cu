@@ -15,8 +15,8 @@
 #include "segmented.cu"
 
 #ifdef COLS_MINB
-template <class T, class R, int KIND> struct ColsTuning<MeanVarOf<T, R, KIND> > { enum { MIN_BLOCKS = COLS_MINB }; };
-template <class T, class P, class R> struct ColsTuning<LogSumExp<T, P, R> > { enum { MIN_BLOCKS = COLS_MINB }; };
+template <class T, class R, int KIND, int TX> struct ColsTuning<MeanVarOf<T, R, KIND>, TX> { enum { MIN_BLOCKS = COLS_MINB }; };
+template <class T, class P, class R, int TX> struct ColsTuning<LogSumExp<T, P, R>, TX> { enum { MIN_BLOCKS = COLS_MINB }; };
 #endif
 
 // The bench's data (tools/axesbench.c): small integers -8 .. 7, from i and a seed.

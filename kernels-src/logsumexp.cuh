@@ -240,27 +240,6 @@ template <class Op, class T, int VEC> struct LseColumns : ColumnAccOf<Op, T, Lse
     static const bool BLOCK_JOIN = true;
     __device__ static __forceinline__ void begin(W &, const T *) {}
     __device__ static __forceinline__ void begin_elems(W &, const T *, int) {}
-    typedef typename ColumnAccOf<Op, T, LseState, VEC>::N N;
-    // Four rows in flight: a column's reference raised once to their largest element (as
-    // LseVisitor::vec does across a vector), so that a column of a few rows, whose first
-    // raise is free, takes no float64 exponential; their terms summed pairwise in P.
-    __device__ static __forceinline__ void add_rows(N &n, const uint4 *v, u64, u64, Op)
-    {
-        typedef decltype(n.a[0].m) P;
-#pragma unroll
-        for (int k = 0; k < VEC; k++) {
-            P x[4];
-#pragma unroll
-            for (int u = 0; u < 4; u++)
-                x[u] = widen<P>(reinterpret_cast<const T *>(&v[u])[k]);
-            n.a[k].raise(lse_max(lse_max(x[0], x[1]), lse_max(x[2], x[3])));
-            const P ref = lse_ref(n.a[k].m);
-#pragma unroll
-            for (int u = 0; u < 4; u++)
-                x[u] = lse_exp(x[u] - ref);
-            n.a[k].s += (double)((x[0] + x[1]) + (x[2] + x[3]));
-        }
-    }
     __device__ static __forceinline__ void add_elems(W &w, const T *row, int live, u64 r, Op op)
     {
 #pragma unroll

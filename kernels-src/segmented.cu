@@ -198,10 +198,8 @@ reduce_rows_split(const T *in, u64 nout, u64 len, Kept kept, void *out, unsigned
 // split over gridDim.y / nbatch blocks, whose partials cols_finish combines
 // (cols_combine.cuh). The geometry is a Cols (abi.h).
 #include "cols_combine.cuh"
-// reduce_cols' blocks an SM to keep resident (0: no bound; bench/colstune.cu tries others).
-template <class Op> struct ColsTuning { enum { MIN_BLOCKS = 0 }; };
 template <class T, class A, class Op, int BLOCK, int TX, int VEC, int RS>
-__global__ void __launch_bounds__(BLOCK, ColsTuning<Op>::MIN_BLOCKS)
+__global__ void __launch_bounds__(BLOCK, ColsTuning<Op, TX>::MIN_BLOCKS)
 reduce_cols(const T *in, Cols g, void *out, unsigned result_size, A *partials, unsigned int *tickets, double ddof)
 {
     const int TY = BLOCK / TX;
@@ -233,7 +231,7 @@ reduce_cols(const T *in, Cols g, void *out, unsigned result_size, A *partials, u
     if (c0 < g.cols) {
         long long r = r0 + ty;
         if (VEC > 1 && (whole || fold) && (CA::MAXROWS == 0 || (r1 - r0) / TY < CA::MAXROWS)) {
-            if constexpr (CA::BLOCK_JOIN)
+            if constexpr (CA::BLOCK_JOIN && BLOCK > TX) // (one phase: the thread's first row is the block's)
                 if (r0 < r1)
                     CA::begin(w, base + r0 * g.row + c0);
             while (r < r1) {
@@ -245,13 +243,9 @@ reduce_cols(const T *in, Cols g, void *out, unsigned result_size, A *partials, u
 #pragma unroll
                     for (int u = 0; u < 4; u++)
                         v[u] = __ldg(reinterpret_cast<const uint4 *>(base + (r + u * TY) * g.row + c0));
-                    if constexpr (CA::BLOCK_JOIN) {
-                        CA::add_rows(part, v, (u64)r, (u64)TY, op);
-                    } else {
 #pragma unroll
-                        for (int u = 0; u < 4; u++)
-                            CA::add(part, v[u], (u64)(r + u * TY), op);
-                    }
+                    for (int u = 0; u < 4; u++)
+                        CA::add(part, v[u], (u64)(r + u * TY), op);
                 }
                 for (; r < end; r += TY)
                     CA::add(part, __ldg(reinterpret_cast<const uint4 *>(base + r * g.row + c0)), (u64)r, op);

@@ -78,13 +78,6 @@ template <class Op, class T, int VEC> struct MeanVarColumns {
         for (int k = 0; k < VEC; k++)
             n.a[k].add(widen<double>(e[k]));
     }
-    // Four rows in flight (rows r, r + ty, ...), in order.
-    __device__ static __forceinline__ void add_rows(N &n, const uint4 *v, u64 r, u64 ty, Op op)
-    {
-#pragma unroll
-        for (int u = 0; u < 4; u++)
-            add(n, v[u], r + u * ty, op);
-    }
     __device__ static __forceinline__ void flush(W &w, const N &n, Op) { w = n; }
     __device__ static __forceinline__ void close(MeanVarState *acc, const W &w, long long count, Op)
     {
@@ -119,6 +112,12 @@ template <class Op, class T, int VEC> struct MeanVarColumns {
 };
 template <class T, class R, int KIND, int VEC>
 struct ColumnAcc<MeanVarOf<T, R, KIND>, T, MeanVarState, VEC> : MeanVarColumns<MeanVarOf<T, R, KIND>, T, VEC> {};
+// Blocks an SM: 3 (80 registers) where blocks share a shift and a tile has 4 to 128 threads
+// across (1 across measured faster at 2 an SM, 90 registers; 256 across have 80 unbounded):
+// 0.03-0.10 of the ceiling over no bound on the H100 (bench/NOTES.md, Columns).
+template <class T, class R, int KIND, int TX> struct ColsTuning<MeanVarOf<T, R, KIND>, TX> {
+    enum { MIN_BLOCKS = !MeanVarOf<T, R, KIND>::OWN_SHIFT && TX >= 4 && TX < 256 ? 3 : 0 };
+};
 // Their results share the reciprocals of the count (MeanVarOf's write_shared).
 template <class T, class R, int KIND> struct ColumnWrite<MeanVarOf<T, R, KIND> > {
     __device__ static __forceinline__ void write(const MeanVarOf<T, R, KIND> &op, void *out, const MeanVarState &a,

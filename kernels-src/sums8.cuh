@@ -114,6 +114,11 @@ template <class Op, class T, class A, int VEC> struct ColumnAccOf {
     }
 };
 template <class Op, class T, class A, int VEC> struct ColumnAcc : ColumnAccOf<Op, T, A, VEC> {};
+// reduce_cols' blocks an SM to keep resident, by operator and threads across a tile (0: no
+// bound; the moments: stats_columns.cuh; bench/colstune.cu tries others).
+template <class Op, int TX> struct ColsTuning {
+    enum { MIN_BLOCKS = 0 };
+};
 // How reduce_cols writes a thread's results: the operator's write (the moments: stats_columns.cuh).
 template <class Op> struct ColumnWrite {
     template <class A> __device__ static __forceinline__ void write(const Op &op, void *out, const A &a, u64 len)
