@@ -19,7 +19,7 @@
 #include <unistd.h>
 
 int emu_stats_run(cured_op op, cured_type in, cured_type out, double ddof, const void *x, size_t n, void *res);
-extern int emu_columns; /* stats_emu_kernels.cc: the moments as one column (0: the whole-array kernel) */
+extern int emu_columns; /* stats_emu_kernels.cc: the moments and LOGSUMEXP as one column (0: the whole-array kernel) */
 
 static CUresult ok0(CUstream s)
 {
@@ -209,8 +209,8 @@ int gpu_main(const char *prog, Suite *s)
     srunner_set_fork_status(sr, CK_NOFORK);
     srunner_run_all(sr, CK_NORMAL);
     int failed = srunner_ntests_failed(sr);
-    /* Again with the moments down one column (reduce_cols' accumulator and merges). */
-    printf("%s: the moments as one column of n rows\n", self);
+    /* Again with the moments and LOGSUMEXP down one column (reduce_cols' accumulators and joins). */
+    printf("%s: the moments and LOGSUMEXP as one column of n rows\n", self);
     emu_columns = 1;
     srunner_run_all(sr, CK_NORMAL);
     failed += srunner_ntests_failed(sr);

@@ -242,6 +242,51 @@ template <class T, class Op> static void run_column(const void *x, size_t n, Op 
         v[sp % 2] = op(v[sp % 2], part[sp]);
     ColumnWrite<Op>::write(op, out, splits > 1 ? op(v[0], v[1]) : part[0], n); // reduce_cols' write
 }
+// LOGSUMEXP as one column of n rows down reduce_cols, in the same splits and phases: each
+// phase's rows through the visitor's elem (logsumexp.cuh's ColumnAcc1), merged into the
+// identity once (its flush); the phases joined as LseColumns::join does (their maximum,
+// each sum scaled to it once unless already at it, the sums added by phase_tree's tree);
+// the splits' partials as above.
+template <class T, class P, class R> static void run_column_lse(const void *x, size_t n, LogSumExp<T, P, R> op,
+                                                                  void *out)
+{
+    typedef LogSumExp<T, P, R> Op;
+    const int TY = n <= 64 ? 1 : 8;
+    const T *in = static_cast<const T *>(x);
+    size_t splits = n > 4096 ? n / 2048 : 1;
+    splits = splits > 40 ? 40 : splits;
+    LseState part[40];
+    for (size_t sp = 0; sp < splits; sp++) {
+        const size_t r0 = n * sp / splits, r1 = n * (sp + 1) / splits;
+        LseState ph[8];
+        double top = Op::identity().m;
+        for (int ty = 0; ty < TY; ty++) {
+            LseVisitor<T, P> vis = {limits<P>::lowest(), 0.0};
+            for (size_t r = r0 + ty; r < r1; r += TY)
+                vis.elem(in[r], (u64)r);
+            const LseState t = {(double)vis.m, vis.s};
+            ph[ty] = op(Op::identity(), t);
+            top = fmax(top, ph[ty].m);
+        }
+        if (TY == 1) {
+            part[sp] = ph[0];
+            continue;
+        }
+        double sum[8];
+        for (int ty = 0; ty < TY; ty++)
+            sum[ty] = ph[ty].m == top ? ph[ty].s : lse_scaled(ph[ty], top);
+        for (int h = TY / 2; h > 0; h >>= 1)
+            for (int ty = 0; ty < h; ty++)
+                sum[ty] += sum[ty + h];
+        const LseState r = {top, sum[0]};
+        part[sp] = r;
+    }
+    LseState v[2] = {Op::identity(), Op::identity()};
+    for (size_t sp = 0; sp < splits; sp++)
+        v[sp % 2] = op(v[sp % 2], part[sp]);
+    op.write(out, splits > 1 ? op(v[0], v[1]) : part[0], n);
+}
+
 template <class T, class Op> static void run_moments(const void *x, size_t n, Op op, void *out)
 {
     if (emu_columns)
@@ -257,7 +302,14 @@ template <class T, class R> static int dispatch_out(cured_op op, double ddof, co
     case CURED_OP_VAR: { Var<T, double, R> o; o.ddof = ddof; run_moments<T>(x, n, o, out); return 1; }
     case CURED_OP_STD: { Std<T, double, R> o; o.ddof = ddof; run_moments<T>(x, n, o, out); return 1; }
     case CURED_OP_MEAN_VAR: { MeanVar<T, double, R> o; o.ddof = ddof; run_moments<T>(x, n, o, out); return 1; }
-    case CURED_OP_LOGSUMEXP: { LogSumExp<T, R, R> o; run<T>(x, n, o, out); return 1; }
+    case CURED_OP_LOGSUMEXP: {
+        LogSumExp<T, R, R> o;
+        if (emu_columns)
+            run_column_lse(x, n, o, out);
+        else
+            run<T>(x, n, o, out);
+        return 1;
+    }
     case CURED_OP_NANMEAN: { NanMean<T, double, R> o; o.ddof = ddof; run_moments<T>(x, n, o, out); return 1; }
     case CURED_OP_NANVAR: { NanVar<T, double, R> o; o.ddof = ddof; run_moments<T>(x, n, o, out); return 1; }
     case CURED_OP_NANSTD: { NanStd<T, double, R> o; o.ddof = ddof; run_moments<T>(x, n, o, out); return 1; }
