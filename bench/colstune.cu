@@ -12,10 +12,12 @@
 #include <cstdlib>
 #include <vector>
 #include "ceiling.cuh"
+#ifdef COLS_MINB
+#define CURED_COLS_MINB COLS_MINB // the moments' bound (stats_columns.cuh)
+#endif
 #include "segmented.cu"
 
 #ifdef COLS_MINB
-template <class T, class R, int KIND, int TX> struct ColsTuning<MeanVarOf<T, R, KIND>, TX> { enum { MIN_BLOCKS = COLS_MINB }; };
 template <class T, class P, class R, int TX> struct ColsTuning<LogSumExp<T, P, R>, TX> { enum { MIN_BLOCKS = COLS_MINB }; };
 #endif
 

@@ -330,7 +330,7 @@ reduce_cols(const T *in, Cols g, void *out, unsigned result_size, A *partials, u
             u64 i;
             if (winner_index(acc[k], i))
                 bind_winner(wop, base + (long long)i * g.row + c0 + k, i);
-            ColumnWrite<Op>::write(wop, buf + k * RS, acc[k], (u64)g.len);
+            wop.write(buf + k * RS, acc[k], (u64)g.len);
         }
         if (warp_dense)
             warp_store<(STAGE > 0 ? N : 32)>(buf, smem + (tx / 32) * 32 * N, (char *)out + (b * g.out_batch + w0) * RS);
@@ -343,8 +343,7 @@ reduce_cols(const T *in, Cols g, void *out, unsigned result_size, A *partials, u
             u64 i;
             if (winner_index(acc[k], i))
                 bind_winner(op, base + (long long)i * g.row + c0 + k, i);
-            ColumnWrite<Op>::write(op, (char *)out + (b * g.out_batch + (c0 + k) * g.out_col) * result_size, acc[k],
-                                   (u64)g.len);
+            op.write((char *)out + (b * g.out_batch + (c0 + k) * g.out_col) * result_size, acc[k], (u64)g.len);
         }
 }
 

@@ -364,23 +364,13 @@ template <class T, class R, int KIND> struct MeanVarOf {
         return s;
     }
     // n == 0 (and n <= ddof for the variance): NaN.
-    __device__ void write(void *out, State s, u64 len) const { write_of(out, s, len, false); }
-    // reduce_cols' results (ColumnWrite): where n is the call's count len (not SKIP) and the
-    // result narrower than float64, the quotients take the reciprocals of len and len - ddof,
-    // which a thread's VEC results share (one division a thread instead of two a result, the
-    // bound of few-row columns), within two float64 ulps of the quotients.
-    __device__ void write_shared(void *out, State s, u64 len) const { write_of(out, s, len, true); }
-    __device__ __forceinline__ void write_of(void *out, State s, u64 len, bool shared) const
+    __device__ void write(void *out, State s, u64) const
     {
         // A result narrower than float64: hi / n is within a float64 ulp of the mean, far below
         // the result's rounding (one division instead of mv_mean's two).
-        const bool by_len = shared && sizeof(R) < 8 && !SKIP && s.n == (double)len;
-        const double mean =
-            s.n > 0.0 ? (sizeof(R) < 8 ? (by_len ? s.hi * (1.0 / (double)len) : stats_div(s.hi, s.n)) : mv_mean(s))
-                      : stats_nan();
+        const double mean = s.n > 0.0 ? (sizeof(R) < 8 ? stats_div(s.hi, s.n) : mv_mean(s)) : stats_nan();
         const double dof = s.n - ddof;
-        const double var =
-            dof > 0.0 ? (by_len ? s.m2 * (1.0 / ((double)len - ddof)) : stats_div(s.m2, dof)) : stats_nan();
+        const double var = dof > 0.0 ? stats_div(s.m2, dof) : stats_nan();
         R *o = (R *)out;
         if (SKIP && (BASE == MV_MEAN ? !(s.n > 0.0) : !(dof > 0.0))) {
             o[0] = stats_too_few<R>();

@@ -112,19 +112,22 @@ template <class Op, class T, int VEC> struct MeanVarColumns {
 };
 template <class T, class R, int KIND, int VEC>
 struct ColumnAcc<MeanVarOf<T, R, KIND>, T, MeanVarState, VEC> : MeanVarColumns<MeanVarOf<T, R, KIND>, T, VEC> {};
-// Blocks an SM: 3 (80 registers) where blocks share a shift and a tile has 4 to 128 threads
-// across (1 across measured faster at 2 an SM, 90 registers; 256 across have 80 unbounded):
-// 0.03-0.10 of the ceiling over no bound on the H100 (bench/NOTES.md, Columns).
+// Blocks an SM: 3 (80 registers) for 32-bit elements into narrow results (blocks share a
+// shift; no S2C) in tiles of 4 to 128 threads across: 0.03-0.10 of the ceiling over no bound
+// for float32 on the H100 (bench/NOTES.md, Columns). 1 across measured faster at 2 an SM (90
+// registers); 256 across have 80 unbounded; the 8- and 16-bit types' VEC states would spill.
+// bench/colstune.cu sets CURED_COLS_MINB to try others.
 template <class T, class R, int KIND, int TX> struct ColsTuning<MeanVarOf<T, R, KIND>, TX> {
-    enum { MIN_BLOCKS = !MeanVarOf<T, R, KIND>::OWN_SHIFT && TX >= 4 && TX < 256 ? 3 : 0 };
-};
-// Their results share the reciprocals of the count (MeanVarOf's write_shared).
-template <class T, class R, int KIND> struct ColumnWrite<MeanVarOf<T, R, KIND> > {
-    __device__ static __forceinline__ void write(const MeanVarOf<T, R, KIND> &op, void *out, const MeanVarState &a,
-                                                 u64 len)
-    {
-        op.write_shared(out, a, len);
-    }
+#ifdef CURED_COLS_MINB
+    enum { MIN_BLOCKS = CURED_COLS_MINB };
+#else
+    enum {
+        MIN_BLOCKS = !MeanVarOf<T, R, KIND>::OWN_SHIFT && !MeanVarOf<T, R, KIND>::S2C && sizeof(T) == 4 && TX >= 4 &&
+                             TX < 256
+                         ? 3
+                         : 0
+    };
+#endif
 };
 // Their state records (state.cuh) too (a Record is its operator).
 template <class T, class R, int KIND, bool RAW, int VEC>

@@ -119,13 +119,6 @@ template <class Op, class T, class A, int VEC> struct ColumnAcc : ColumnAccOf<Op
 template <class Op, int TX> struct ColsTuning {
     enum { MIN_BLOCKS = 0 };
 };
-// How reduce_cols writes a thread's results: the operator's write (the moments: stats_columns.cuh).
-template <class Op> struct ColumnWrite {
-    template <class A> __device__ static __forceinline__ void write(const Op &op, void *out, const A &a, u64 len)
-    {
-        op.write(out, a, len);
-    }
-};
 __device__ __forceinline__ unsigned byte_lanes(unsigned w, unsigned sel)
 {
     unsigned d;

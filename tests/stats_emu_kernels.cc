@@ -240,7 +240,7 @@ template <class T, class Op> static void run_column(const void *x, size_t n, Op 
     MeanVarState v[2] = {Op::identity(), Op::identity()};
     for (size_t sp = 0; sp < splits; sp++)
         v[sp % 2] = op(v[sp % 2], part[sp]);
-    ColumnWrite<Op>::write(op, out, splits > 1 ? op(v[0], v[1]) : part[0], n); // reduce_cols' write
+    op.write(out, splits > 1 ? op(v[0], v[1]) : part[0], n);
 }
 // LOGSUMEXP as one column of n rows down reduce_cols, in the same splits and phases: each
 // phase's rows through the visitor's elem (logsumexp.cuh's ColumnAcc1), merged into the

@@ -112,7 +112,6 @@ template <class Op, class T> void bind_input(Op &op, const T *in);
 template <class Op, class T, class A> struct ColumnAcc1;
 template <class Op, class T, class A, int VEC> struct ColumnAcc;
 template <class Op, class T, class A, int VEC> struct ColumnAccOf;
-template <class Op> struct ColumnWrite;
 template <class Op, int TX> struct ColsTuning;
 
 // ---- the library's own ---------------------------------------------------------------
