@@ -41,6 +41,9 @@ __device__ __forceinline__ LseState lse_merge(LseState a, LseState b)
 // fixed tree (one float64 exponential per thread instead of one per level
 // of pairwise merges). lse_arg makes a state already at M count 1.
 __device__ __forceinline__ double lse_scaled(LseState t, double top) { return t.s * exp(lse_arg(t.m, top)); }
+// The same, where a state already at M keeps its sum (lse_scaled's factor exp(0) = 1) without
+// the float64 exponential.
+__device__ __forceinline__ double lse_rescaled(LseState t, double top) { return t.m == top ? t.s : lse_scaled(t, top); }
 struct AddScaled {
     __device__ static double identity() { return 0.0; }
     __device__ double operator()(double a, double b) const { return a + b; }
@@ -173,9 +176,8 @@ template <class T, class P, class R> struct ThreadLoop<LogSumExp<T, P, R> > {
 // segmented.cu's groups of G lanes (rows, short segments, strided layouts):
 // the group's maximum by xor shuffles, then the scaled sums down to the
 // group's first lane, which holds the result (as the generic group_reduce).
-// A state already at the maximum keeps its sum (lse_scaled's factor exp(0) = 1, without
-// the float64 exponential): one lane (G = 1), or lanes that share their reference
-// (segmented.cu's GroupLoop).
+// lse_rescaled spares the states already at the maximum their exponential: one lane
+// (G = 1), or lanes that share their reference (segmented.cu's GroupLoop).
 template <int G> __device__ __forceinline__ LseState lse_group_reduce(LseState v)
 {
     if (G == 1)
@@ -184,7 +186,7 @@ template <int G> __device__ __forceinline__ LseState lse_group_reduce(LseState v
 #pragma unroll
     for (int off = G / 2; off > 0; off >>= 1)
         top = fmax(top, __shfl_xor_sync(0xffffffffu, top, off));
-    double s = v.m == top ? v.s : lse_scaled(v, top);
+    double s = lse_rescaled(v, top);
 #pragma unroll
     for (int off = G / 2; off > 0; off >>= 1)
         s += __shfl_down_sync(0xffffffffu, s, off);
@@ -271,7 +273,7 @@ template <class Op, class T, int VEC> struct LseColumns : ColumnAccOf<Op, T, Lse
             __syncthreads();
 #pragma unroll
             for (int k = 0; k < VEC; k++)
-                s[k] = w.a[k].m == top[k] ? w.a[k].s : lse_scaled(w.a[k], top[k]);
+                s[k] = lse_rescaled(w.a[k], top[k]);
             phase_tree<BLOCK, TX, VEC>(s, VEC, sm, AddScaled());
         }
         if (threadIdx.x < TX)

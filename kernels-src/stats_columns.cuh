@@ -39,25 +39,23 @@ template <class Op, class T, int VEC> struct MeanVarColumns {
     }
     __device__ static __forceinline__ void open(W &w) { zero(w); }
     __device__ static __forceinline__ void start(N &n, const W &w) { n = w; }
+    // The shifts of the first `live` columns from a row's elements e.
+    __device__ static __forceinline__ void shifts(N &n, const T *e, int live)
+    {
+#pragma unroll
+        for (int k = 0; k < VEC; k++)
+            if (k < live)
+                n.a[k].k = stats_shift(e + k, 1, 0);
+        n.started = true;
+    }
     // BLOCK_JOIN: the shifts from the block's first row (a vector of VEC columns, or the
     // first `live` elements of one).
     __device__ static __forceinline__ void begin(W &w, const T *first)
     {
         const uint4 v = __ldg(reinterpret_cast<const uint4 *>(first));
-        const T *e = reinterpret_cast<const T *>(&v);
-#pragma unroll
-        for (int k = 0; k < VEC; k++)
-            w.a[k].k = stats_shift(&e[k], 1, 0);
-        w.started = true;
+        shifts(w, reinterpret_cast<const T *>(&v), VEC);
     }
-    __device__ static __forceinline__ void begin_elems(W &w, const T *first, int live)
-    {
-#pragma unroll
-        for (int k = 0; k < VEC; k++)
-            if (k < live)
-                w.a[k].k = stats_shift(first + k, 1, 0);
-        w.started = true;
-    }
+    __device__ static __forceinline__ void begin_elems(W &w, const T *first, int live) { shifts(w, first, live); }
     __device__ static __forceinline__ void add_elems(W &w, const T *row, int live, u64, Op)
     {
 #pragma unroll
@@ -68,12 +66,8 @@ template <class Op, class T, int VEC> struct MeanVarColumns {
     __device__ static __forceinline__ void add(N &n, uint4 v, u64, Op)
     {
         const T *e = reinterpret_cast<const T *>(&v);
-        if (!n.started) {
-#pragma unroll
-            for (int k = 0; k < VEC; k++)
-                n.a[k].k = stats_shift(&e[k], 1, 0);
-            n.started = true;
-        }
+        if (!n.started)
+            shifts(n, e, VEC);
 #pragma unroll
         for (int k = 0; k < VEC; k++)
             n.a[k].add(widen<double>(e[k]));

@@ -274,7 +274,7 @@ template <class T, class P, class R> static void run_column_lse(const void *x, s
         }
         double sum[8];
         for (int ty = 0; ty < TY; ty++)
-            sum[ty] = ph[ty].m == top ? ph[ty].s : lse_scaled(ph[ty], top);
+            sum[ty] = lse_rescaled(ph[ty], top);
         for (int h = TY / 2; h > 0; h >>= 1)
             for (int ty = 0; ty < h; ty++)
                 sum[ty] += sum[ty + h];
