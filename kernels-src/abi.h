@@ -109,32 +109,43 @@ CR_ABI_ASSERT(sizeof(struct cr_cols) == 7 * 8 + 4 * 4 + 8 + 2 * 4, "sizeof Cols"
 
 /* Segments over `huge` elements, listed by reduce_segments for
  * reduce_long_segments (segments_long.cuh): an entry keeps the segment's
- * index, start and length, so that its blocks need not look them up. */
+ * index, start and length, so that its blocks need not look them up, and the
+ * ticket of its parts (written as zero with the entry, left at zero by the
+ * entry's last part). */
 typedef struct cr_long_entry {
     cr_u64 seg;
     cr_i64 begin;
-    cr_u64 len, pad;
+    cr_u64 len;
+    cr_u32 ticket, pad;
 } LongEntry;
 CR_ABI_AT(struct cr_long_entry, begin, 8);
 CR_ABI_AT(struct cr_long_entry, len, 16);
+CR_ABI_AT(struct cr_long_entry, ticket, 24);
 CR_ABI_ASSERT(sizeof(struct cr_long_entry) == 4 * 8, "sizeof LongEntry");
+
+/* The most entries a list holds: the long kernel's prefix sum over them is
+ * in shared memory. */
+#define CR_LONG_MAX 4096
 
 /* The list, in the workspace: the first cap entries met (in whatever order
  * the warps meet them), their count, which goes on past cap, a done word
- * and a ticket per entry. The count alone decides how they are reduced, and
- * it does not depend on timing. */
+ * and the counter from which the long kernel's blocks take chunks (the
+ * three in the slot's tickets, kept at zero). The count alone decides how
+ * they are reduced, and it does not depend on timing. */
 typedef struct cr_long_list {
     CR_DEVPTR(LongEntry) seg; /* cap entries */
     CR_DEVPTR(unsigned int) count;
     CR_DEVPTR(unsigned int) done;
-    CR_DEVPTR(unsigned int) tickets; /* one per entry */
-    cr_u32 cap, parts; /* parts: the most blocks of one entry (its partials' stride) */
+    CR_DEVPTR(unsigned int) next;
+    cr_u32 cap;
+    cr_u32 chunks; /* a block's share of the listed elements is cut into about this many chunks; the
+                    * parts' partials are a pool of cap + chunks x grid, indexed by chunk */
 } LongList;
 CR_ABI_AT(struct cr_long_list, count, 8);
 CR_ABI_AT(struct cr_long_list, done, 16);
-CR_ABI_AT(struct cr_long_list, tickets, 24);
+CR_ABI_AT(struct cr_long_list, next, 24);
 CR_ABI_AT(struct cr_long_list, cap, 32);
-CR_ABI_AT(struct cr_long_list, parts, 36);
+CR_ABI_AT(struct cr_long_list, chunks, 36);
 CR_ABI_ASSERT(sizeof(struct cr_long_list) == 4 * 8 + 2 * 4, "sizeof LongList");
 
 /* What segment offsets may index: elements [0, limit) of the input. A

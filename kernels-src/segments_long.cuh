@@ -1,13 +1,15 @@
 // The segments over `huge` elements that reduce_segments counted and listed.
 // When all of them are on the list, the grid (about one wave of blocks)
 // shares them out as chunks: each entry is cut into parts of at least huge
-// elements and at least a quarter block's share of all the listed elements
-// (at most l.parts of them; about four chunks a block evens out the wave),
-// every block finds its chunks by a prefix sum over the entries, and the last of an entry's parts combines their partials in part
-// order. The parts depend only on the listed lengths and the grid (the
-// kernel's occupancy on the device), not on the list's order or on timing,
-// so the results are bitwise the same from run to run. When there are more than the
-// list holds, the list is ignored and every such segment gets one block.
+// elements and at least a block's share of all the listed elements over
+// l.chunks, every block finds the chunks by a prefix sum over the entries,
+// and takes them one at a time from a counter, so that a block whose chunks
+// were short takes more of them; the last of an entry's parts combines their
+// partials in part order. The parts depend only on the listed lengths and
+// the grid (the kernel's occupancy on the device), not on the list's order,
+// on which block takes which chunk or on timing, so the results are bitwise
+// the same from run to run. When there are more than the list holds, the
+// list is ignored and every such segment gets one block.
 #ifndef CURED_SEGMENTS_LONG_CUH
 #define CURED_SEGMENTS_LONG_CUH
 
@@ -68,11 +70,11 @@ __device__ __noinline__ void every_long_segment(const T *in, u64 nseg, const Off
     }
 }
 
-// How many parts entry e (len elements) is cut into.
-__device__ __forceinline__ unsigned long_parts(u64 len, u64 chunk, unsigned most)
+// How many parts an entry of len elements is cut into.
+__device__ __forceinline__ unsigned long_parts(u64 len, u64 chunk)
 {
-    const u64 want = len / chunk;
-    return want < 1 ? 1u : want < most ? (unsigned)want : most;
+    const u64 want = len / chunk; // at most the grid's chunks: chunk >= (all the listed elements) / chunks
+    return want < 1 ? 1u : (unsigned)want;
 }
 
 template <class T, class A, class Op, class Off, int BLOCK, int UNROLL>
@@ -80,31 +82,51 @@ __global__ void __launch_bounds__(BLOCK)
 reduce_long_segments(const T *in, u64 nseg, const Off *begin, const Off *end, void *out, unsigned result_size,
                      u64 huge, LongList l, SegGuard guard, A *partials, double ddof)
 {
-    __shared__ unsigned counted, first[2 * BLOCK + 1]; // first[e]: entry e's first chunk
+    constexpr unsigned PER = CR_LONG_MAX / BLOCK; // the entries a thread counts up
+    // first[e]: entry e's first chunk, which is also where its partials start; next: the chunk
+    // this block reduces, and the one it takes meanwhile
+    __shared__ unsigned counted, next[2], first[CR_LONG_MAX + 1];
     __shared__ u64 chunk;
-    const unsigned t = threadIdx.x, e0 = 2 * t, e1 = 2 * t + 1;
-    if (t == 0)
+    const unsigned t = threadIdx.x;
+    if (t == 0) {
         counted = *(volatile unsigned *)l.count;
+        next[0] = atomicAdd(l.next, 1u);
+    }
     __syncthreads();
     const unsigned n = counted;
-    if (n <= l.cap && n <= 2 * BLOCK) {
-        const u64 len0 = e0 < n ? l.seg[e0].len : 0, len1 = e1 < n ? l.seg[e1].len : 0;
-        const u64 all = block_scan_inclusive<BLOCK>(len0 + len1); // the last thread's is every entry's
+    if (n <= l.cap) {
+        u64 mine = 0;
+        for (unsigned e = t; e < n; e += BLOCK)
+            mine += l.seg[e].len;
+        const u64 all = block_scan_inclusive<BLOCK>(mine); // the last thread's is every entry's
         if (t == BLOCK - 1) {
-            const u64 share = (all + 4 * (u64)gridDim.x - 1) / (4 * (u64)gridDim.x);
+            const u64 shares = (u64)l.chunks * gridDim.x, share = (all + shares - 1) / shares;
             chunk = share > huge ? share : huge;
         }
         __syncthreads();
-        const unsigned p0 = e0 < n ? long_parts(len0, chunk, l.parts) : 0;
-        const unsigned p1 = e1 < n ? long_parts(len1, chunk, l.parts) : 0;
-        const unsigned upto = block_scan_inclusive<BLOCK>(p0 + p1);
-        first[e0] = upto - p0 - p1;
-        first[e1] = upto - p1;
-        if (t == BLOCK - 1)
-            first[2 * BLOCK] = upto;
+        for (unsigned e = t; e < n; e += BLOCK)
+            first[e] = long_parts(l.seg[e].len, chunk);
         __syncthreads();
-        const unsigned chunks = first[n]; // entries from n on have no parts
-        for (unsigned c = blockIdx.x; c < chunks; c += gridDim.x) {
+        unsigned run = 0; // thread t's entries are PER t to PER (t + 1) - 1
+        for (unsigned j = 0, e = PER * t; j < PER && e < n; j++, e++)
+            run += first[e];
+        const unsigned upto = block_scan_inclusive<BLOCK>(run);
+        unsigned at = upto - run;
+        for (unsigned j = 0, e = PER * t; j < PER && e < n; j++, e++) {
+            const unsigned p = first[e];
+            first[e] = at;
+            at += p;
+        }
+        if (t == BLOCK - 1)
+            first[n] = upto; // entries from n on have no parts
+        __syncthreads();
+        const unsigned chunks = first[n];
+        for (unsigned i = 0;; i ^= 1) {
+            const unsigned c = next[i];
+            if (c >= chunks)
+                break;
+            if (t == 0) // read by every thread after the block reduction's barriers
+                next[i ^ 1] = atomicAdd(l.next, 1u);
             unsigned lo = 0, hi = n; // first[lo] <= c < first[hi]
             while (hi - lo > 1) {
                 const unsigned mid = (lo + hi) / 2;
@@ -113,7 +135,7 @@ reduce_long_segments(const T *in, u64 nseg, const Off *begin, const Off *end, vo
                 else
                     hi = mid;
             }
-            const LongEntry *en = l.seg + lo;
+            LongEntry *en = l.seg + lo;
             const long long b = en->begin;
             const u64 len = en->len, s = en->seg;
             const unsigned part = c - first[lo], parts = first[lo + 1] - first[lo];
@@ -122,15 +144,19 @@ reduce_long_segments(const T *in, u64 nseg, const Off *begin, const Off *end, vo
             bind_input(op, in + b);
             A v = long_part<T, A, Op, BLOCK, UNROLL>(in + b, len, part, parts, op);
             v = block_reduce_shuffle<BLOCK>(v, op);
-            finish_last_block<BLOCK>(v, (char *)out + s * result_size, len, partials + (u64)lo * l.parts,
-                                     l.tickets + lo, part, parts, op);
+            finish_last_block<BLOCK>(v, (char *)out + s * result_size, len, partials + first[lo], &en->ticket, part,
+                                     parts, op);
         }
     } else {
         every_long_segment<T, A, Op, Off, BLOCK, UNROLL>(in, nseg, begin, end, out, result_size, huge, guard, ddof);
     }
-    if (t == 0 && atomicAdd(l.done, 1u) == gridDim.x * gridDim.y - 1) { // every block has read the count
-        *l.count = 0;
-        *l.done = 0;
+    if (t == 0) {
+        __threadfence(); // this block's last take of a chunk before its done
+        if (atomicAdd(l.done, 1u) == gridDim.x * gridDim.y - 1) { // every block has read the count and taken its last
+            *l.count = 0;
+            *l.done = 0;
+            *l.next = 0;
+        }
     }
 }
 

@@ -32,7 +32,7 @@ __device__ __forceinline__ void list_long(const LongList &l, u64 s, long long be
         return;
     const unsigned slot = atomicAdd(l.count, 1u);
     if (slot < l.cap) {
-        const LongEntry e = {s, begin, len, 0};
+        const LongEntry e = {s, begin, len, 0, 0}; // the ticket of its parts at zero
         l.seg[slot] = e;
     }
 }

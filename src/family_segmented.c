@@ -86,36 +86,48 @@ static void build(const struct cr_request *r, struct cr_unit *u)
 }
 
 /* Segments over LONG_BYTES go to reduce_long_segments (segments_long.cuh):
- * up to LONG_CAP of them in a call, shared out as chunks over one wave of
- * its blocks (its own occupancy; LONG_PER_SM an SM for a kernel never
- * loaded, as in the planner tests), each cut into at most LONG_PARTS parts;
- * any more, and every one of them gets one block.
+ * up to the list's cap of them in a call (CR_LONG_MAX, fewer where the
+ * workspace holds fewer), shared out over one wave of its blocks (its own
+ * occupancy; LONG_PER_SM an SM for a kernel never loaded, as in the planner
+ * tests) as chunks of about a block's share over LONG_CHUNKS, which the
+ * blocks take from a counter; any more, and every one of them gets one block.
  * Why 16 KiB: a segment much longer than a warp's share of the call would
  * hold its warp long after the others end; past the threshold the blocks
  * share it out instead (bench/NOTES.md, Segments). */
 #define LONG_BYTES ((uint64_t)16 << 10)
-#define LONG_CAP 512u
-#define LONG_PARTS 64u
+#define LONG_CHUNKS 8u
 #define LONG_PER_SM 4u
-/* The list's tickets, count and done word share the slot's tickets; its
- * partials and entries (1 MiB) the partials and column area (at least
- * CR_WS_COLS_BYTES, so the whole list fits on every device; cap is computed
- * all the same). The kernel's prefix sum holds 2 BLOCK entries. */
-_Static_assert(LONG_CAP + 2 <= CR_WS_NTICKETS, "the long list's tickets");
-_Static_assert(LONG_CAP <= 2 * BLOCK, "the long list's prefix sum");
-#define LONG_PER_ENTRY ((uint64_t)LONG_PARTS * CR_MAX_ACC + sizeof(struct cr_long_entry)) /* its partials and entry */
-_Static_assert(LONG_CAP * LONG_PER_ENTRY <= CR_WS_COLS_BYTES, "the long list's area");
+/* The list's count, done word and chunk counter are the slot's first three
+ * tickets; the pool of the parts' partials (cap + chunks x grid of them,
+ * one a chunk), then the entries, fill the partials and column area. */
+_Static_assert(3 <= CR_WS_NTICKETS, "the long list's counters");
+_Static_assert(CR_LONG_MAX % BLOCK == 0, "the long list's prefix sum");
+_Static_assert(CR_MAX_ACC % 16 == 0, "the entries after the partials are 16-byte aligned");
+
+/* The list of the long kernel's grid: the chunks a block aims at (halved
+ * until the pool fits beside one entry) and the entries the rest holds. */
+static struct cr_long_list long_list(const struct cr_device_facts *dev, uint64_t ws, unsigned grid)
+{
+    const uint64_t tickets = ws + CR_WS_TICKETS, partials = ws + CR_WS_PARTIALS, room = cr_partials_area(dev);
+    const uint64_t entry = sizeof(struct cr_long_entry) + CR_MAX_ACC; /* an entry and its first partial */
+    unsigned chunks = LONG_CHUNKS;
+    while (chunks > 1 && (uint64_t)chunks * grid * CR_MAX_ACC + entry > room)
+        chunks /= 2;
+    const uint64_t pool = (uint64_t)chunks * grid * CR_MAX_ACC, left = room > pool ? (room - pool) / entry : 0;
+    const unsigned cap = left < CR_LONG_MAX ? (unsigned)left : CR_LONG_MAX;
+    struct cr_long_list list = {partials + pool + (uint64_t)cap * CR_MAX_ACC, tickets, tickets + 4, tickets + 8,
+                                cap, chunks};
+    return list;
+}
 
 static void plan_segments(const struct cr_request *r, const struct cr_kernel *k, const struct cr_device_facts *dev,
                           const struct cr_args *a, unsigned grid, uint64_t ddof, struct cr_plan *p)
 {
     const struct cr_geometry *g = a->geo;
-    const uint64_t tickets = a->ws + CR_WS_TICKETS, partials = a->ws + CR_WS_PARTIALS;
-    _Static_assert(CR_MAX_ACC % 16 == 0, "the entries after the partials are 16-byte aligned");
-    const uint64_t room = cr_partials_area(dev), per = LONG_PER_ENTRY;
-    const unsigned cap = room / per < LONG_CAP ? (unsigned)(room / per) : LONG_CAP;
-    struct cr_long_list list = {partials + (uint64_t)cap * LONG_PARTS * CR_MAX_ACC, tickets + 4 * LONG_CAP,
-                                tickets + 4 * (LONG_CAP + 1), tickets, cap, LONG_PARTS};
+    const uint64_t partials = a->ws + CR_WS_PARTIALS;
+    const unsigned per_sm = k->fn_blocks_per_sm[1] > 0 ? (unsigned)k->fn_blocks_per_sm[1] : LONG_PER_SM;
+    const unsigned long_grid = per_sm * (unsigned)dev->sms;
+    const struct cr_long_list list = long_list(dev, a->ws, long_grid);
     const struct cr_seg_guard guard = {g->limit, a->ws + CR_WS_ERROR};
     struct cr_launch *l = cr_plan_launch(p, 0, grid, BLOCK);
     cr_plan_param(p, l, (uint64_t)(uintptr_t)a->in);
@@ -128,8 +140,7 @@ static void plan_segments(const struct cr_request *r, const struct cr_kernel *k,
     cr_plan_struct(p, l, &list, sizeof list);
     cr_plan_struct(p, l, &guard, sizeof guard);
     cr_plan_param(p, l, ddof);
-    const unsigned per_sm = k->fn_blocks_per_sm[1] > 0 ? (unsigned)k->fn_blocks_per_sm[1] : LONG_PER_SM;
-    l = cr_plan_launch(p, 1, per_sm * (unsigned)dev->sms, BLOCK);
+    l = cr_plan_launch(p, 1, long_grid, BLOCK);
     cr_plan_param(p, l, (uint64_t)(uintptr_t)a->in);
     cr_plan_param(p, l, g->nout);
     cr_plan_param(p, l, (uint64_t)(uintptr_t)g->begin);

@@ -471,20 +471,23 @@ START_TEST(test_plans_fit)
                           memcmp(&guard, &guard0, sizeof guard) == 0,
                       "the guard: limit %llu, error word 0x%llx", (unsigned long long)guard.limit,
                       (unsigned long long)guard.bad);
-        ck_assert_msg(list.cap >= 1 && list.cap <= 512 && list.parts >= 1, "cap %u parts %u", list.cap, list.parts);
-        ck_assert_msg(list.cap == 512 && list.parts == 64, "%d SMs: the list holds %u, %u parts", sms[k], list.cap,
-                      list.parts);
-        /* the partials (parts a entry), then the 32-byte entries, 16-byte aligned, inside the partials area */
+        /* every device here holds the whole list; the very many SMs' pool takes fewer chunks a block */
+        const unsigned grid = p.l[1].grid;
+        ck_assert_msg(list.cap == CR_LONG_MAX && list.chunks == (sms[k] == 4000 ? 4u : 8u),
+                      "%d SMs: the list holds %u, %u chunks a block", sms[k], list.cap, list.chunks);
+        /* the partials' pool (a chunk each: at most cap + chunks x grid of them), then the 32-byte
+         * entries, 16-byte aligned, inside the partials area */
         const uint64_t partials = 0x40000 + CR_WS_PARTIALS;
-        ck_assert_uint_eq(list.seg, partials + (uint64_t)list.cap * list.parts * CR_MAX_ACC);
+        ck_assert_uint_eq(list.seg, partials + ((uint64_t)list.cap + (uint64_t)list.chunks * grid) * CR_MAX_ACC);
         ck_assert_uint_eq(list.seg % 16, 0);
         ck_assert_msg(list.seg + 32u * list.cap <= partials + fake.facts.partials_capacity * CR_MAX_ACC + CR_WS_COLS_BYTES,
                       "%d SMs: the long-segment list outgrows the workspace", sms[k]);
-        /* a ticket an entry, then the count and the done word, all in the slot's tickets */
+        /* the count, the done word and the chunk counter: three of the slot's tickets */
         const uint64_t tickets = 0x40000 + CR_WS_TICKETS;
-        ck_assert_msg(list.tickets == tickets && list.count >= tickets + 4u * list.cap &&
-                          list.done > list.count && list.done + 4 <= tickets + 4u * CR_WS_NTICKETS,
-                      "the list's tickets outgrow the workspace");
+        ck_assert_msg(list.count >= tickets && list.done != list.count && list.next != list.count &&
+                          list.next != list.done && list.count + 4 <= tickets + 4u * CR_WS_NTICKETS &&
+                          list.done + 4 <= tickets + 4u * CR_WS_NTICKETS && list.next + 4 <= tickets + 4u * CR_WS_NTICKETS,
+                      "the list's counters outgrow the slot's tickets");
     }
 }
 END_TEST

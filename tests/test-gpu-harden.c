@@ -247,9 +247,9 @@ END_TEST
  * mix of good and bad offsets; the data of the mix comes from the seed. */
 START_TEST(test_wild_offsets_many)
 {
-    enum { N = 1 << 16, NSEG = 1200 };
+    enum { N = 1 << 16, NSEG = 12000 };
     static int64_t b[NSEG], e[NSEG];
-    for (int s = 0; s < NSEG; s++) { /* 600 long ones over 16 KiB: past the list's 512 */
+    for (int s = 0; s < NSEG; s++) { /* 6000 long ones over 16 KiB, 4600 good: past the list's CR_LONG_MAX (4096) */
         b[s] = s % 2 ? s : 0;
         e[s] = s % 2 ? s + 3 : N - (s % 5);
         if (s % 7 == 3)
@@ -257,7 +257,7 @@ START_TEST(test_wild_offsets_many)
         if (s % 11 == 5)
             e[s] = N + s; /* bad: past the limit */
     }
-    struct seg_case c = {"1200 segments, 600 long, bad ones among them", N, NSEG, b, e};
+    struct seg_case c = {"12000 segments, 6000 long, bad ones among them", N, NSEG, b, e};
     run_seg_case(&c, CURED_TYPE_INT64);
     run_seg_case(&c, CURED_TYPE_INT32);
     struct rng r;

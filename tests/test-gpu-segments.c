@@ -124,20 +124,26 @@ static void segments_free(void *h, int64_t *b, int64_t *e, CUdeviceptr d, CUdevi
     dev_free(o);
 }
 
-/* More segments over 16 KiB than the long list holds (512 a call): then a
- * block each; every kind of segment length around the limits, against a host
- * sum of integers (exact) and ARGMAX. */
-START_TEST(test_segments_listed)
+/* Segments over 16 KiB, listed (1000 of them, chunks shared out over the
+ * long kernel's wave) and more than the long list holds (4400, past
+ * CR_LONG_MAX: then a block each, overlapping in a smaller input); every kind
+ * of segment length around the limits, against a host sum of integers (exact)
+ * and ARGMAX. */
+static void segments_listed(size_t nseg, int overlap)
 {
-    const size_t nseg = ops_reduced() ? 900 : 1500;
     struct rng r;
-    rng_init(&r, "listed", 0);
+    rng_init(&r, "listed", (int)nseg);
     int64_t *b = ops_malloc(nseg * 8), *e = ops_malloc(nseg * 8);
-    size_t n = 0;
+    size_t n = overlap ? (size_t)1 << 21 : 0;
     for (size_t s = 0; s < nseg; s++) {
         /* most over 16 KiB of int32, some at and around the short, warp and list limits */
         static const size_t lens[] = {4097, 4096, 4095, 257, 256, 0, 1, 6000, 5000};
         const size_t len = s % 3 ? 4097 + rng_u32(&r) % 3000 : lens[(s / 3) % 9];
+        if (overlap) {
+            b[s] = (int64_t)(rng_u32(&r) % (uint32_t)(n - len));
+            e[s] = b[s] + (int64_t)len;
+            continue;
+        }
         b[s] = (int64_t)n + (int64_t)(rng_u32(&r) % 3);
         e[s] = b[s] + (int64_t)len;
         n = (size_t)e[s];
@@ -159,7 +165,7 @@ START_TEST(test_segments_listed)
             int64_t want = 0;
             for (int64_t i = b[s]; i < e[s]; i++)
                 want += h[i];
-            ck_assert_msg(got[s] == want, "repeat %d, segment %zu [%lld, %lld): %lld, want %lld", rep, s,
+            ck_assert_msg(got[s] == want, "%zu segments, repeat %d, segment %zu [%lld, %lld): %lld, want %lld", nseg, rep, s,
                           (long long)b[s], (long long)e[s], (long long)got[s], (long long)want);
         }
     }
@@ -176,28 +182,35 @@ START_TEST(test_segments_listed)
                 best = i - b[s];
         int64_t idx;
         memcpy(&idx, res + s * rs, 8);
-        ck_assert_msg(idx == best, "ARGMAX segment %zu [%lld, %lld): index %lld, want %lld", s, (long long)b[s],
+        ck_assert_msg(idx == best, "%zu segments: ARGMAX segment %zu [%lld, %lld): index %lld, want %lld", nseg, s, (long long)b[s],
                       (long long)e[s], (long long)idx, (long long)best);
     }
     ops_free(got);
     segments_free(h, b, e, d, db, de, o);
 }
+
+START_TEST(test_segments_listed)
+{
+    segments_listed(ops_reduced() ? 900 : 1500, 0);
+    segments_listed(6600, 1); /* 4400 long ones */
+}
 END_TEST
 
 /* Float sums of segments over 16 KiB, bitwise the same in every call:
- * with 300 of them (listed: chunks shared out over the long kernel's wave)
- * and with 900 (a block each, the list ignored), beside a host sum in double. */
+ * with 300 and 2000 of them (listed: chunks shared out over the long
+ * kernel's wave) and with 4500 (past CR_LONG_MAX: a block each, the list
+ * ignored), overlapping, beside a host sum in double. */
 START_TEST(test_segments_long_repeat)
 {
-    const size_t nseg = 900;
+    const size_t nseg = 4500;
     struct rng r;
     rng_init(&r, "long-repeat", 0);
     int64_t *b = ops_malloc(nseg * 8), *e = ops_malloc(nseg * 8);
-    size_t n = 0;
+    const size_t n = (size_t)1 << 21;
     for (size_t s = 0; s < nseg; s++) {
-        b[s] = (int64_t)n + (int64_t)(rng_u32(&r) % 5);
-        e[s] = b[s] + 4097 + (int64_t)(rng_u32(&r) % 2000);
-        n = (size_t)e[s];
+        const int64_t len = 4097 + (int64_t)(rng_u32(&r) % 2000);
+        b[s] = (int64_t)(rng_u32(&r) % (uint32_t)(n - (size_t)len));
+        e[s] = b[s] + len;
     }
     float *h = ops_malloc(n * 4);
     for (size_t i = 0; i < n; i++)
@@ -207,8 +220,8 @@ START_TEST(test_segments_long_repeat)
     upload(db, b, nseg * 8);
     upload(de, e, nseg * 8);
     float *first = ops_malloc(nseg * 4), *got = ops_malloc(nseg * 4);
-    static const size_t counts[] = {300, 900};
-    for (int c = 0; c < 2; c++) {
+    static const size_t counts[] = {300, 2000, 4500};
+    for (int c = 0; c < 3; c++) {
         const size_t m = counts[c];
         for (int rep = 0; rep < 5; rep++) {
             poison(o, nseg * 4);
