@@ -73,6 +73,8 @@ __device__ __forceinline__ unsigned exact_warp_or(unsigned v)
 // The offset of index i of a row-major shape (innermost last) with these strides.
 __device__ __forceinline__ long long exact_offset(u64 i, int n, const long long *extent, const long long *stride)
 {
+    if (n == 1) // i < extent[0]: no 64-bit division
+        return (long long)i * stride[0];
     long long at = 0;
     for (int k = n - 1; k >= 0; k--) {
         const u64 e = (u64)extent[k];
@@ -691,6 +693,93 @@ __device__ __forceinline__ void exact_warp_output(const ExactJob &j, u64 o, long
     __syncwarp(); // the next output's warp state reuses the digits
 }
 
+// The bits of a finite nonzero double v rounded to nearest-even in R; with
+// `off` nonzero, those of a value just above (off > 0) or just below
+// (off < 0) |v| (R narrower than a double, v's significand above 1).
+template <class R> __device__ __forceinline__ u64 exact_round_double(double v, int off)
+{
+    const u64 b = (u64)__double_as_longlong(v);
+    const int ef = (int)(b >> 52 & 0x7ff);
+    const u64 m = (b & ((1ull << 52) - 1)) | (ef ? 1ull << 52 : 0ull);
+    return exact_round_scaled<R>(off < 0 ? m - 1 : m, (ef ? ef : 1) - 1075, off != 0, (long long)b < 0);
+}
+
+// The sum s (exact) of n terms, or their mean, rounded once into R: false
+// where a double quotient cannot tell the mean's rounding (near underflow).
+template <class R, int OP> __device__ __forceinline__ bool exact_quick_bits(double s, u64 n, u64 &bits)
+{
+    if (s == 0.0) { // -0.0 only when every term is -0.0 (s started at -0.0); the mean keeps the sign
+        bits = __double_as_longlong(s) < 0 ? exact_sign_bit<R>() : 0ull;
+        return true;
+    }
+    if (OP == EXACT_OP_SUM) {
+        bits = exact_round_double<R>(s, 0);
+        return true;
+    }
+    const double q = s / (double)n; // rounded once: the mean when R is a double
+    if (sizeof(R) == 8) {
+        bits = (u64)__double_as_longlong(q);
+        return true;
+    }
+    if (!(fabs(q) >= 0x1p-960))
+        return false;
+    // q + r / n is the mean, r exactly; R's midpoints are doubles, so only the side of q on which
+    // the mean lies can matter, and only when q is one
+    const double r = fma(-q, (double)n, s);
+    bits = exact_round_double<R>(q, r == 0.0 ? 0 : (r > 0.0) == (s > 0.0) ? 1 : -1);
+    return true;
+}
+
+// A lane's output (splits 1, len > 0 terms) summed in a double by TwoSum:
+// when no addition loses a bit (the terms span fewer bits than a double
+// holds, as most float32, bfloat16 and float16 terms of one output do), the
+// double is the exact sum, and the result is rounded from it without the
+// exact state. False, with nothing written, otherwise (a lost bit, a NaN or
+// an infinity), and the lane takes the exact state.
+template <class T, int OP>
+__device__ __forceinline__ bool exact_lane_quick(const ExactJob &j, const T *x, long long base, long long stride,
+                                                 u64 len, u64 o)
+{
+    double s = -0.0;
+    bool lost = false;
+#pragma unroll 4
+    for (u64 i = 0; i < len; i++) {
+        const long long at = base + (j.view == EXACT_VIEW_GENERAL ? exact_red_offset(j, i) : (long long)i * stride);
+        const double v = widen<double, T>(x[at]), t = s + v, vt = t - s;
+        lost |= (s - (t - vt)) + (v - vt) != 0.0; // TwoSum's error: NaN where a term is not finite
+        s = t;
+    }
+    if (lost)
+        return false;
+    u64 bits;
+    const long long at = exact_out_offset(j, o);
+    if constexpr (exact_same<T, half_t>::V)
+        if (j.result == CR_EXACT_R_FLOAT16) {
+            if (!exact_quick_bits<half_t, OP>(s, len, bits))
+                return false;
+            exact_store<half_t>(j.out, at, bits);
+            return true;
+        }
+    if constexpr (exact_same<T, bf16_t>::V)
+        if (j.result == CR_EXACT_R_BFLOAT16) {
+            if (!exact_quick_bits<bf16_t, OP>(s, len, bits))
+                return false;
+            exact_store<bf16_t>(j.out, at, bits);
+            return true;
+        }
+    if constexpr (sizeof(T) <= 4)
+        if (j.result == CR_EXACT_R_FLOAT32) {
+            if (!exact_quick_bits<float, OP>(s, len, bits))
+                return false;
+            exact_store<float>(j.out, at, bits);
+            return true;
+        }
+    if (!exact_quick_bits<double, OP>(s, len, bits))
+        return false;
+    exact_store<double>(j.out, at, bits);
+    return true;
+}
+
 // Outputs of a few elements (unit_warps == 0): a lane an output, a warp 32
 // neighbouring outputs, split into j.splits parts of j.part elements (the
 // planner splits only under the tests' force: columns in split lanes
@@ -721,7 +810,10 @@ __device__ __forceinline__ void exact_lanes(const ExactJob &j, long long *lanes,
         const u64 p0 = p * j.part < len ? p * j.part : len;
         const u64 p1 = p0 + j.part < len ? p0 + j.part : len;
         const bool defer = live && j.splits == 1 && len > EXACT_LANE_LONG;
-        if (live && !defer) {
+        bool quick = false;
+        if constexpr (!STATE && (OP == EXACT_OP_SUM || OP == EXACT_OP_MEAN))
+            quick = live && !defer && j.splits == 1 && len > 0 && exact_lane_quick<T, OP>(j, x, base, stride, len, o);
+        if (live && !defer && !quick) {
             Exact<F> s;
             exact_init(s);
             Front f;
