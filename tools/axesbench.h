@@ -15,6 +15,7 @@ struct cell {
     const char *label;
     cured_type type, out;
     cured_op op;
+    int spread; /* bk_ref_init_spread()'s data (every binade, cancelling pairs): timed, not checked */
 };
 
 /* The median of iters calls of call(user), each between its own pair of
@@ -45,8 +46,8 @@ int axes_cub_of(const struct cell *c, cmp_op *op, cmp_type *t);
 double axes_cub_row(struct cub_req *q, int iters, size_t bytes, double ceil_gbps, double cured_us, const char *label,
                     const char *shape, const char *csv_shape, FILE *csv);
 
-/* The segment cells of op (SUM or EXACT_SUM, float32: power-law, listed
- * long, unlisted long), SUM's each with its CUB row; CUB's wins and its
+/* The segment cells of op (SUM or EXACT_SUM, float32: power-law, 1 MiB,
+ * 16-64 KiB), SUM's each with its CUB row; CUB's wins and its
  * slowest ratio go into t. 0 if every cell ran. */
 struct seg_tally {
     int ncub, cub_wins;

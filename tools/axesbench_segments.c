@@ -2,9 +2,10 @@
  * The segment cells of `cured bench axes`: float32 SUM (and EXACT_SUM) over
  * int64 offsets (CSR: begin = off, end = off + 1), SUM's beside CUB's
  * segmented reduction:
- * 1M segments of power-law lengths (mean 64); 256 segments of 1 MiB (the
- * long list: several blocks each); 2048 segments of 16-64 KiB (more than
- * the list holds: a block each).
+ * 1M segments of power-law lengths (mean 64: the short-segment kernel's,
+ * and a few on the long list); 256 segments of 1 MiB (the long list: cut
+ * into many chunks each); 2048 segments of 16-64 KiB (the long list: one to
+ * three chunks each, as many as 8 a block).
  */
 #ifdef HAVE_CONFIG_H
 #include <config.h>
@@ -45,14 +46,14 @@ static uint64_t xorshift(uint64_t *x)
 }
 
 /* Segment s's length for each kind of cell (capped by the input's elements). */
-enum seg_kind { SEG_POWER_LAW, SEG_LISTED, SEG_UNLISTED };
+enum seg_kind { SEG_POWER_LAW, SEG_LONG, SEG_MID };
 static const struct {
     const char *csv, *label;
     size_t nseg;
 } kinds[] = {
     {"segments power law", "segments", (size_t)1 << 20},
-    {"segments long listed", "segments long", 256},
-    {"segments long unlisted", "segments long+", 2048},
+    {"segments long", "segments long", 256},
+    {"segments 16-64 KiB", "segments mid", 2048},
 };
 static uint64_t seg_len(enum seg_kind k, uint64_t *x)
 {
@@ -62,7 +63,7 @@ static uint64_t seg_len(enum seg_kind k, uint64_t *x)
         const double u = ((double)(r >> 11) + 0.5) / 9007199254740992.0;
         return (uint64_t)(21.4 / pow(u, 1.0 / 1.5)); /* Pareto, alpha 1.5: mean ~64 */
     }
-    case SEG_LISTED:
+    case SEG_LONG:
         return (uint64_t)1 << 18; /* 1 MiB of float32 */
     default:
         return 4097 + r % 12288; /* 16-64 KiB */
