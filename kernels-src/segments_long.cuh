@@ -70,11 +70,15 @@ __device__ __noinline__ void every_long_segment(const T *in, u64 nseg, const Off
     }
 }
 
-// How many parts an entry of len elements is cut into.
+// How many parts an entry of len elements is cut into: len / chunk, at
+// least 1 (at most the grid's chunks: chunk >= all the listed elements /
+// chunks). The quotient comes from doubles, corrected to the integer one.
 __device__ __forceinline__ unsigned long_parts(u64 len, u64 chunk)
 {
-    const u64 want = len / chunk; // at most the grid's chunks: chunk >= (all the listed elements) / chunks
-    return want < 1 ? 1u : (unsigned)want;
+    u64 q = (u64)((double)len / (double)chunk);
+    q -= q * chunk > len ? 1 : 0;
+    q += (q + 1) * chunk <= len ? 1 : 0;
+    return q < 1 ? 1u : (unsigned)q;
 }
 
 template <class T, class A, class Op, class Off, int BLOCK, int UNROLL>
@@ -95,28 +99,32 @@ reduce_long_segments(const T *in, u64 nseg, const Off *begin, const Off *end, vo
     __syncthreads();
     const unsigned n = counted;
     if (n <= l.cap) {
-        u64 mine = 0;
-        for (unsigned e = t; e < n; e += BLOCK)
-            mine += l.seg[e].len;
+        // thread t's entries are PER t to PER (t + 1) - 1: their lengths in one round of loads
+        u64 len[PER], mine = 0;
+#pragma unroll
+        for (unsigned j = 0; j < PER; j++)
+            len[j] = PER * t + j < n ? l.seg[PER * t + j].len : 0;
+#pragma unroll
+        for (unsigned j = 0; j < PER; j++)
+            mine += len[j];
         const u64 all = block_scan_inclusive<BLOCK>(mine); // the last thread's is every entry's
         if (t == BLOCK - 1) {
             const u64 shares = (u64)l.chunks * gridDim.x, share = (all + shares - 1) / shares;
             chunk = share > huge ? share : huge;
         }
         __syncthreads();
-        for (unsigned e = t; e < n; e += BLOCK)
-            first[e] = long_parts(l.seg[e].len, chunk);
-        __syncthreads();
-        unsigned run = 0; // thread t's entries are PER t to PER (t + 1) - 1
-        for (unsigned j = 0, e = PER * t; j < PER && e < n; j++, e++)
-            run += first[e];
+        unsigned run = 0;
+#pragma unroll
+        for (unsigned j = 0; j < PER; j++)
+            run += PER * t + j < n ? long_parts(len[j], chunk) : 0;
         const unsigned upto = block_scan_inclusive<BLOCK>(run);
         unsigned at = upto - run;
-        for (unsigned j = 0, e = PER * t; j < PER && e < n; j++, e++) {
-            const unsigned p = first[e];
-            first[e] = at;
-            at += p;
-        }
+#pragma unroll
+        for (unsigned j = 0; j < PER; j++)
+            if (PER * t + j < n) {
+                first[PER * t + j] = at;
+                at += long_parts(len[j], chunk);
+            }
         if (t == BLOCK - 1)
             first[n] = upto; // entries from n on have no parts
         __syncthreads();
