@@ -134,6 +134,8 @@ CR_ABI_ASSERT(sizeof(struct cr_long_entry) == 4 * 8, "sizeof LongEntry");
  * they are reduced, and it does not depend on timing. */
 typedef struct cr_long_list {
     CR_DEVPTR(LongEntry) seg; /* cap entries */
+    CR_DEVPTR(unsigned int) len; /* cap lengths, beside the entries: each at most 2^32 - 1 (what the
+                                  * long kernel's blocks cut the entries by, read by every block) */
     CR_DEVPTR(unsigned int) count;
     CR_DEVPTR(unsigned int) done;
     CR_DEVPTR(unsigned int) next;
@@ -141,12 +143,13 @@ typedef struct cr_long_list {
     cr_u32 chunks; /* a block's share of the listed elements is cut into about this many chunks; the
                     * parts' partials are a pool of cap + chunks x grid, indexed by chunk */
 } LongList;
-CR_ABI_AT(struct cr_long_list, count, 8);
-CR_ABI_AT(struct cr_long_list, done, 16);
-CR_ABI_AT(struct cr_long_list, next, 24);
-CR_ABI_AT(struct cr_long_list, cap, 32);
-CR_ABI_AT(struct cr_long_list, chunks, 36);
-CR_ABI_ASSERT(sizeof(struct cr_long_list) == 4 * 8 + 2 * 4, "sizeof LongList");
+CR_ABI_AT(struct cr_long_list, len, 8);
+CR_ABI_AT(struct cr_long_list, count, 16);
+CR_ABI_AT(struct cr_long_list, done, 24);
+CR_ABI_AT(struct cr_long_list, next, 32);
+CR_ABI_AT(struct cr_long_list, cap, 40);
+CR_ABI_AT(struct cr_long_list, chunks, 44);
+CR_ABI_ASSERT(sizeof(struct cr_long_list) == 5 * 8 + 2 * 4, "sizeof LongList");
 
 /* What segment offsets may index: elements [0, limit) of the input. A
  * segment with an offset outside [0, limit] keeps the complement of its

@@ -71,8 +71,9 @@ __device__ __noinline__ void every_long_segment(const T *in, u64 nseg, const Off
 }
 
 // How many parts an entry of len elements is cut into: len / chunk, at
-// least 1 (at most the grid's chunks: chunk >= all the listed elements /
-// chunks). The quotient comes from doubles, corrected to the integer one.
+// least 1 (at most the grid's chunks: chunk >= the sum of the listed
+// lengths / chunks). The quotient comes from doubles, corrected to the
+// integer one.
 __device__ __forceinline__ unsigned long_parts(u64 len, u64 chunk)
 {
     u64 q = (u64)((double)len / (double)chunk);
@@ -99,11 +100,13 @@ reduce_long_segments(const T *in, u64 nseg, const Off *begin, const Off *end, vo
     __syncthreads();
     const unsigned n = counted;
     if (n <= l.cap) {
-        // thread t's entries are PER t to PER (t + 1) - 1: their lengths in one round of loads
-        u64 len[PER], mine = 0;
+        // thread t's entries are PER t to PER (t + 1) - 1: their lengths (l.len's, at most 2^32 - 1:
+        // what cuts them needs only be the same in every block) in one round of loads
+        unsigned len[PER];
+        u64 mine = 0;
 #pragma unroll
         for (unsigned j = 0; j < PER; j++)
-            len[j] = PER * t + j < n ? l.seg[PER * t + j].len : 0;
+            len[j] = PER * t + j < n ? l.len[PER * t + j] : 0u;
 #pragma unroll
         for (unsigned j = 0; j < PER; j++)
             mine += len[j];

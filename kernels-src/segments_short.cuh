@@ -34,6 +34,7 @@ __device__ __forceinline__ void list_long(const LongList &l, u64 s, long long be
     if (slot < l.cap) {
         const LongEntry e = {s, begin, len, 0, 0}; // the ticket of its parts at zero
         l.seg[slot] = e;
+        l.len[slot] = len < 0xffffffffull ? (unsigned)len : 0xffffffffu;
     }
 }
 

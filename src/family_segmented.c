@@ -99,7 +99,8 @@ static void build(const struct cr_request *r, struct cr_unit *u)
 #define LONG_PER_SM 4u
 /* The list's count, done word and chunk counter are the slot's first three
  * tickets; the pool of the parts' partials (cap + chunks x grid of them,
- * one a chunk), then the entries, fill the partials and column area. */
+ * one a chunk), then the entries and their lengths fill the partials and
+ * column area. */
 _Static_assert(3 <= CR_WS_NTICKETS, "the long list's counters");
 _Static_assert(CR_LONG_MAX % BLOCK == 0, "the long list's prefix sum");
 _Static_assert(CR_MAX_ACC % 16 == 0, "the entries after the partials are 16-byte aligned");
@@ -109,14 +110,15 @@ _Static_assert(CR_MAX_ACC % 16 == 0, "the entries after the partials are 16-byte
 static struct cr_long_list long_list(const struct cr_device_facts *dev, uint64_t ws, unsigned grid)
 {
     const uint64_t tickets = ws + CR_WS_TICKETS, partials = ws + CR_WS_PARTIALS, room = cr_partials_area(dev);
-    const uint64_t entry = sizeof(struct cr_long_entry) + CR_MAX_ACC; /* an entry and its first partial */
+    const uint64_t entry = sizeof(struct cr_long_entry) + 4 + CR_MAX_ACC; /* an entry, its length and its first partial */
     unsigned chunks = LONG_CHUNKS;
     while (chunks > 1 && (uint64_t)chunks * grid * CR_MAX_ACC + entry > room)
         chunks /= 2;
     const uint64_t pool = (uint64_t)chunks * grid * CR_MAX_ACC, left = room > pool ? (room - pool) / entry : 0;
     const unsigned cap = left < CR_LONG_MAX ? (unsigned)left : CR_LONG_MAX;
-    struct cr_long_list list = {partials + pool + (uint64_t)cap * CR_MAX_ACC, tickets, tickets + 4, tickets + 8,
-                                cap, chunks};
+    const uint64_t seg = partials + pool + (uint64_t)cap * CR_MAX_ACC;
+    struct cr_long_list list = {seg, seg + (uint64_t)cap * sizeof(struct cr_long_entry), tickets, tickets + 4,
+                                tickets + 8, cap, chunks};
     return list;
 }
 

@@ -476,11 +476,12 @@ START_TEST(test_plans_fit)
         ck_assert_msg(list.cap == CR_LONG_MAX && list.chunks == (sms[k] == 4000 ? 4u : 8u),
                       "%d SMs: the list holds %u, %u chunks a block", sms[k], list.cap, list.chunks);
         /* the partials' pool (a chunk each: at most cap + chunks x grid of them), then the 32-byte
-         * entries, 16-byte aligned, inside the partials area */
+         * entries, 16-byte aligned, and their lengths, inside the partials area */
         const uint64_t partials = 0x40000 + CR_WS_PARTIALS;
         ck_assert_uint_eq(list.seg, partials + ((uint64_t)list.cap + (uint64_t)list.chunks * grid) * CR_MAX_ACC);
         ck_assert_uint_eq(list.seg % 16, 0);
-        ck_assert_msg(list.seg + 32u * list.cap <= partials + fake.facts.partials_capacity * CR_MAX_ACC + CR_WS_COLS_BYTES,
+        ck_assert_uint_eq(list.len, list.seg + 32u * list.cap); /* the entries' 32-bit lengths after them */
+        ck_assert_msg(list.len + 4u * list.cap <= partials + fake.facts.partials_capacity * CR_MAX_ACC + CR_WS_COLS_BYTES,
                       "%d SMs: the long-segment list outgrows the workspace", sms[k]);
         /* the count, the done word and the chunk counter: three of the slot's tickets */
         const uint64_t tickets = 0x40000 + CR_WS_TICKETS;
