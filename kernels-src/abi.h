@@ -125,7 +125,7 @@ CR_ABI_ASSERT(sizeof(struct cr_long_entry) == 4 * 8, "sizeof LongEntry");
 
 /* The most entries a list holds: the long kernel's prefix sum over them is
  * in shared memory. */
-#define CR_LONG_MAX 4096
+#define CR_LONG_MAX 512
 
 /* The list, in the workspace: the first cap entries met (in whatever order
  * the warps meet them), their count, which goes on past cap, a done word

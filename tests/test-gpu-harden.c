@@ -249,7 +249,7 @@ START_TEST(test_wild_offsets_many)
 {
     enum { N = 1 << 16, NSEG = 12000 };
     static int64_t b[NSEG], e[NSEG];
-    for (int s = 0; s < NSEG; s++) { /* 6000 long ones over 16 KiB, 4600 good: past the list's CR_LONG_MAX (4096) */
+    for (int s = 0; s < NSEG; s++) { /* 6000 long ones over 16 KiB, 4600 good: past the list's CR_LONG_MAX (512) */
         b[s] = s % 2 ? s : 0;
         e[s] = s % 2 ? s + 3 : N - (s % 5);
         if (s % 7 == 3)

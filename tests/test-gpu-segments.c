@@ -124,7 +124,7 @@ static void segments_free(void *h, int64_t *b, int64_t *e, CUdeviceptr d, CUdevi
     dev_free(o);
 }
 
-/* Segments over 16 KiB, listed (1000 of them, chunks shared out over the
+/* Segments over 16 KiB, listed (400 of them, chunks shared out over the
  * long kernel's wave) and more than the long list holds (4400, past
  * CR_LONG_MAX: then a block each, overlapping in a smaller input); every kind
  * of segment length around the limits, against a host sum of integers (exact)
@@ -191,14 +191,14 @@ static void segments_listed(size_t nseg, int overlap)
 
 START_TEST(test_segments_listed)
 {
-    segments_listed(ops_reduced() ? 900 : 1500, 0);
+    segments_listed(600, 0); /* 400 long ones */
     segments_listed(6600, 1); /* 4400 long ones */
 }
 END_TEST
 
 /* Float sums of segments over 16 KiB, bitwise the same in every call:
- * with 300 and 2000 of them (listed: chunks shared out over the long
- * kernel's wave) and with 4500 (past CR_LONG_MAX: a block each, the list
+ * with 300 of them (listed: chunks shared out over the long kernel's wave)
+ * and with 2000 and 4500 (past CR_LONG_MAX: a block each, the list
  * ignored), overlapping, beside a host sum in double. */
 START_TEST(test_segments_long_repeat)
 {
