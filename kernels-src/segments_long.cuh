@@ -102,14 +102,14 @@ reduce_long_segments(const T *in, u64 nseg, const Off *begin, const Off *end, vo
     if (n <= l.cap) {
         // thread t's entries are PER t to PER (t + 1) - 1: their lengths (l.len's, at most 2^32 - 1:
         // what cuts them needs only be the same in every block) in one round of loads
-        unsigned len[PER];
+        unsigned lens[PER];
         u64 mine = 0;
 #pragma unroll
         for (unsigned j = 0; j < PER; j++)
-            len[j] = PER * t + j < n ? l.len[PER * t + j] : 0u;
+            lens[j] = PER * t + j < n ? l.len[PER * t + j] : 0u;
 #pragma unroll
         for (unsigned j = 0; j < PER; j++)
-            mine += len[j];
+            mine += lens[j];
         const u64 all = block_scan_inclusive<BLOCK>(mine); // the last thread's is every entry's
         if (t == BLOCK - 1) {
             const u64 shares = (u64)l.chunks * gridDim.x, share = (all + shares - 1) / shares;
@@ -119,14 +119,14 @@ reduce_long_segments(const T *in, u64 nseg, const Off *begin, const Off *end, vo
         unsigned run = 0;
 #pragma unroll
         for (unsigned j = 0; j < PER; j++)
-            run += PER * t + j < n ? long_parts(len[j], chunk) : 0;
+            run += PER * t + j < n ? long_parts(lens[j], chunk) : 0;
         const unsigned upto = block_scan_inclusive<BLOCK>(run);
         unsigned at = upto - run;
 #pragma unroll
         for (unsigned j = 0; j < PER; j++)
             if (PER * t + j < n) {
                 first[PER * t + j] = at;
-                at += long_parts(len[j], chunk);
+                at += long_parts(lens[j], chunk);
             }
         if (t == BLOCK - 1)
             first[n] = upto; // entries from n on have no parts

@@ -7,6 +7,7 @@
  *
  * Exits 77 (SKIP) without a GPU.
  */
+#include "../kernels-src/abi.h" /* CR_LONG_MAX, the long list's cap */
 #include "axes_case.h"
 #include "ops_test.h"
 
@@ -124,7 +125,7 @@ static void segments_free(void *h, int64_t *b, int64_t *e, CUdeviceptr d, CUdevi
     dev_free(o);
 }
 
-/* Segments over 16 KiB, listed (400 of them, chunks shared out over the
+/* Segments over 16 KiB, listed (about 470 of them, chunks shared out over the
  * long kernel's wave) and more than the long list holds (4400, past
  * CR_LONG_MAX: then a block each, overlapping in a smaller input); every kind
  * of segment length around the limits, against a host sum of integers (exact)
@@ -191,8 +192,52 @@ static void segments_listed(size_t nseg, int overlap)
 
 START_TEST(test_segments_listed)
 {
-    segments_listed(600, 0); /* 400 long ones */
+    segments_listed(600, 0); /* about 470 long ones */
     segments_listed(6600, 1); /* 4400 long ones */
+}
+END_TEST
+
+/* Exactly the list's cap of segments over 16 KiB, and one more (listed, then
+ * a block each), one of them of 4M elements among others just over 16 KiB
+ * (its parts take most of the pool's chunks): int32 sums against the host's. */
+START_TEST(test_segments_cap_edge)
+{
+    for (size_t extra = 0; extra < 2; extra++) {
+        const size_t nseg = CR_LONG_MAX + extra, huge = (size_t)4 << 20;
+        struct rng r;
+        rng_init(&r, "cap-edge", (int)extra);
+        int64_t *b = ops_malloc(nseg * 8), *e = ops_malloc(nseg * 8);
+        size_t n = 0;
+        for (size_t s = 0; s < nseg; s++) {
+            const size_t len = s == nseg / 3 ? huge : 4097 + rng_u32(&r) % 64;
+            b[s] = (int64_t)n;
+            e[s] = b[s] + (int64_t)len;
+            n = (size_t)e[s];
+        }
+        int32_t *h = ops_malloc(n * 4);
+        for (size_t i = 0; i < n; i++)
+            h[i] = (int32_t)(rng_u32(&r) % 2001) - 1000;
+        CUdeviceptr d = dev_alloc(n * 4), db = dev_alloc(nseg * 8), de = dev_alloc(nseg * 8), o = dev_alloc(nseg * 8);
+        upload(d, h, n * 4);
+        upload(db, b, nseg * 8);
+        upload(de, e, nseg * 8);
+        int64_t *got = ops_malloc(nseg * 8);
+        for (int rep = 0; rep < 2; rep++) { /* the counters are back at zero for the next call */
+            poison(o, nseg * 8);
+            CURED_OK(cured_segmented_reduce_async(H, CURED_OP_SUM, DP(d), CURED_TYPE_INT32, nseg, DP(db), DP(de),
+                                                  CURED_TYPE_INT64, DP(o), CURED_TYPE_INT64, NULL));
+            download(got, o, nseg * 8);
+            for (size_t s = 0; s < nseg; s++) {
+                int64_t want = 0;
+                for (int64_t i = b[s]; i < e[s]; i++)
+                    want += h[i];
+                ck_assert_msg(got[s] == want, "%zu segments, repeat %d, segment %zu [%lld, %lld): %lld, want %lld",
+                              nseg, rep, s, (long long)b[s], (long long)e[s], (long long)got[s], (long long)want);
+            }
+        }
+        ops_free(got);
+        segments_free(h, b, e, d, db, de, o);
+    }
 }
 END_TEST
 
@@ -350,6 +395,7 @@ static Suite *segments_suite(void)
     tcase_add_loop_test(tc, test_segments_random, 0, 36);
     tcase_add_loop_test(tc, test_segments_csr, 0, 36);
     tcase_add_test(tc, test_segments_listed);
+    tcase_add_test(tc, test_segments_cap_edge);
     tcase_add_test(tc, test_segments_long_repeat);
     tcase_add_loop_test(tc, test_segments_split, 0, 8);
     tcase_add_test(tc, test_uniform_segments);

@@ -4,8 +4,8 @@
  * segmented reduction:
  * 1M segments of power-law lengths (mean 64: the short-segment kernel's,
  * and a few on the long list); 256 segments of 1 MiB (the long list: cut
- * into many chunks each); 2048 segments of 16-64 KiB (the long list: one to
- * three chunks each, as many as 8 a block).
+ * into many chunks each); 2048 segments of 16-64 KiB (more than the list
+ * holds: a block each).
  */
 #ifdef HAVE_CONFIG_H
 #include <config.h>
