@@ -730,6 +730,16 @@ template <class R, int OP> __device__ __forceinline__ bool exact_quick_bits(doub
     return true;
 }
 
+// exact_quick_bits' result stored at out[at], or false with nothing stored.
+template <class R, int OP> __device__ __forceinline__ bool exact_quick_store(void *out, long long at, double s, u64 n)
+{
+    u64 bits;
+    if (!exact_quick_bits<R, OP>(s, n, bits))
+        return false;
+    exact_store<R>(out, at, bits);
+    return true;
+}
+
 // A lane's output (splits 1, len > 0 terms) summed in a double by TwoSum:
 // when no addition loses a bit (the terms span fewer bits than a double
 // holds, as most float32, bfloat16 and float16 terms of one output do), the
@@ -751,33 +761,17 @@ __device__ __forceinline__ bool exact_lane_quick(const ExactJob &j, const T *x, 
     }
     if (lost)
         return false;
-    u64 bits;
     const long long at = exact_out_offset(j, o);
     if constexpr (exact_same<T, half_t>::V)
-        if (j.result == CR_EXACT_R_FLOAT16) {
-            if (!exact_quick_bits<half_t, OP>(s, len, bits))
-                return false;
-            exact_store<half_t>(j.out, at, bits);
-            return true;
-        }
+        if (j.result == CR_EXACT_R_FLOAT16)
+            return exact_quick_store<half_t, OP>(j.out, at, s, len);
     if constexpr (exact_same<T, bf16_t>::V)
-        if (j.result == CR_EXACT_R_BFLOAT16) {
-            if (!exact_quick_bits<bf16_t, OP>(s, len, bits))
-                return false;
-            exact_store<bf16_t>(j.out, at, bits);
-            return true;
-        }
+        if (j.result == CR_EXACT_R_BFLOAT16)
+            return exact_quick_store<bf16_t, OP>(j.out, at, s, len);
     if constexpr (sizeof(T) <= 4)
-        if (j.result == CR_EXACT_R_FLOAT32) {
-            if (!exact_quick_bits<float, OP>(s, len, bits))
-                return false;
-            exact_store<float>(j.out, at, bits);
-            return true;
-        }
-    if (!exact_quick_bits<double, OP>(s, len, bits))
-        return false;
-    exact_store<double>(j.out, at, bits);
-    return true;
+        if (j.result == CR_EXACT_R_FLOAT32)
+            return exact_quick_store<float, OP>(j.out, at, s, len);
+    return exact_quick_store<double, OP>(j.out, at, s, len);
 }
 
 // Outputs of a few elements (unit_warps == 0): a lane an output, a warp 32

@@ -116,17 +116,21 @@ reduce_long_segments(const T *in, u64 nseg, const Off *begin, const Off *end, vo
             chunk = share > huge ? share : huge;
         }
         __syncthreads();
-        unsigned run = 0;
+        unsigned run = 0; // each entry's parts in its own first[], then where they start
 #pragma unroll
         for (unsigned j = 0; j < PER; j++)
-            run += PER * t + j < n ? long_parts(lens[j], chunk) : 0;
+            if (PER * t + j < n) {
+                first[PER * t + j] = long_parts(lens[j], chunk);
+                run += first[PER * t + j];
+            }
         const unsigned upto = block_scan_inclusive<BLOCK>(run);
         unsigned at = upto - run;
 #pragma unroll
         for (unsigned j = 0; j < PER; j++)
             if (PER * t + j < n) {
+                const unsigned parts = first[PER * t + j];
                 first[PER * t + j] = at;
-                at += long_parts(lens[j], chunk);
+                at += parts;
             }
         if (t == BLOCK - 1)
             first[n] = upto; // entries from n on have no parts
