@@ -125,6 +125,54 @@ static void segments_free(void *h, int64_t *b, int64_t *e, CUdeviceptr d, CUdevi
     dev_free(o);
 }
 
+/* int32 sums (exact) of the nseg segments [b[s], e[s]) of n random int32
+ * elements against the host's, twice (the long list's counters are back at
+ * zero for the next call), and with argmax their ARGMAX; frees b and e. */
+static void int32_segments(int64_t *b, int64_t *e, size_t nseg, size_t n, struct rng *r, int argmax)
+{
+    int32_t *h = ops_malloc(n * 4);
+    for (size_t i = 0; i < n; i++)
+        h[i] = (int32_t)(rng_u32(r) % 2001) - 1000;
+    CUdeviceptr d = dev_alloc(n * 4), db = dev_alloc(nseg * 8), de = dev_alloc(nseg * 8), o = dev_alloc(nseg * 16);
+    upload(d, h, n * 4);
+    upload(db, b, nseg * 8);
+    upload(de, e, nseg * 8);
+    int64_t *got = ops_malloc(nseg * 16);
+    for (int rep = 0; rep < 2; rep++) {
+        poison(o, nseg * 16);
+        CURED_OK(cured_segmented_reduce_async(H, CURED_OP_SUM, DP(d), CURED_TYPE_INT32, nseg, DP(db), DP(de),
+                                              CURED_TYPE_INT64, DP(o), CURED_TYPE_INT64, NULL));
+        download(got, o, nseg * 8);
+        for (size_t s = 0; s < nseg; s++) {
+            int64_t want = 0;
+            for (int64_t i = b[s]; i < e[s]; i++)
+                want += h[i];
+            ck_assert_msg(got[s] == want, "%zu segments, repeat %d, segment %zu [%lld, %lld): %lld, want %lld", nseg, rep, s,
+                          (long long)b[s], (long long)e[s], (long long)got[s], (long long)want);
+        }
+    }
+    if (argmax) {
+        poison(o, nseg * 16);
+        CURED_OK(cured_segmented_reduce_async(H, CURED_OP_ARGMAX, DP(d), CURED_TYPE_INT32, nseg, DP(db), DP(de),
+                                              CURED_TYPE_INT64, DP(o), CURED_TYPE_INT32, NULL));
+        unsigned char *res = (unsigned char *)got;
+        download(res, o, nseg * 16);
+        const size_t rs = ref_result_size(CURED_OP_ARGMAX, CURED_TYPE_INT32);
+        for (size_t s = 0; s < nseg; s++) {
+            int64_t best = -1;
+            for (int64_t i = b[s]; i < e[s]; i++)
+                if (best < 0 || h[i] > h[b[s] + best])
+                    best = i - b[s];
+            int64_t idx;
+            memcpy(&idx, res + s * rs, 8);
+            ck_assert_msg(idx == best, "%zu segments: ARGMAX segment %zu [%lld, %lld): index %lld, want %lld", nseg, s,
+                          (long long)b[s], (long long)e[s], (long long)idx, (long long)best);
+        }
+    }
+    ops_free(got);
+    segments_free(h, b, e, d, db, de, o);
+}
+
 /* Segments over 16 KiB, listed (about 470 of them, chunks shared out over the
  * long kernel's wave) and more than the long list holds (4400, past
  * CR_LONG_MAX: then a block each, overlapping in a smaller input); every kind
@@ -149,45 +197,7 @@ static void segments_listed(size_t nseg, int overlap)
         e[s] = b[s] + (int64_t)len;
         n = (size_t)e[s];
     }
-    int32_t *h = ops_malloc(n * 4);
-    for (size_t i = 0; i < n; i++)
-        h[i] = (int32_t)(rng_u32(&r) % 2001) - 1000;
-    CUdeviceptr d = dev_alloc(n * 4), db = dev_alloc(nseg * 8), de = dev_alloc(nseg * 8), o = dev_alloc(nseg * 16);
-    upload(d, h, n * 4);
-    upload(db, b, nseg * 8);
-    upload(de, e, nseg * 8);
-    int64_t *got = ops_malloc(nseg * 16);
-    for (int rep = 0; rep < 2; rep++) { /* the list resets itself for the next call */
-        poison(o, nseg * 16);
-        CURED_OK(cured_segmented_reduce_async(H, CURED_OP_SUM, DP(d), CURED_TYPE_INT32, nseg, DP(db), DP(de),
-                                              CURED_TYPE_INT64, DP(o), CURED_TYPE_INT64, NULL));
-        download(got, o, nseg * 8);
-        for (size_t s = 0; s < nseg; s++) {
-            int64_t want = 0;
-            for (int64_t i = b[s]; i < e[s]; i++)
-                want += h[i];
-            ck_assert_msg(got[s] == want, "%zu segments, repeat %d, segment %zu [%lld, %lld): %lld, want %lld", nseg, rep, s,
-                          (long long)b[s], (long long)e[s], (long long)got[s], (long long)want);
-        }
-    }
-    poison(o, nseg * 16);
-    CURED_OK(cured_segmented_reduce_async(H, CURED_OP_ARGMAX, DP(d), CURED_TYPE_INT32, nseg, DP(db), DP(de),
-                                          CURED_TYPE_INT64, DP(o), CURED_TYPE_INT32, NULL));
-    unsigned char *res = (unsigned char *)got;
-    download(res, o, nseg * 16);
-    const size_t rs = ref_result_size(CURED_OP_ARGMAX, CURED_TYPE_INT32);
-    for (size_t s = 0; s < nseg; s++) {
-        int64_t best = -1;
-        for (int64_t i = b[s]; i < e[s]; i++)
-            if (best < 0 || h[i] > h[b[s] + best])
-                best = i - b[s];
-        int64_t idx;
-        memcpy(&idx, res + s * rs, 8);
-        ck_assert_msg(idx == best, "%zu segments: ARGMAX segment %zu [%lld, %lld): index %lld, want %lld", nseg, s, (long long)b[s],
-                      (long long)e[s], (long long)idx, (long long)best);
-    }
-    ops_free(got);
-    segments_free(h, b, e, d, db, de, o);
+    int32_segments(b, e, nseg, n, &r, 1);
 }
 
 START_TEST(test_segments_listed)
@@ -214,29 +224,7 @@ START_TEST(test_segments_cap_edge)
             e[s] = b[s] + (int64_t)len;
             n = (size_t)e[s];
         }
-        int32_t *h = ops_malloc(n * 4);
-        for (size_t i = 0; i < n; i++)
-            h[i] = (int32_t)(rng_u32(&r) % 2001) - 1000;
-        CUdeviceptr d = dev_alloc(n * 4), db = dev_alloc(nseg * 8), de = dev_alloc(nseg * 8), o = dev_alloc(nseg * 8);
-        upload(d, h, n * 4);
-        upload(db, b, nseg * 8);
-        upload(de, e, nseg * 8);
-        int64_t *got = ops_malloc(nseg * 8);
-        for (int rep = 0; rep < 2; rep++) { /* the counters are back at zero for the next call */
-            poison(o, nseg * 8);
-            CURED_OK(cured_segmented_reduce_async(H, CURED_OP_SUM, DP(d), CURED_TYPE_INT32, nseg, DP(db), DP(de),
-                                                  CURED_TYPE_INT64, DP(o), CURED_TYPE_INT64, NULL));
-            download(got, o, nseg * 8);
-            for (size_t s = 0; s < nseg; s++) {
-                int64_t want = 0;
-                for (int64_t i = b[s]; i < e[s]; i++)
-                    want += h[i];
-                ck_assert_msg(got[s] == want, "%zu segments, repeat %d, segment %zu [%lld, %lld): %lld, want %lld",
-                              nseg, rep, s, (long long)b[s], (long long)e[s], (long long)got[s], (long long)want);
-            }
-        }
-        ops_free(got);
-        segments_free(h, b, e, d, db, de, o);
+        int32_segments(b, e, nseg, n, &r, 0);
     }
 }
 END_TEST
