@@ -399,9 +399,10 @@ typedef struct cured_handle_st *cured_handle;
  * Loads the CUDA driver (dlopen) and calls cuInit() if needed, retains the
  * device's primary context (the one the CUDA runtime uses, so memory and
  * streams from runtime code work with the handle) and allocates the handle's
- * per-stream workspaces in it (16 at first, each about 2 MiB for the
- * partial results of split axis reductions plus 32 bytes per resident block:
- * about 34 MiB on an H200, whose 132 SMs hold 32 blocks each). The primary
+ * per-stream workspaces in it (16 at first, each about 2.1 MiB for the
+ * partial results of split axis reductions and the exact sums' bookkeeping,
+ * plus 32 bytes per resident block: about 35 MiB on an H200, whose 132 SMs
+ * hold 32 blocks each). The primary
  * context is retained, not made current: the calling thread's current
  * context is unchanged. To call the driver API yourself, make a context
  * current first (see the file's description of contexts). cured_destroy()

@@ -202,22 +202,31 @@ typedef struct cr_exact_job {
     CR_DEVPTR(unsigned) tickets;   /* set: a ticket an output; accumulators and tickets are kept at zero */
     CR_DEVPTR(const void) begin;
     CR_DEVPTR(const void) end;
+    CR_DEVPTR(unsigned) retry;     /* set: exact_quick ran first; bit b marks groups [b, b + 1) x per_bit of 32
+                                    * outputs for the exact state (exact_reduce_lanes clears it: kept at zero) */
     cr_u64 nout, len, part;
     struct cr_seg_guard guard;
     cr_u32 splits, unit_warps;
     cr_u32 view, offsets_32;
-    cr_u32 result, reserved; /* the result's type: CR_EXACT_R_* */
+    cr_u32 result, group;      /* the result's type: CR_EXACT_R_*; exact_quick's lanes an output (1, 2, 4 ... 32) */
+    cr_u32 per_bit, reserved;  /* groups of 32 outputs a bit of retry */
     struct cr_kept kept;
     struct cr_reduced red;
 } ExactJob;
-CR_ABI_AT(struct cr_exact_job, nout, 56);
-CR_ABI_AT(struct cr_exact_job, guard, 80);
-CR_ABI_AT(struct cr_exact_job, splits, 96);
-CR_ABI_AT(struct cr_exact_job, view, 104);
-CR_ABI_AT(struct cr_exact_job, result, 112);
-CR_ABI_AT(struct cr_exact_job, kept, 120);
-CR_ABI_AT(struct cr_exact_job, red, 120 + 8 + 24 * CR_ABI_MAX_RANK);
-CR_ABI_ASSERT(sizeof(struct cr_exact_job) == 7 * 8 + 3 * 8 + 16 + 6 * 4 + sizeof(struct cr_kept) + sizeof(struct cr_reduced),
+CR_ABI_AT(struct cr_exact_job, retry, 56);
+CR_ABI_AT(struct cr_exact_job, nout, 64);
+CR_ABI_AT(struct cr_exact_job, guard, 88);
+CR_ABI_AT(struct cr_exact_job, splits, 104);
+CR_ABI_AT(struct cr_exact_job, view, 112);
+CR_ABI_AT(struct cr_exact_job, result, 120);
+CR_ABI_AT(struct cr_exact_job, per_bit, 128);
+CR_ABI_AT(struct cr_exact_job, kept, 136);
+CR_ABI_AT(struct cr_exact_job, red, 136 + 8 + 24 * CR_ABI_MAX_RANK);
+CR_ABI_ASSERT(sizeof(struct cr_exact_job) == 8 * 8 + 3 * 8 + 16 + 8 * 4 + sizeof(struct cr_kept) + sizeof(struct cr_reduced),
               "sizeof ExactJob");
+
+/* exact_quick's retry bits (CR_WS_RETRY of the stream's workspace): groups of 32 outputs share a bit past
+ * this many groups. */
+#define CR_EXACT_RETRY_BITS (1u << 19)
 
 #endif

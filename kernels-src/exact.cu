@@ -78,8 +78,13 @@ __device__ __forceinline__ long long exact_offset(u64 i, int n, const long long 
     long long at = 0;
     for (int k = n - 1; k >= 0; k--) {
         const u64 e = (u64)extent[k];
-        at += (long long)(i % e) * stride[k];
-        i /= e;
+        if ((i | e) >> 32 == 0) { // a 32-bit division costs a fifth of a 64-bit one
+            at += (long long)((unsigned)i % (unsigned)e) * stride[k];
+            i = (unsigned)i / (unsigned)e;
+        } else {
+            at += (long long)(i % e) * stride[k];
+            i /= e;
+        }
     }
     return at;
 }
@@ -708,12 +713,21 @@ template <class R> __device__ __forceinline__ u64 exact_round_double(double v, i
 // where a double quotient cannot tell the mean's rounding (near underflow).
 template <class R, int OP> __device__ __forceinline__ bool exact_quick_bits(double s, u64 n, u64 &bits)
 {
+    if (n == 0) { // no terms: +0.0, and a mean of none is NaN (exact_round, exact_mean)
+        bits = OP == EXACT_OP_MEAN ? exact_nan_bits<R>() : 0ull;
+        return true;
+    }
     if (s == 0.0) { // -0.0 only when every term is -0.0 (s started at -0.0); the mean keeps the sign
         bits = __double_as_longlong(s) < 0 ? exact_sign_bit<R>() : 0ull;
         return true;
     }
-    if (OP == EXACT_OP_SUM) {
-        bits = exact_round_double<R>(s, 0);
+    if (OP == EXACT_OP_SUM) { // s is exact: a conversion rounds it once (subnormals and overflow included)
+        if (sizeof(R) == 8)
+            bits = (u64)__double_as_longlong(s);
+        else if (exact_same<R, float>::V)
+            bits = __float_as_uint((float)s);
+        else
+            bits = exact_round_double<R>(s, 0);
         return true;
     }
     const double q = s / (double)n; // rounded once: the mean when R is a double
@@ -740,6 +754,33 @@ template <class R, int OP> __device__ __forceinline__ bool exact_quick_store(voi
     return true;
 }
 
+// Output o's result from s, the exact sum of its len terms of type T, into
+// j.result's type: false, with nothing stored, where exact_quick_bits cannot
+// tell it.
+template <class T, int OP> __device__ __forceinline__ bool exact_quick_result(const ExactJob &j, u64 o, double s, u64 len)
+{
+    const long long at = exact_out_offset(j, o);
+    if constexpr (exact_same<T, half_t>::V)
+        if (j.result == CR_EXACT_R_FLOAT16)
+            return exact_quick_store<half_t, OP>(j.out, at, s, len);
+    if constexpr (exact_same<T, bf16_t>::V)
+        if (j.result == CR_EXACT_R_BFLOAT16)
+            return exact_quick_store<bf16_t, OP>(j.out, at, s, len);
+    if constexpr (sizeof(T) <= 4)
+        if (j.result == CR_EXACT_R_FLOAT32)
+            return exact_quick_store<float, OP>(j.out, at, s, len);
+    return exact_quick_store<double, OP>(j.out, at, s, len);
+}
+
+// s + v into s by TwoSum, lost set where the addition was not exact (NaN
+// where a term is not finite, which is not exact either).
+__device__ __forceinline__ void exact_two_sum(double &s, double v, bool &lost)
+{
+    const double t = s + v, vt = t - s;
+    lost |= (s - (t - vt)) + (v - vt) != 0.0;
+    s = t;
+}
+
 // A lane's output (splits 1, len > 0 terms) summed in a double by TwoSum:
 // when no addition loses a bit (the terms span fewer bits than a double
 // holds, as most float32, bfloat16 and float16 terms of one output do), the
@@ -755,23 +796,9 @@ __device__ __forceinline__ bool exact_lane_quick(const ExactJob &j, const T *x, 
 #pragma unroll 4
     for (u64 i = 0; i < len; i++) {
         const long long at = base + (j.view == EXACT_VIEW_GENERAL ? exact_red_offset(j, i) : (long long)i * stride);
-        const double v = widen<double, T>(x[at]), t = s + v, vt = t - s;
-        lost |= (s - (t - vt)) + (v - vt) != 0.0; // TwoSum's error: NaN where a term is not finite
-        s = t;
+        exact_two_sum(s, widen<double, T>(x[at]), lost);
     }
-    if (lost)
-        return false;
-    const long long at = exact_out_offset(j, o);
-    if constexpr (exact_same<T, half_t>::V)
-        if (j.result == CR_EXACT_R_FLOAT16)
-            return exact_quick_store<half_t, OP>(j.out, at, s, len);
-    if constexpr (exact_same<T, bf16_t>::V)
-        if (j.result == CR_EXACT_R_BFLOAT16)
-            return exact_quick_store<bf16_t, OP>(j.out, at, s, len);
-    if constexpr (sizeof(T) <= 4)
-        if (j.result == CR_EXACT_R_FLOAT32)
-            return exact_quick_store<float, OP>(j.out, at, s, len);
-    return exact_quick_store<double, OP>(j.out, at, s, len);
+    return !lost && exact_quick_result<T, OP>(j, o, s, len);
 }
 
 // Outputs of a few elements (unit_warps == 0): a lane an output, a warp 32
@@ -784,62 +811,174 @@ __device__ __forceinline__ bool exact_lane_quick(const ExactJob &j, const T *x, 
 // whose output, unsplit, has more than EXACT_LANE_LONG elements (a long
 // segment among short ones) leaves it to the whole warp. State requests get
 // warp units (the planner's), so the STATE path of the lanes runs in no test
-// yet.
+// yet. This is part p of group g's outputs (32 g ... 32 g + 31); `quick`
+// first tries a double (float64 terms: the others' short SUM and MEAN
+// outputs take exact_quick first).
 #define EXACT_LANE_LONG 1024
+template <class T, int OP, int BLOCK, bool STATE, bool PROD, bool TWO, class F, class Front>
+__device__ __forceinline__ void exact_lane_group(const ExactJob &j, u64 g, u64 p, bool quick, long long *lanes,
+                                                 long long *digits)
+{
+    enum { CHUNK = ExactPlan<T, PROD>::CHUNK };
+    const T *x = (const T *)j.in, *y = TWO ? (const T *)j.in2 : x;
+    const int lane = threadIdx.x & 31;
+    const long long stride = j.view == EXACT_VIEW_SEGMENTS ? 1 : j.red.n ? j.red.stride[0] : 0;
+    const u64 o = g * 32 + lane;
+    const bool live = o < j.nout;
+    long long base = 0;
+    u64 len = 0;
+    if (live)
+        exact_output(j, o, base, len, p == 0);
+    const u64 p0 = p * j.part < len ? p * j.part : len;
+    const u64 p1 = p0 + j.part < len ? p0 + j.part : len;
+    const bool defer = live && j.splits == 1 && len > EXACT_LANE_LONG;
+    bool done = false;
+    if constexpr (!STATE && (OP == EXACT_OP_SUM || OP == EXACT_OP_MEAN))
+        done = quick && live && !defer && j.splits == 1 && len > 0 && exact_lane_quick<T, OP>(j, x, base, stride, len, o);
+    if (live && !defer && !done) {
+        Exact<F> s;
+        exact_init(s);
+        Front f;
+        f.init(lanes, threadIdx.x, BLOCK, &s.d[0], false);
+        for (u64 c0 = p0; c0 < p1; c0 += CHUNK / 32) { // a warp's lane's share of a chunk: the fronts' bound
+            const u64 c1 = c0 + CHUNK / 32 < p1 ? c0 + CHUNK / 32 : p1;
+            for (u64 i = c0; i < c1; i++) {
+                const long long at =
+                    base + (j.view == EXACT_VIEW_GENERAL ? exact_red_offset(j, i) : (long long)i * stride);
+                f.take(x[at], TWO ? y[at] : x[at]);
+            }
+            f.lane_flush(s);
+        }
+        s.special += f.special();
+        s.flags |= f.flags() | (p1 > p0 ? EXACT_ANY : 0u);
+        if (j.splits == 1) {
+            exact_lane_emit<T, OP, STATE>(j, o, len, s);
+        } else if (j.tickets) {
+            exact_lane_arrive<T, OP, STATE>(j, o, len, s);
+        } else {
+            long long *rec = j.states + (o * j.splits + p) * ExactRecord<F>::WORDS;
+            for (int d = 0; d < F::DIGITS; d++)
+                rec[d] = s.d[d];
+            rec[F::DIGITS] = (long long)((u64)s.flags << 32 | __float_as_uint(s.special));
+        }
+    }
+    for (unsigned longs = exact_warp_or(defer ? 1u << lane : 0u); longs; longs &= longs - 1u) {
+        const u64 k = g * 32 + (unsigned)(__ffs((int)longs) - 1);
+        long long kb;
+        u64 kl;
+        exact_output(j, k, kb, kl, false);
+        exact_warp_output<T, OP, BLOCK, STATE, PROD, TWO, F, Front>(j, k, kb, kl, lane, digits, lanes);
+    }
+}
+
+// The lane units' warps over the groups of 32 outputs and their parts; or,
+// after exact_quick (j.retry set), over the groups whose retry bit is set:
+// each warp takes an equal range of the bits (so that a wave shares out the
+// groups of a run in which every output needs the exact state, as it does
+// without exact_quick), reads the range's words a word a lane, and clears
+// each set bit of its own once it has summed that bit's groups.
 template <class T, int OP, int BLOCK, bool STATE, bool PROD, bool TWO, class F, class Front>
 __device__ __forceinline__ void exact_lanes(const ExactJob &j, long long *lanes, long long *digits)
 {
-    enum { CHUNK = ExactPlan<T, PROD>::CHUNK, WARPS = BLOCK / 32 };
-    const T *x = (const T *)j.in, *y = TWO ? (const T *)j.in2 : x;
-    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-    const u64 units = (j.nout + 31) / 32 * j.splits;
-    const long long stride = j.view == EXACT_VIEW_SEGMENTS ? 1 : j.red.n ? j.red.stride[0] : 0;
-    for (u64 u = (u64)blockIdx.x * WARPS + warp; u < units; u += (u64)gridDim.x * WARPS) { // the same for the warp
-        const u64 g = u / j.splits, p = u % j.splits, o = g * 32 + lane;
-        const bool live = o < j.nout;
-        long long base = 0;
-        u64 len = 0;
-        if (live)
-            exact_output(j, o, base, len, p == 0);
-        const u64 p0 = p * j.part < len ? p * j.part : len;
-        const u64 p1 = p0 + j.part < len ? p0 + j.part : len;
-        const bool defer = live && j.splits == 1 && len > EXACT_LANE_LONG;
-        bool quick = false;
-        if constexpr (!STATE && (OP == EXACT_OP_SUM || OP == EXACT_OP_MEAN))
-            quick = live && !defer && j.splits == 1 && len > 0 && exact_lane_quick<T, OP>(j, x, base, stride, len, o);
-        if (live && !defer && !quick) {
-            Exact<F> s;
-            exact_init(s);
-            Front f;
-            f.init(lanes, threadIdx.x, BLOCK, &s.d[0], false);
-            for (u64 c0 = p0; c0 < p1; c0 += CHUNK / 32) { // a warp's lane's share of a chunk: the fronts' bound
-                const u64 c1 = c0 + CHUNK / 32 < p1 ? c0 + CHUNK / 32 : p1;
-                for (u64 i = c0; i < c1; i++) {
-                    const long long at =
-                        base + (j.view == EXACT_VIEW_GENERAL ? exact_red_offset(j, i) : (long long)i * stride);
-                    f.take(x[at], TWO ? y[at] : x[at]);
+    enum { WARPS = BLOCK / 32 };
+    const int lane = threadIdx.x & 31;
+    const u64 first = (u64)blockIdx.x * WARPS + (threadIdx.x >> 5), warps = (u64)gridDim.x * WARPS;
+    const u64 groups = (j.nout + 31) / 32;
+    if (j.retry) {
+        const u64 bits = (groups + j.per_bit - 1) / j.per_bit, per = (bits + warps - 1) / warps;
+        const u64 b0 = first * per < bits ? first * per : bits, b1 = b0 + per < bits ? b0 + per : bits;
+        for (u64 w0 = b0 / 32; w0 * 32 < b1; w0 += 32) { // 32 words at a time, a lane each
+            const u64 wk = w0 + (unsigned)lane;
+            unsigned w = wk * 32 < b1 ? j.retry[wk] : 0u;
+            if (wk * 32 < b0) // the range's first word: bits below b0 are another warp's
+                w &= ~0u << (b0 % 32);
+            if (wk * 32 + 32 > b1) // its last: bits from b1 on are another warp's
+                w &= (b1 % 32) ? ~(~0u << (b1 % 32)) : ~0u;
+            for (unsigned lanes_set = __ballot_sync(EXACT_FULL, w != 0u); lanes_set; lanes_set &= lanes_set - 1u) {
+                const int l = __ffs((int)lanes_set) - 1;
+                const unsigned word = __shfl_sync(EXACT_FULL, w, l);
+                for (unsigned m = word; m; m &= m - 1u) {
+                    const u64 bit = (w0 + (unsigned)l) * 32 + (unsigned)(__ffs((int)m) - 1), g0 = bit * j.per_bit;
+                    for (u64 g = g0; g < g0 + j.per_bit && g < groups; g++)
+                        exact_lane_group<T, OP, BLOCK, STATE, PROD, TWO, F, Front>(j, g, 0, false, lanes, digits);
                 }
-                f.lane_flush(s);
-            }
-            s.special += f.special();
-            s.flags |= f.flags() | (p1 > p0 ? EXACT_ANY : 0u);
-            if (j.splits == 1) {
-                exact_lane_emit<T, OP, STATE>(j, o, len, s);
-            } else if (j.tickets) {
-                exact_lane_arrive<T, OP, STATE>(j, o, len, s);
-            } else {
-                long long *rec = j.states + (o * j.splits + p) * ExactRecord<F>::WORDS;
-                for (int d = 0; d < F::DIGITS; d++)
-                    rec[d] = s.d[d];
-                rec[F::DIGITS] = (long long)((u64)s.flags << 32 | __float_as_uint(s.special));
+                if (lane == 0)
+                    atomicAnd(j.retry + w0 + (unsigned)l, ~word); // this warp's bits of the word, summed
             }
         }
-        for (unsigned longs = exact_warp_or(defer ? 1u << lane : 0u); longs; longs &= longs - 1u) {
-            const u64 k = g * 32 + (unsigned)(__ffs((int)longs) - 1);
-            long long kb;
-            u64 kl;
-            exact_output(j, k, kb, kl, false);
-            exact_warp_output<T, OP, BLOCK, STATE, PROD, TWO, F, Front>(j, k, kb, kl, lane, digits, lanes);
+        return;
+    }
+    for (u64 u = first; u < groups * j.splits; u += warps) // the same for the warp
+        exact_lane_group<T, OP, BLOCK, STATE, PROD, TWO, F, Front>(j, u / j.splits, u % j.splits, sizeof(T) == 8,
+                                                                  lanes, digits);
+}
+
+// Short SUM and MEAN outputs of float16, bfloat16 and float32 terms
+// (unsplit lane units), first in doubles: j.group lanes an output (a power
+// of two up to 32; a group's lanes take every j.group-th term, then merge
+// by shuffles), EXACT_QUICK_K outputs a lane at a time, so that a lane has
+// as many loads in flight. Every addition is a TwoSum: where none lost a
+// bit, the double is the exact sum and is rounded once into the result
+// (exact_quick_result). A group of 32 outputs with an output that a double
+// cannot sum (a lost bit, a NaN or an infinity, a mean near underflow, a
+// segment past EXACT_LANE_LONG) sets its bit in j.retry, and
+// exact_reduce_lanes sums that group's outputs in the exact state. Without
+// shared memory and with few registers, the kernel keeps the SM full. Views
+// LINEAR and SEGMENTS (GENERAL's offsets go to the lanes).
+#define EXACT_QUICK_K 4
+template <class T, int OP>
+__global__ void __launch_bounds__(256) exact_quick(ExactJob j)
+{
+    enum { K = EXACT_QUICK_K, WARPS = 256 / 32 };
+    static_assert(sizeof(T) <= 4 && (OP == EXACT_OP_SUM || OP == EXACT_OP_MEAN), "exact_quick's terms");
+    const T *x = (const T *)j.in;
+    const unsigned G = j.group, lane = threadIdx.x & 31, sub = lane & (G - 1), per = 32 / G;
+    const long long stride = j.view == EXACT_VIEW_SEGMENTS ? 1 : j.red.stride[0]; // LINEAR or SEGMENTS (the planner's)
+    const u64 groups = (j.nout + 31) / 32, items = groups * G; // an item: a group's outputs a warp takes at once
+    const u64 first = ((u64)blockIdx.x * WARPS + (threadIdx.x >> 5)) * K, step = (u64)gridDim.x * WARPS * K;
+    for (u64 t0 = first; t0 < items; t0 += step) { // the same for the warp
+        long long base[K];
+        unsigned len[K], most = 0;
+        bool fail[K];
+#pragma unroll
+        for (int k = 0; k < K; k++) {
+            const u64 t = t0 + k, o = t / G * 32 + t % G * per + lane / G;
+            u64 n = 0;
+            base[k] = 0;
+            if (t < items && o < j.nout)
+                exact_output(j, o, base[k], n, sub == 0);
+            fail[k] = n > EXACT_LANE_LONG; // the exact lanes give it a warp
+            len[k] = fail[k] ? 0u : (unsigned)n;
+            most = len[k] > most ? len[k] : most;
+        }
+        double s[K];
+        bool lost[K];
+#pragma unroll
+        for (int k = 0; k < K; k++)
+            s[k] = -0.0, lost[k] = false; // -0.0 adds nothing and keeps a sum of -0.0 terms -0.0
+        for (unsigned i = sub; i < most; i += G) {
+            double v[K];
+#pragma unroll
+            for (int k = 0; k < K; k++) // loads first: K in flight
+                v[k] = i < len[k] ? widen<double, T>(x[base[k] + (long long)i * stride]) : -0.0;
+#pragma unroll
+            for (int k = 0; k < K; k++)
+                exact_two_sum(s[k], v[k], lost[k]);
+        }
+        for (unsigned off = G / 2; off > 0; off >>= 1)
+#pragma unroll
+            for (int k = 0; k < K; k++)
+                exact_two_sum(s[k], __shfl_xor_sync(EXACT_FULL, s[k], off), lost[k]);
+        const unsigned mine = (G == 32 ? EXACT_FULL : (1u << G) - 1u) << (lane & ~(G - 1));
+#pragma unroll
+        for (int k = 0; k < K; k++) {
+            const bool any = (__ballot_sync(EXACT_FULL, lost[k] || fail[k]) & mine) != 0;
+            const u64 t = t0 + k, o = t / G * 32 + t % G * per + lane / G;
+            const bool bad = t < items && o < j.nout && sub == 0 && (any || !exact_quick_result<T, OP>(j, o, s[k], len[k]));
+            if (__ballot_sync(EXACT_FULL, bad) && lane == 0) {
+                const u64 b = t / G / j.per_bit;
+                atomicOr(j.retry + b / 32, 1u << (b % 32));
+            }
         }
     }
 }

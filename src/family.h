@@ -131,7 +131,7 @@ struct cr_request {
     int state;             /* write the state record, not the result (state.c, kernels-src/state.cuh) */
 };
 
-#define CR_MAX_KERNELS 3 /* name expressions in one program (two-pass: 2; exact sums: 3) */
+#define CR_MAX_KERNELS 4 /* name expressions in one program (two-pass: 2; exact sums: 4) */
 struct cr_unit {
     const char *file;   /* kernels-src file, e.g. "fast.cu" */
     const char *source; /* its text; NULL = the embedded file */
@@ -282,10 +282,14 @@ struct cr_exact_force {
     unsigned splits, unit_warps, grid;
     int lanes;
     int finish; /* 1: split outputs through exact_finish's records, not the accumulators */
+    int quick;  /* -1: short SUM and MEAN outputs without exact_quick first; 0: the planner's choice */
 };
 /* Outputs of at most this many elements take a lane each (when there are 32 or more). */
 #define CR_EXACT_LANE_LEN 256
 extern struct cr_exact_force cr_exact_force;
+struct cr_exact_job;
+/* exact_quick's lanes an output of a job (its view, lengths and strides): a power of two up to 32. */
+unsigned cr_exact_quick_group(const struct cr_exact_job *j);
 /* Bytes of an exact request's state: its digits, then the special value and flags. */
 size_t cr_exact_state_bytes(const struct cr_request *r);
 /* Parts an output (*splits), warps a unit (0: a lane an output) and elements a part of an exact request's nout

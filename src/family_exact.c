@@ -27,6 +27,13 @@ static int is_exact(const struct cr_request *r)
     return r->user == NULL && cr_op(r->op) != NULL && (cr_op(r->op)->flags & CR_OP_EXACT) != 0;
 }
 
+/* Short SUM and MEAN outputs of 16- and 32-bit floats take exact_quick first (kernels[3]). */
+static int quick_unit(const struct cr_request *r)
+{
+    return !r->state && (r->op == CURED_OP_EXACT_SUM || r->op == CURED_OP_EXACT_MEAN) &&
+           (r->in == CURED_TYPE_FLOAT16 || r->in == CURED_TYPE_BFLOAT16 || r->in == CURED_TYPE_FLOAT32);
+}
+
 static int products(cured_op op)
 {
     return op == CURED_OP_EXACT_SUM_SQUARES || op == CURED_OP_EXACT_NORM2 || op == CURED_OP_EXACT_DOT;
@@ -105,6 +112,10 @@ static void build(const struct cr_request *r, struct cr_unit *u)
         snprintf(u->kernels[1], sizeof u->kernels[1], "exact_finish<%s, %d, %s>", t, op_index(r->op), state);
         snprintf(u->kernels[2], sizeof u->kernels[2], "exact_reduce_lanes<%s, %d, %u, %s>", t, op_index(r->op),
                  s.block, state);
+        if (quick_unit(r)) {
+            u->nkernels = 4;
+            snprintf(u->kernels[3], sizeof u->kernels[3], "exact_quick<%s, %d>", t, op_index(r->op));
+        }
     }
     snprintf(u->label, sizeof u->label, "%s %s %s->%s%s (kernels-src/exact.cu)",
              r->shape == CR_SHAPE_COMBINE ? "combine" : "auto", cr_op(r->op)->name, cr_type_name(r->in),
@@ -168,6 +179,21 @@ void cr_exact_split(const struct cr_request *r, uint64_t nout, uint64_t len, uin
     *splits = n < 1 ? 1 : (unsigned)n;
     *unit_warps = uw;
     *part = n <= 1 ? (uint64_t)1 << 62 : p;
+}
+
+unsigned cr_exact_quick_group(const struct cr_exact_job *j)
+{
+    /* Rows read a line by 32 / group outputs (at least a term a lane); columns (a reduced stride other than
+     * 1) a line by 32 neighbouring outputs, a lane each. Segments by their mean length. */
+    uint64_t len = j->len;
+    if (j->view == EXACT_VIEW_SEGMENTS)
+        len = j->guard.limit / (j->nout ? j->nout : 1);
+    else if (j->view != EXACT_VIEW_LINEAR || j->red.stride[0] != 1)
+        return 1;
+    unsigned g = 1;
+    while (g < 32 && 2 * (uint64_t)g <= len)
+        g *= 2;
+    return g;
 }
 
 static void plan(const struct cr_request *r, const struct cr_unit *u, const struct cr_kernel *k,
@@ -240,7 +266,23 @@ static void plan(const struct cr_request *r, const struct cr_unit *u, const stru
         j.states = a->ws + CR_WS_EXACT;
         j.tickets = a->ws + CR_WS_TICKETS;
     }
-    struct cr_launch *l = cr_plan_launch(p, j.unit_warps ? 0 : 2, cr_div_up(grid, 1), s.block);
+    struct cr_launch *l;
+    if (quick_unit(r) && j.unit_warps == 0 && j.splits == 1 && j.view != EXACT_VIEW_GENERAL && cr_exact_force.quick >= 0) {
+        /* exact_quick first (each item a warp's group of 32 outputs at one of its `group` steps, four items a
+         * warp at a time), then the lanes over the groups it marked */
+        const uint64_t groups = (j.nout + 31) / 32;
+        j.group = cr_exact_quick_group(&j);
+        j.per_bit = (unsigned)((groups + CR_EXACT_RETRY_BITS - 1) / CR_EXACT_RETRY_BITS);
+        j.retry = a->ws + CR_WS_RETRY;
+        uint64_t qgrid = min_u64((groups * j.group + 31) / 32, (uint64_t)1 << 20);
+        const uint64_t bits = (groups + j.per_bit - 1) / j.per_bit;
+        grid = min_u64((bits + warps - 1) / warps, lanes_resident);
+        if (cr_exact_force.grid)
+            qgrid = grid = cr_exact_force.grid;
+        l = cr_plan_launch(p, 3, cr_div_up(qgrid, 1), 256);
+        cr_plan_struct(p, l, &j, sizeof j);
+    }
+    l = cr_plan_launch(p, j.unit_warps ? 0 : 2, cr_div_up(grid, 1), s.block);
     cr_plan_struct(p, l, &j, sizeof j);
     if (j.splits > 1 && !j.tickets) {
         l = cr_plan_launch(p, 1, cr_div_up(min_u64(j.nout, resident ? resident : 1), 1), 256);

@@ -160,7 +160,8 @@ size_t cr_kcache_blocked(void);
 #define CR_WS_NTICKETS 1024
 #define CR_WS_EXACT (CR_WS_TICKETS + 4 * CR_WS_NTICKETS) /* exact sums' accumulators of split outputs, kept at zero */
 #define CR_WS_EXACT_BYTES 8192
-#define CR_WS_PARTIALS (CR_WS_EXACT + CR_WS_EXACT_BYTES) /* CR_MAX_ACC bytes per resident block */
+#define CR_WS_RETRY (CR_WS_EXACT + CR_WS_EXACT_BYTES) /* exact_quick's retry bits (CR_EXACT_RETRY_BITS), kept at zero */
+#define CR_WS_PARTIALS (CR_WS_RETRY + CR_EXACT_RETRY_BITS / 8) /* CR_MAX_ACC bytes per resident block */
 #define CR_WS_COLS_BYTES ((size_t)2 << 20) /* column partials and the long-segment list, after the block partials */
 #define CR_SLOTS_PER_CHUNK 16
 

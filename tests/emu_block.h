@@ -37,7 +37,7 @@ uint64_t *emu_warp_slots();
 // goes on.
 void emu_fail(const char *what);
 
-enum { EMU_SITE_SYNCWARP = 1, EMU_SITE_SHFL_IN, EMU_SITE_SHFL_OUT };
+enum { EMU_SITE_SYNCWARP = 1, EMU_SITE_SHFL_IN, EMU_SITE_SHFL_OUT, EMU_SITE_BALLOT_IN, EMU_SITE_BALLOT_OUT };
 
 #define EMU_FULL_MASK 0xffffffffu
 static inline void __syncthreads() { emu_barrier_block(); }
@@ -62,6 +62,37 @@ template <class T> static inline T __shfl_xor_sync(unsigned mask, T v, int lane_
     T r;
     std::memcpy(&r, &slots[(lane ^ (unsigned)lane_mask) & 31u], sizeof r);
     emu_barrier_warp(EMU_SITE_SHFL_OUT);
+    return r;
+}
+
+// Lane src_lane's v, for every lane.
+template <class T> static inline T __shfl_sync(unsigned mask, T v, int src_lane, int width = 32)
+{
+    static_assert(sizeof(T) <= 8, "a shuffle moves at most 8 bytes");
+    if (mask != EMU_FULL_MASK || width != 32)
+        emu_fail("a shuffle with a partial mask or width");
+    uint64_t *slots = emu_warp_slots();
+    const unsigned lane = threadIdx.x & 31u;
+    std::memcpy(&slots[lane], &v, sizeof v);
+    emu_barrier_warp(EMU_SITE_SHFL_IN);
+    T r;
+    std::memcpy(&r, &slots[(unsigned)src_lane & 31u], sizeof r);
+    emu_barrier_warp(EMU_SITE_SHFL_OUT);
+    return r;
+}
+// Bit l of the result is lane l's predicate, the same for every lane.
+static inline unsigned __ballot_sync(unsigned mask, int pred)
+{
+    if (mask != EMU_FULL_MASK)
+        emu_fail("a ballot with a partial mask");
+    uint64_t *slots = emu_warp_slots();
+    const unsigned lane = threadIdx.x & 31u;
+    slots[lane] = pred != 0;
+    emu_barrier_warp(EMU_SITE_BALLOT_IN);
+    unsigned r = 0;
+    for (unsigned l = 0; l < 32; l++)
+        r |= (unsigned)slots[l] << l;
+    emu_barrier_warp(EMU_SITE_BALLOT_OUT);
     return r;
 }
 

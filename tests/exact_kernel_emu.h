@@ -27,6 +27,8 @@ unsigned emu_exact_kernel_record_words(int type, int op);
 /* exact_reduce (exact_reduce_lanes where job->unit_warps is 0) over `grid`
  * blocks (in an order drawn from seed), then, when job->splits > 1 and the
  * job has no tickets, exact_finish over finish_grid blocks of 256 threads.
+ * With job->retry set, exact_quick runs first, over finish_grid blocks of 256
+ * threads (SUM and MEAN of float16, bfloat16 and float32 only).
  * Loads of 16-byte vectors must fall in [in, in + in_bytes) or
  * [in2, in2 + in2_bytes). Returns 0, or -1 with *error set (a static
  * message: a barrier not every thread reaches, a misaligned or stray

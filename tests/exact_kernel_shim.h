@@ -77,6 +77,12 @@ template <class T> static inline T atomicExch(T *p, T v)
     return old;
 }
 // One block runs at a time: its writes are seen by the blocks after it.
+static inline unsigned atomicAnd(unsigned *p, unsigned v)
+{
+    const unsigned old = *p;
+    *p = old & v;
+    return old;
+}
 static inline void __threadfence() {}
 static inline unsigned long long atomicMax(unsigned long long *p, unsigned long long v)
 {

@@ -147,6 +147,20 @@ static void fill(struct rng *r, int t, int mode, void *x, void *y, size_t n)
     }
 }
 
+/* Short outputs whose terms a double sums exactly (exact_quick's path): one
+ * binade near e0 for most outputs; then `count` elements at random positions
+ * made into terms a double cannot take beside them (a NaN, an infinity, the
+ * largest finite, a subnormal: bits lost where the type's exponents span more
+ * than a double), so that some groups of outputs go to the exact state. */
+static void salt(struct rng *r, int t, void *x, size_t n, size_t count)
+{
+    for (size_t k = 0; n && k < count; k++) {
+        const uint64_t sign = rnd(r) & 1 ? sign_bit(t) : 0, u = rnd_below(r, 8);
+        store_bits(t, x, (size_t)rnd_below(r, n),
+                   u == 0 ? nan_bits(t) : u == 1 ? inf_bits(t) | sign : u < 5 ? max_bits(t) | sign : 1 | sign);
+    }
+}
+
 /* ---- A job, its reference and its runs ---- */
 struct job_case {
     int t, rt, op;
@@ -240,6 +254,7 @@ struct variant {
     unsigned splits, uw, grid, finish_grid;
     int fused; /* split outputs meet in accumulators by tickets (no exact_finish) */
     uint64_t part;
+    unsigned group, per_bit; /* group: exact_quick first, over finish_grid blocks, with this many lanes an output */
 };
 #define MAX_OUT 4096
 static uint64_t got_bits[MAX_VARIANTS][MAX_OUT], owner[4 * MAX_OUT];
@@ -285,6 +300,13 @@ static void run_job(struct job_case *c, const struct variant *v, int nv)
         unsigned *tickets = v[k].fused ? calloc(j.nout, sizeof *tickets) : NULL;
         ck_assert(!v[k].fused || tickets);
         unsigned long long guard_word = 0;
+        /* exact_quick's retry bits: zero before, and (kept at zero) after */
+        const size_t retry_words = v[k].group ? ((j.nout + 31) / 32 + v[k].per_bit - 1) / v[k].per_bit / 32 + 1 : 0;
+        unsigned *retry = retry_words ? calloc(retry_words, sizeof *retry) : NULL;
+        ck_assert(!retry_words || retry);
+        j.retry = (uintptr_t)retry;
+        j.group = v[k].group;
+        j.per_bit = v[k].per_bit;
         j.out = (uintptr_t)out.p;
         j.states = (uintptr_t)states.p;
         j.tickets = (uintptr_t)tickets;
@@ -296,9 +318,9 @@ static void run_job(struct job_case *c, const struct variant *v, int nv)
                                             (const void *)(uintptr_t)j.in, c->in_bytes, (const void *)(uintptr_t)j.in2,
                                             j.in2 ? c->in_bytes : 0, run_seed, &err);
         if (rc)
-            ck_abort_msg("%s, splits %u, unit_warps %u, grid %u: %s (seed %llu; rerun with: CURED_TEST_SEED=%llu "
+            ck_abort_msg("%s, splits %u, unit_warps %u, grid %u, quick lanes %u: %s (seed %llu; rerun with: CURED_TEST_SEED=%llu "
                          "./tests/test-exact-emu)",
-                         c->what, v[k].splits, v[k].uw, v[k].grid, err, seed, seed);
+                         c->what, v[k].splits, v[k].uw, v[k].grid, v[k].group, err, seed, seed);
         for (uint64_t s = 0; s < c->out_words; s++)
             owner[s] = 0;
         for (uint64_t o = 0; o < j.nout; o++)
@@ -309,17 +331,17 @@ static void run_job(struct job_case *c, const struct variant *v, int nv)
                 const uint64_t o = owner[s] - 1;
                 got_bits[k][o] = b;
                 if (b != c->want[o])
-                    ck_abort_msg("%s, splits %u, unit_warps %u, grid %u: output %llu of %llu is 0x%llx, want 0x%llx "
+                    ck_abort_msg("%s, splits %u, unit_warps %u, grid %u, quick lanes %u: output %llu of %llu is 0x%llx, want 0x%llx "
                                  "(seed %llu; rerun with: CURED_TEST_SEED=%llu ./tests/test-exact-emu)",
-                                 c->what, v[k].splits, v[k].uw, v[k].grid, (unsigned long long)o,
+                                 c->what, v[k].splits, v[k].uw, v[k].grid, v[k].group, (unsigned long long)o,
                                  (unsigned long long)j.nout, (unsigned long long)b, (unsigned long long)c->want[o],
                                  seed, seed);
                 if (k && b != got_bits[0][o])
                     ck_abort_msg("%s: output %llu differs between variants", c->what, (unsigned long long)o);
             } else if (b != (SENTINEL & ((rsize == 8 ? 0 : 1ull << (8 * rsize)) - 1))) {
-                ck_abort_msg("%s, splits %u, unit_warps %u, grid %u: slot %llu, no output's, written (seed %llu; "
+                ck_abort_msg("%s, splits %u, unit_warps %u, grid %u, quick lanes %u: slot %llu, no output's, written (seed %llu; "
                              "rerun with: CURED_TEST_SEED=%llu ./tests/test-exact-emu)",
-                             c->what, v[k].splits, v[k].uw, v[k].grid, (unsigned long long)s, seed, seed);
+                             c->what, v[k].splits, v[k].uw, v[k].grid, v[k].group, (unsigned long long)s, seed, seed);
             }
         }
         if (v[k].fused) {
@@ -335,6 +357,12 @@ static void run_job(struct job_case *c, const struct variant *v, int nv)
                                  c->what, v[k].splits, (unsigned long long)o, tickets[o], seed, seed);
             free(tickets);
         }
+        for (size_t w = 0; w < retry_words; w++)
+            if (retry[w])
+                ck_abort_msg("%s, %u lanes an output: retry word %zu left at 0x%x, not zero (seed %llu; rerun with: "
+                             "CURED_TEST_SEED=%llu ./tests/test-exact-emu)",
+                             c->what, v[k].group, w, retry[w], seed, seed);
+        free(retry);
         if (j.view == EXACT_VIEW_SEGMENTS && guard_word != c->bad)
             ck_abort_msg("%s: the guard word is 0x%llx, want 0x%llx (seed %llu; rerun with: CURED_TEST_SEED=%llu "
                          "./tests/test-exact-emu)",
@@ -353,10 +381,26 @@ static int variants(struct rng *r, const struct job_case *c, uint64_t len, struc
     const unsigned block = emu_exact_kernel_block(c->t, c->op), warps = block / 32,
                    chunk = emu_exact_kernel_chunk(c->t, c->op);
     int nv = 0;
-    for (int k = 0; k < 5; k++) {
+    const int quick = c->t != ET_DOUBLE && (c->op == EOP_SUM || c->op == EOP_MEAN) && c->j.view != EXACT_VIEW_GENERAL;
+    for (int k = 0; k < 6; k++) {
         struct variant x;
-        x.uw = k == 4 ? 0 : k % 2 ? warps : 1;
+        memset(&x, 0, sizeof x);
+        x.uw = k >= 4 ? 0 : k % 2 ? warps : 1;
         x.fused = 0;
+        if (k == 5) { /* exact_quick first, any lanes an output, the bits' groups and both grids drawn */
+            if (!quick)
+                continue;
+            x.splits = 1;
+            x.part = (uint64_t)1 << 62;
+            x.group = 1u << rnd_below(r, 6);
+            x.per_bit = 1 + (unsigned)rnd_below(r, 3);
+            const uint64_t groups = (c->j.nout + 31) / 32, natural = (groups + warps - 1) / warps,
+                           qnatural = (groups * x.group + 31) / 32; /* 8 warps of 4 items a block */
+            x.grid = (unsigned)(rnd_below(r, 2) ? (natural ? natural : 1) : 1 + rnd_below(r, 2));
+            x.finish_grid = (unsigned)(rnd_below(r, 2) ? (qnatural ? qnatural : 1) : 1 + rnd_below(r, 3));
+            v[nv++] = x;
+            continue;
+        }
         if (k == 4) { /* a lane an output, a warp 32 of them (in parts, but segments) */
             x.splits = 1;
             x.part = (uint64_t)1 << 62;
@@ -494,6 +538,7 @@ static void adversarial(int t, int op, const char *name, size_t len, int neg_zer
         snprintf(c.what, sizeof c.what, "%s: %s of %zu %s into %s", name, op_names[op], len, tys[t].name, tys[rt].name);
         const unsigned block = emu_exact_kernel_block(t, op), chunk = emu_exact_kernel_chunk(t, op);
         struct variant var[3];
+        memset(var, 0, sizeof var);
         var[0].splits = 1, var[0].uw = block / 32, var[0].part = (uint64_t)1 << 62, var[0].grid = 1, var[0].finish_grid = 1;
         var[0].fused = 0;
         split_of(len, 3, chunk, &var[1].splits, &var[1].part);
@@ -569,15 +614,18 @@ START_TEST(test_axes)
     c.t = _i % 4;
     c.op = _i / 4 % EOP_COUNT;
     struct rng r;
+    const int quick = _i >= 8 * EOP_COUNT; /* many short outputs (the lanes, exact_quick) */
     rng_for(&r, "axes", _i);
     c.rt = result_type(c.t, rnd(&r));
     const unsigned chunk = emu_exact_kernel_chunk(c.t, c.op);
-    const int kind = (int)rnd_below(&r, 5), mode = (int)rnd_below(&r, NMODES);
+    const int kind = (int)rnd_below(&r, 5), mode = quick && rnd_below(&r, 4) ? 2 : (int)rnd_below(&r, NMODES);
     const size_t es = type_size(c.t), vec = 16 / es;
-    /* a reduced length about a chunk (or a few elements), outputs few enough for the whole to stay near 3 chunks */
-    const uint64_t red = rnd_below(&r, 3) ? chunk - vec + rnd_below(&r, 2 * vec + 1) + (rnd_below(&r, 2) ? chunk : 0)
-                                          : 1 + rnd_below(&r, 3 * vec);
-    const uint64_t kept = 1 + rnd_below(&r, red > chunk ? 3 : 40);
+    /* a reduced length about a chunk (or a few elements), outputs few enough for the whole to stay near 3 chunks;
+     * or (quick) 32 to 600 outputs of 1 to 300 elements */
+    const uint64_t red = quick ? 1 + rnd_below(&r, rnd_below(&r, 2) ? 8 : 300)
+                         : rnd_below(&r, 3) ? chunk - vec + rnd_below(&r, 2 * vec + 1) + (rnd_below(&r, 2) ? chunk : 0)
+                                            : 1 + rnd_below(&r, 3 * vec);
+    const uint64_t kept = quick ? 32 + rnd_below(&r, red > 64 ? 100 : 568) : 1 + rnd_below(&r, red > chunk ? 3 : 40);
     uint64_t A, B, C = 1;
     const uint64_t os = 1 + rnd_below(&r, 2); /* results every os slots */
     struct cr_exact_job *j = &c.j;
@@ -638,6 +686,8 @@ START_TEST(test_axes)
         y = gy.p + mis * es;
     }
     fill(&r, c.t, mode, x, y, n);
+    if (quick && mode == 2)
+        salt(&r, c.t, x, n, rnd_below(&r, 3) ? rnd_below(&r, 1 + j->nout / 16) : 0);
     j->in = (uintptr_t)x;
     j->in2 = (uintptr_t)y;
     c.in_bytes = n * es;
@@ -660,14 +710,14 @@ START_TEST(test_segments)
     memset(&c, 0, sizeof c);
     c.t = _i % 4;
     c.op = _i / 4 % EOP_COUNT;
-    const int o32 = _i / (4 * EOP_COUNT) % 2;
+    const int o32 = _i / (4 * EOP_COUNT) % 2, quick = _i / (8 * EOP_COUNT) % 2; /* quick: many short segments */
     struct rng r;
     rng_for(&r, "segments", _i);
     c.rt = result_type(c.t, rnd(&r));
     const unsigned chunk = emu_exact_kernel_chunk(c.t, c.op);
-    const int mode = (int)rnd_below(&r, NMODES), with_bad = rnd_below(&r, 3) == 0;
+    const int mode = quick && rnd_below(&r, 4) ? 2 : (int)rnd_below(&r, NMODES), with_bad = rnd_below(&r, 3) == 0;
     const size_t es = type_size(c.t), n = chunk + rnd_below(&r, 2 * chunk), mis = rnd_below(&r, 16 / es);
-    const uint64_t nseg = 1 + rnd_below(&r, 48);
+    const uint64_t nseg = quick ? 32 + rnd_below(&r, 600) : 1 + rnd_below(&r, 48);
     struct guarded gx, gy, gb, ge;
     memset(&gy, 0, sizeof gy);
     guarded_alloc(&gx, (n + mis) * es);
@@ -677,6 +727,8 @@ START_TEST(test_segments)
         y = gy.p + mis * es;
     }
     fill(&r, c.t, mode, x, y, n);
+    if (quick && mode == 2)
+        salt(&r, c.t, x, n, rnd_below(&r, 3) ? rnd_below(&r, 1 + nseg / 16) : 0);
     guarded_alloc(&gb, nseg * 8);
     guarded_alloc(&ge, nseg * 8);
     for (uint64_t s = 0; s < nseg; s++) {
@@ -684,7 +736,13 @@ START_TEST(test_segments)
         switch (rnd_below(&r, 6)) {
         case 0: e = b; break;                                          /* empty */
         case 1: e = b - 1 - (long long)rnd_below(&r, 40); break;       /* end < begin */
-        case 2: b = (long long)rnd_below(&r, n / 4), e = b + (long long)chunk + (long long)rnd_below(&r, n - chunk - b + 1); break;
+        case 2: /* long: past a lane's (EXACT_LANE_LONG), rarer among many */
+            if (quick && rnd_below(&r, 8)) {
+                e = b + (long long)rnd_below(&r, 70);
+                break;
+            }
+            b = (long long)rnd_below(&r, n / 4), e = b + (long long)chunk + (long long)rnd_below(&r, n - chunk - b + 1);
+            break;
         default: e = b + (long long)rnd_below(&r, 3 * 16 / es + 2); break;
         }
         if (e > (long long)n)
@@ -751,8 +809,8 @@ int main(void)
     } cases[] = {{"emulation", test_emulation, 1},
                  {"adversarial", test_adversarial, 4 * EOP_COUNT},
                  {"whole", test_whole, 4 * EOP_COUNT * 4},
-                 {"axes", test_axes, 4 * EOP_COUNT * 2},
-                 {"segments", test_segments, 4 * EOP_COUNT * 2}};
+                 {"axes", test_axes, 4 * EOP_COUNT * 4},
+                 {"segments", test_segments, 4 * EOP_COUNT * 4}};
     for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
         TCase *tc = tcase_create(cases[k].name);
         tcase_set_timeout(tc, 120);

@@ -402,6 +402,96 @@ START_TEST(test_segments)
 }
 END_TEST
 
+/* Short outputs (exact_quick, then the lanes for the groups it marks): rows of 1 to 64 elements along axis 1,
+ * columns along axis 0 and short segments (a few past a lane's 1024), on data a double sums exactly, with some
+ * outputs salted with terms it cannot take beside the others; every output against the host, and the same bits
+ * without exact_quick and on a forced grid of one block. _i: element type x (SUM, MEAN). */
+START_TEST(test_short)
+{
+    const cured_type t = FT[_i % 4];
+    const cured_op op = _i / 4 ? CURED_OP_EXACT_MEAN : CURED_OP_EXACT_SUM;
+    const cured_type out = t == CURED_TYPE_FLOAT64 ? t : _i % 2 ? CURED_TYPE_FLOAT64 : t;
+    static const int64_t shapes[][3] = {{70000, 1, 1}, {20000, 3, 1}, {4000, 16, 1}, {1500, 64, 1}, {5, 9000, 0}, {200, 300, 0}};
+    struct rng r;
+    rng_init(&r, "exact-short", _i);
+    for (size_t sh = 0; sh <= sizeof shapes / sizeof *shapes; sh++) {
+        const int seg = sh == sizeof shapes / sizeof *shapes;
+        const int64_t R = seg ? 0 : shapes[sh][0], C = seg ? 0 : shapes[sh][1];
+        const int axis = seg ? 1 : (int)shapes[sh][2];
+        const size_t n = seg ? 300000 : (size_t)(R * C), nout = seg ? 20000 : (size_t)(axis ? R : C);
+        uint64_t *x = malloc(n * 8), *row = malloc(n * 8);
+        int64_t *b = malloc(nout * 8), *e = malloc(nout * 8);
+        ck_assert(x && row && b && e);
+        int eb, fb;
+        fmt_bits(t, &eb, &fb);
+        const uint64_t inf = ((1ull << eb) - 1) << fb;
+        fill(&r, t, M_NORMAL, x, n);
+        for (size_t k = 0; k < n / 500; k++) /* about one output in 100: a term of another binade, an infinity */
+            x[rnd64(&r) % n] = k % 7 ? element(&r, t, 1, 3, (int)(k & 1)) : inf;
+        for (size_t s = 0; seg && s < nout; s++) { /* mean 15; one in 500 past 1024 */
+            const uint64_t len = rnd64(&r) % 500 == 0 ? 1025 + rnd64(&r) % 3000 : rnd64(&r) % 31;
+            b[s] = (int64_t)(rnd64(&r) % n);
+            e[s] = b[s] + (int64_t)len < (int64_t)n ? b[s] + (int64_t)len : (int64_t)n;
+        }
+        CUdeviceptr dx = upload_bits(t, x, n), db = dev_alloc(nout * 8), de = dev_alloc(nout * 8),
+                    o[3] = {dev_alloc(nout * 8), dev_alloc(nout * 8), dev_alloc(nout * 8)};
+        if (seg) {
+            upload(db, b, nout * 8);
+            upload(de, e, nout * 8);
+        }
+        const cured_layout la = {2, {R, C}, {C, 1}};
+        for (int v = 0; v < 3; v++) { /* the planner's; without exact_quick; on one block */
+            cr_exact_force.quick = v == 1 ? -1 : 0;
+            cr_exact_force.grid = v == 2 ? 1 : 0;
+            poison(o[v], nout * 8);
+            if (seg)
+                CURED_OK(cured_segmented_reduce_async(H, op, DP(dx), t, nout, DP(db), DP(de), CURED_TYPE_INT64,
+                                                      DP(o[v]), out, NULL));
+            else
+                CURED_OK(cured_reduce_axes_async(H, op, DP(dx), t, &la, 1u << axis, DP(o[v]), out, NULL, NULL));
+            CU_OK(D->CtxSynchronize());
+        }
+        memset(&cr_exact_force, 0, sizeof cr_exact_force);
+        const size_t sz = cr_type_size(out);
+        unsigned char *got = malloc(3 * nout * sz);
+        ck_assert_ptr_nonnull(got);
+        for (int v = 0; v < 3; v++)
+            download(got + (size_t)v * nout * sz, o[v], nout * sz);
+        for (size_t k = 0; k < nout; k++) {
+            size_t len = 0;
+            if (seg)
+                for (int64_t i = b[k]; i < e[k]; i++)
+                    row[len++] = x[i];
+            else
+                for (int64_t i = 0; i < (axis ? C : R); i++)
+                    row[len++] = axis ? x[(int64_t)k * C + i] : x[i * C + (int64_t)k];
+            struct ref rf;
+            ref_make(&rf, op, t, row, row, len);
+            const uint64_t want = ref_result(&rf, op, out);
+            for (int v = 0; v < 3; v++) {
+                char what[200];
+                snprintf(what, sizeof what, "%s %s->%s %s, output %zu of %zu (%s)", cured_op_name(op), cr_type_name(t),
+                         cr_type_name(out), seg ? "segments" : axis ? "rows" : "columns", k, nout,
+                         v == 0 ? "the planner's" : v == 1 ? "without exact_quick" : "one block");
+                uint64_t bits = 0;
+                memcpy(&bits, got + ((size_t)v * nout + k) * sz, sz); /* little-endian: the low bytes */
+                expect_bits(bits, want, what);
+            }
+        }
+        free(got);
+        dev_free(dx);
+        dev_free(db);
+        dev_free(de);
+        for (int v = 0; v < 3; v++)
+            dev_free(o[v]);
+        free(x);
+        free(row);
+        free(b);
+        free(e);
+    }
+}
+END_TEST
+
 /* The IEEE rules and n == 0, by every operator and type. */
 START_TEST(test_rules)
 {
@@ -535,6 +625,7 @@ static Suite *exact_suite(void)
     tcase_add_loop_test(c, test_forced_splits, 0, 8);
     tcase_add_loop_test(c, test_layouts, 0, 12);
     tcase_add_loop_test(c, test_segments, 0, 4);
+    tcase_add_loop_test(c, test_short, 0, 8);
     tcase_add_loop_test(c, test_rules, 0, 4);
     tcase_add_test(c, test_sync);
     tcase_add_test(c, test_digest);
