@@ -7,7 +7,9 @@
 // the parts of a split output add their states into an accumulator of the
 // output, the last part to arrive rounding it (exact_arrive), or leave state
 // records that exact_finish merges and rounds. Every merge is an integer sum of digits, so the bits do not
-// depend on the grid, the parts, the layout or the order.
+// depend on the grid, the parts, the layout or the order. Short outputs of
+// SUM and MEAN go first through exact_quick, in doubles: a double that lost
+// no bit is the exact sum, so its rounding is the same result.
 #include "exact.cuh"
 #include "abi.h"
 

@@ -6,7 +6,10 @@
  * and the last to arrive rounds it (or, with more outputs than
  * accumulators, each leaves a state record, and a second kernel merges and
  * rounds them). The split follows the loaded kernel's occupancy:
- * one wave of units, within the workspace's partials area.
+ * one wave of units, within the workspace's partials area. Short SUM and
+ * MEAN outputs of 16- and 32-bit floats take exact_quick first (doubles,
+ * rounded where no bit was lost), and the lanes only the groups of outputs it
+ * marks.
  */
 #include "internal.h"
 
