@@ -922,8 +922,8 @@ __device__ __forceinline__ void exact_lanes(const ExactJob &j, long long *lanes,
 // as many loads in flight. Every addition is a TwoSum: where none lost a
 // bit, the double is the exact sum and is rounded once into the result
 // (exact_quick_result). A group of 32 outputs with an output that a double
-// cannot sum (a lost bit, a NaN or an infinity, a mean near underflow, a
-// segment past EXACT_LANE_LONG) sets its bit in j.retry, and
+// cannot sum (a lost bit, a NaN or an infinity, a mean near underflow, an
+// output past EXACT_LANE_LONG terms a lane) sets its bit in j.retry, and
 // exact_reduce_lanes sums that group's outputs in the exact state. Without
 // shared memory and with few registers, the kernel keeps the SM full. Views
 // LINEAR and SEGMENTS (GENERAL's offsets go to the lanes).
@@ -949,7 +949,7 @@ __global__ void __launch_bounds__(256) exact_quick(ExactJob j)
             base[k] = 0;
             if (t < items && o < j.nout)
                 exact_output(j, o, base[k], n, sub == 0);
-            fail[k] = n > EXACT_LANE_LONG; // the exact lanes give it a warp
+            fail[k] = n > EXACT_LANE_LONG * G; // at most EXACT_LANE_LONG a lane; the exact lanes give it a warp
             len[k] = fail[k] ? 0u : (unsigned)n;
             most = len[k] > most ? len[k] : most;
         }

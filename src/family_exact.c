@@ -130,7 +130,7 @@ static uint64_t min_u64(uint64_t a, uint64_t b)
     return a < b ? a : b;
 }
 
-void cr_exact_split(const struct cr_request *r, uint64_t nout, uint64_t len, uint64_t resident_blocks,
+void cr_exact_split(const struct cr_request *r, uint64_t nout, uint64_t len, uint64_t lane_len, uint64_t resident_blocks,
                     uint64_t lanes_resident_blocks, size_t area, unsigned *splits, unsigned *unit_warps, uint64_t *part)
 {
     const struct exact_shape s = shape_of(r);
@@ -140,10 +140,10 @@ void cr_exact_split(const struct cr_request *r, uint64_t nout, uint64_t len, uin
      * elements). Longer ones take lanes only when forced (the tests): split for one wave of warps, parts
      * of at least a lane's share of a chunk. Columns in lanes measured slower than in warps: the
      * records of enough parts do not fit the partials area (bench/NOTES.md). */
-    const int lanes = cr_exact_force.lanes > 0 || (cr_exact_force.lanes == 0 && nout >= 32 && len <= CR_EXACT_LANE_LEN);
+    const int lanes = cr_exact_force.lanes > 0 || (cr_exact_force.lanes == 0 && nout >= 32 && len <= lane_len);
     if (!r->state && lanes) {
         uint64_t n = 1;
-        if (len > CR_EXACT_LANE_LEN) {
+        if (len > lane_len) {
             const uint64_t groups = (nout + 31) / 32, wave = (lanes_resident_blocks ? lanes_resident_blocks : 1) * warps;
             n = min_u64((wave + groups - 1) / groups, (len + s.chunk / 32 - 1) / (s.chunk / 32));
         }
@@ -252,7 +252,12 @@ static void plan(const struct cr_request *r, const struct cr_unit *u, const stru
     } else {
         unsigned splits, uw;
         uint64_t part;
-        cr_exact_split(r, j.nout, j.len, resident, lanes_resident, cr_partials_area(dev), &splits, &uw, &part);
+        /* rows (a reduced stride of 1) for exact_quick, where there are enough of them for half a wave of its
+         * warps at four outputs a warp */
+        const int rows = quick_unit(r) && j.view == EXACT_VIEW_LINEAR && j.red.stride[0] == 1 && cr_exact_force.quick >= 0 &&
+                         j.nout >= 16 * lanes_resident;
+        cr_exact_split(r, j.nout, j.len, rows ? CR_EXACT_QUICK_ROW_LEN : CR_EXACT_LANE_LEN, resident, lanes_resident,
+                       cr_partials_area(dev), &splits, &uw, &part);
         j.splits = splits;
         j.unit_warps = uw;
         j.part = part;
