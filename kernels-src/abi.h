@@ -226,7 +226,10 @@ CR_ABI_ASSERT(sizeof(struct cr_exact_job) == 8 * 8 + 3 * 8 + 16 + 8 * 4 + sizeof
               "sizeof ExactJob");
 
 /* exact_quick's retry bits (CR_WS_RETRY of the stream's workspace): groups of 32 outputs share a bit past
- * this many groups. */
-#define CR_EXACT_RETRY_BITS (1u << 19)
+ * this many groups. exact_quick_columns' bits (a group each, so at most this many groups) and tickets (for
+ * outputs split into parts: at most this many groups). */
+#define CR_EXACT_RETRY_BITS (1u << 18)
+#define CR_EXACT_RETRY_COLS_BITS (1u << 17)
+#define CR_EXACT_COLS_TICKETS 4096u
 
 #endif

@@ -122,6 +122,15 @@ __device__ __forceinline__ void exact_output(const ExactJob &j, u64 o, long long
     len = !bad && e > b ? (u64)(e - b) : 0;
 }
 
+// With j.retry set, whether output o's group of 32 is marked for the exact
+// state (exact_quick, exact_quick_columns): the kernels after them take only
+// the marked outputs.
+__device__ __forceinline__ bool exact_marked(const ExactJob &j, u64 o)
+{
+    const u64 b = o / 32 / j.per_bit;
+    return (j.retry[b / 32] >> (b % 32) & 1u) != 0;
+}
+
 // The bits of a result of type R.
 template <class R> __device__ __forceinline__ void exact_store(void *out, long long at, u64 bits)
 {
@@ -985,6 +994,76 @@ __global__ void __launch_bounds__(256) exact_quick(ExactJob j)
     }
 }
 
+// Columns too long for the lanes (SUM and MEAN of float16, bfloat16 and
+// float32; a reduced stride other than 1), first in doubles: a warp takes 32
+// neighbouring outputs (a line of each row) over a part of j.part rows, a
+// lane an output, four rows in flight, each addition a TwoSum. With
+// j.splits parts an output, each part leaves its double (NaN where a bit
+// was lost) in j.states and takes its group's ticket; the last part sums
+// the parts in their order. The warp that finishes a group sets its bit in
+// j.retry where an output needs the exact state, and clears it otherwise,
+// so the bits need no zeroing (a bit a group: j.per_bit is 1), and
+// exact_reduce (and exact_finish) then take only the marked outputs.
+template <class T, int OP>
+__global__ void __launch_bounds__(256) exact_quick_columns(ExactJob j)
+{
+    enum { WARPS = 256 / 32 };
+    static_assert(sizeof(T) <= 4 && (OP == EXACT_OP_SUM || OP == EXACT_OP_MEAN), "exact_quick_columns' terms");
+    const T *x = (const T *)j.in;
+    const unsigned lane = threadIdx.x & 31;
+    const long long stride = j.red.stride[0];
+    const u64 groups = (j.nout + 31) / 32, S = j.splits, items = groups * S;
+    volatile double *parts = (volatile double *)j.states; // read back by another block's warp
+    for (u64 t = (u64)blockIdx.x * WARPS + (threadIdx.x >> 5); t < items; t += (u64)gridDim.x * WARPS) {
+        const u64 g = t / S, p = t % S, o = g * 32 + lane;
+        const bool live = o < j.nout;
+        const long long base = live ? exact_in_offset(j, o) : 0;
+        const u64 r0 = p * j.part < j.len ? p * j.part : j.len, r1 = r0 + j.part < j.len ? r0 + j.part : j.len;
+        double s = -0.0; // -0.0 adds nothing and keeps a sum of -0.0 terms -0.0
+        bool lost = false;
+        if (live) {
+            u64 r = r0;
+            for (; r + 4 <= r1; r += 4) { // loads first: four in flight
+                double v[4];
+#pragma unroll
+                for (int k = 0; k < 4; k++)
+                    v[k] = widen<double, T>(x[base + (long long)(r + k) * stride]);
+#pragma unroll
+                for (int k = 0; k < 4; k++)
+                    exact_two_sum(s, v[k], lost);
+            }
+            for (; r < r1; r++)
+                exact_two_sum(s, widen<double, T>(x[base + (long long)r * stride]), lost);
+        }
+        if (S > 1) {
+            if (live)
+                parts[p * j.nout + o] = lost ? __longlong_as_double(0x7ff8000000000000ll) : s;
+            __threadfence();
+            __syncwarp();
+            unsigned last = 0;
+            if (lane == 0)
+                last = atomicAdd(j.tickets + g, 1u) == S - 1u;
+            if (!__shfl_sync(EXACT_FULL, last, 0))
+                continue;
+            __threadfence();
+            if (lane == 0)
+                atomicExch(j.tickets + g, 0u); // kept at zero
+            s = -0.0;
+            lost = false;
+            for (u64 q = 0; live && q < S; q++)
+                exact_two_sum(s, parts[q * j.nout + o], lost); // a NaN part: lost
+        }
+        const bool bad = live && (lost || !exact_quick_result<T, OP>(j, o, s, j.len));
+        const unsigned marked = __ballot_sync(EXACT_FULL, bad);
+        if (lane == 0) {
+            if (marked)
+                atomicOr(j.retry + g / 32, 1u << (g % 32));
+            else
+                atomicAnd(j.retry + g / 32, ~(1u << (g % 32)));
+        }
+    }
+}
+
 // T the element type, R the result's, OP one of EXACT_OP_*.
 template <class T, int OP, int BLOCK, bool STATE>
 __global__ void __launch_bounds__(BLOCK) exact_reduce(ExactJob j)
@@ -1015,6 +1094,8 @@ __global__ void __launch_bounds__(BLOCK) exact_reduce(ExactJob j)
          u += (u64)gridDim.x * per_block) {
         const bool live = u < units; // a block's units run together: every warp goes round, some with nothing
         const u64 o = live ? u / j.splits : 0, p = live ? u % j.splits : 0;
+        if (j.retry && live && !exact_marked(j, o))
+            continue; // exact_quick_columns finished it (the same for the unit's warps)
         long long base = 0;
         u64 len = 0;
         if (live)
@@ -1131,6 +1212,8 @@ __global__ void __launch_bounds__(256) exact_finish(ExactJob j)
     __shared__ unsigned flagss[8];
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
     for (u64 o = blockIdx.x; o < j.nout; o += gridDim.x) {
+        if (j.retry && !exact_marked(j, o))
+            continue; // exact_quick_columns finished it
         long long sum[PER_LANE];
 #pragma unroll
         for (int k = 0; k < PER_LANE; k++)

@@ -131,7 +131,7 @@ struct cr_request {
     int state;             /* write the state record, not the result (state.c, kernels-src/state.cuh) */
 };
 
-#define CR_MAX_KERNELS 4 /* name expressions in one program (two-pass: 2; exact sums: 4) */
+#define CR_MAX_KERNELS 5 /* name expressions in one program (two-pass: 2; exact sums: 5) */
 struct cr_unit {
     const char *file;   /* kernels-src file, e.g. "fast.cu" */
     const char *source; /* its text; NULL = the embedded file */
@@ -196,7 +196,7 @@ struct cr_plan {
     int nvalues;
     uint64_t values[CR_MAX_KERNELS * CR_MAX_PARAMS];
     size_t nblob;                 /* struct parameters, 8-byte aligned */
-    uint64_t blob[128];
+    uint64_t blob[192];
     int overflow;                 /* a plan outgrew these arrays: a bug, refused at launch */
 };
 /* Append a launch; then its parameters, in the kernel's order. */

@@ -9,7 +9,8 @@
  * one wave of units, within the workspace's partials area. Short SUM and
  * MEAN outputs of 16- and 32-bit floats take exact_quick first (doubles,
  * rounded where no bit was lost), and the lanes only the groups of outputs it
- * marks.
+ * marks; their columns for warp units exact_quick_columns, and the units only
+ * what it marks.
  */
 #include "internal.h"
 
@@ -116,8 +117,9 @@ static void build(const struct cr_request *r, struct cr_unit *u)
         snprintf(u->kernels[2], sizeof u->kernels[2], "exact_reduce_lanes<%s, %d, %u, %s>", t, op_index(r->op),
                  s.block, state);
         if (quick_unit(r)) {
-            u->nkernels = 4;
+            u->nkernels = 5;
             snprintf(u->kernels[3], sizeof u->kernels[3], "exact_quick<%s, %d>", t, op_index(r->op));
+            snprintf(u->kernels[4], sizeof u->kernels[4], "exact_quick_columns<%s, %d>", t, op_index(r->op));
         }
     }
     snprintf(u->label, sizeof u->label, "%s %s %s->%s%s (kernels-src/exact.cu)",
@@ -289,6 +291,34 @@ static void plan(const struct cr_request *r, const struct cr_unit *u, const stru
             qgrid = grid = cr_exact_force.grid;
         l = cr_plan_launch(p, 3, cr_div_up(qgrid, 1), 256);
         cr_plan_struct(p, l, &j, sizeof j);
+    }
+    const uint64_t groups = (j.nout + 31) / 32;
+    if (quick_unit(r) && j.unit_warps > 0 && j.view == EXACT_VIEW_LINEAR && j.red.stride[0] != 1 && j.nout >= 32 &&
+        groups <= CR_EXACT_RETRY_COLS_BITS && cr_exact_force.quick >= 0) {
+        /* columns: exact_quick_columns first, a warp 32 of them over a part of the rows (parts for two waves of
+         * warps, of at least 256 rows, their doubles in the partials area, a ticket a group), then the units
+         * above over the outputs it marked (one wave of them: most have nothing to do) */
+        struct cr_exact_job q = j;
+        uint64_t parts = min_u64((2 * lanes_resident * warps + groups - 1) / groups, (j.len + 255) / 256);
+        parts = min_u64(parts, cr_partials_area(dev) / (8 * j.nout));
+        if (groups > CR_EXACT_COLS_TICKETS || parts < 1)
+            parts = 1;
+        q.part = (j.len + parts - 1) / parts;
+        q.splits = (unsigned)(q.part ? (j.len + q.part - 1) / q.part : 1);
+        if (q.splits < 1)
+            q.splits = 1;
+        q.unit_warps = 0;
+        q.states = a->ws + CR_WS_PARTIALS;
+        q.tickets = a->ws + CR_WS_COLS_TICKETS;
+        q.retry = j.retry = a->ws + CR_WS_RETRY_COLS;
+        q.per_bit = j.per_bit = 1;
+        q.group = 1;
+        uint64_t qgrid = min_u64((groups * q.splits + warps - 1) / warps, (uint64_t)1 << 20);
+        grid = min_u64(grid, resident ? resident : 1);
+        if (cr_exact_force.grid)
+            qgrid = grid = cr_exact_force.grid;
+        l = cr_plan_launch(p, 4, cr_div_up(qgrid, 1), 256);
+        cr_plan_struct(p, l, &q, sizeof q);
     }
     l = cr_plan_launch(p, j.unit_warps ? 0 : 2, cr_div_up(grid, 1), s.block);
     cr_plan_struct(p, l, &j, sizeof j);

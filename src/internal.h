@@ -161,7 +161,9 @@ size_t cr_kcache_blocked(void);
 #define CR_WS_EXACT (CR_WS_TICKETS + 4 * CR_WS_NTICKETS) /* exact sums' accumulators of split outputs, kept at zero */
 #define CR_WS_EXACT_BYTES 8192
 #define CR_WS_RETRY (CR_WS_EXACT + CR_WS_EXACT_BYTES) /* exact_quick's retry bits (CR_EXACT_RETRY_BITS), kept at zero */
-#define CR_WS_PARTIALS (CR_WS_RETRY + CR_EXACT_RETRY_BITS / 8) /* CR_MAX_ACC bytes per resident block */
+#define CR_WS_RETRY_COLS (CR_WS_RETRY + CR_EXACT_RETRY_BITS / 8) /* exact_quick_columns' bits, rewritten by each call */
+#define CR_WS_COLS_TICKETS (CR_WS_RETRY_COLS + CR_EXACT_RETRY_COLS_BITS / 8) /* its tickets, kept at zero */
+#define CR_WS_PARTIALS (CR_WS_COLS_TICKETS + 4 * CR_EXACT_COLS_TICKETS) /* CR_MAX_ACC bytes per resident block */
 #define CR_WS_COLS_BYTES ((size_t)2 << 20) /* column partials and the long-segment list, after the block partials */
 #define CR_SLOTS_PER_CHUNK 16
 

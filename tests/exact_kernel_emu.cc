@@ -40,6 +40,13 @@ template <class T, int OP> struct Kernels {
         else
             emu_fail("exact_quick takes SUM and MEAN of 16- and 32-bit floats");
     }
+    static void quick_columns(void *j)
+    {
+        if constexpr (sizeof(T) <= 4 && (OP == EXACT_OP_SUM || OP == EXACT_OP_MEAN))
+            exact_quick_columns<T, OP>(*(const ExactJob *)j);
+        else
+            emu_fail("exact_quick_columns takes SUM and MEAN of 16- and 32-bit floats");
+    }
 };
 
 uint64_t mix(uint64_t z)
@@ -69,26 +76,29 @@ int launch(void (*kernel)(void *), const ExactJob &j, unsigned grid, unsigned th
 }
 
 template <class T, int OP>
-int run(const ExactJob &j, unsigned grid, unsigned finish_grid, uint64_t seed, const char **error)
+int run(const ExactJob &j, unsigned grid, unsigned finish_grid, const ExactJob *quick, unsigned quick_grid,
+        uint64_t seed, const char **error)
 {
-    if (j.retry && launch(Kernels<T, OP>::quick, j, finish_grid, 256, seed ^ 0x5bd1e995u, error))
+    if (quick && launch(j.unit_warps ? Kernels<T, OP>::quick_columns : Kernels<T, OP>::quick, *quick, quick_grid, 256,
+                        seed ^ 0x5bd1e995u, error))
         return -1;
     if (launch(j.unit_warps ? Kernels<T, OP>::reduce : Kernels<T, OP>::lanes, j, grid, Kernels<T, OP>::BLOCK, seed, error))
         return -1;
-    if (!j.retry && j.splits > 1 && !j.tickets && launch(Kernels<T, OP>::finish, j, finish_grid, 256, ~seed, error))
+    if (j.splits > 1 && !j.tickets && launch(Kernels<T, OP>::finish, j, finish_grid, 256, ~seed, error))
         return -1;
     return 0;
 }
 
 template <class T>
-int run_op(int op, const ExactJob &j, unsigned grid, unsigned finish_grid, uint64_t seed, const char **error)
+int run_op(int op, const ExactJob &j, unsigned grid, unsigned finish_grid, const ExactJob *quick, unsigned quick_grid,
+           uint64_t seed, const char **error)
 {
     switch (op) {
-    case EOP_SUM: return run<T, EXACT_OP_SUM>(j, grid, finish_grid, seed, error);
-    case EOP_MEAN: return run<T, EXACT_OP_MEAN>(j, grid, finish_grid, seed, error);
-    case EOP_SUM_SQUARES: return run<T, EXACT_OP_SUM_SQUARES>(j, grid, finish_grid, seed, error);
-    case EOP_NORM2: return run<T, EXACT_OP_NORM2>(j, grid, finish_grid, seed, error);
-    default: return run<T, EXACT_OP_DOT>(j, grid, finish_grid, seed, error);
+    case EOP_SUM: return run<T, EXACT_OP_SUM>(j, grid, finish_grid, quick, quick_grid, seed, error);
+    case EOP_MEAN: return run<T, EXACT_OP_MEAN>(j, grid, finish_grid, quick, quick_grid, seed, error);
+    case EOP_SUM_SQUARES: return run<T, EXACT_OP_SUM_SQUARES>(j, grid, finish_grid, quick, quick_grid, seed, error);
+    case EOP_NORM2: return run<T, EXACT_OP_NORM2>(j, grid, finish_grid, quick, quick_grid, seed, error);
+    default: return run<T, EXACT_OP_DOT>(j, grid, finish_grid, quick, quick_grid, seed, error);
     }
 }
 
@@ -131,8 +141,8 @@ unsigned emu_exact_kernel_chunk(int type, int op) { return shape_of(type, op, 1)
 unsigned emu_exact_kernel_record_words(int type, int op) { return shape_of(type, op, 2); }
 
 int emu_exact_kernel_run(int type, int rtype, int op, const struct cr_exact_job *job, unsigned grid,
-                         unsigned finish_grid, const void *in, size_t in_bytes, const void *in2, size_t in2_bytes,
-                         uint64_t seed, const char **error)
+                         unsigned finish_grid, const struct cr_exact_job *quick, unsigned quick_grid, const void *in,
+                         size_t in_bytes, const void *in2, size_t in2_bytes, uint64_t seed, const char **error)
 {
     emu_exact_inputs.lo[0] = in;
     emu_exact_inputs.bytes[0] = in_bytes;
@@ -144,13 +154,18 @@ int emu_exact_kernel_run(int type, int rtype, int op, const struct cr_exact_job 
         *error = "a result type exact sums do not take";
         return -1;
     }
-    ExactJob j = *job;
+    ExactJob j = *job, q;
     j.result = (cr_u32)rtype;
+    if (quick) {
+        q = *quick;
+        q.result = (cr_u32)rtype;
+    }
+    const ExactJob *qj = quick ? &q : nullptr;
     switch (type) {
-    case ET_HALF: return run_op<half_t>(op, j, grid, finish_grid, seed, error);
-    case ET_BF16: return run_op<bf16_t>(op, j, grid, finish_grid, seed, error);
-    case ET_FLOAT: return run_op<float>(op, j, grid, finish_grid, seed, error);
-    default: return run_op<double>(op, j, grid, finish_grid, seed, error);
+    case ET_HALF: return run_op<half_t>(op, j, grid, finish_grid, qj, quick_grid, seed, error);
+    case ET_BF16: return run_op<bf16_t>(op, j, grid, finish_grid, qj, quick_grid, seed, error);
+    case ET_FLOAT: return run_op<float>(op, j, grid, finish_grid, qj, quick_grid, seed, error);
+    default: return run_op<double>(op, j, grid, finish_grid, qj, quick_grid, seed, error);
     }
 }
 }

@@ -254,7 +254,9 @@ struct variant {
     unsigned splits, uw, grid, finish_grid;
     int fused; /* split outputs meet in accumulators by tickets (no exact_finish) */
     uint64_t part;
-    unsigned group, per_bit; /* group: exact_quick first, over finish_grid blocks, with this many lanes an output */
+    int quick;               /* 1: exact_quick first (a lane variant), 2: exact_quick_columns first (a unit variant) */
+    unsigned group, per_bit; /* exact_quick's lanes an output and groups a bit */
+    unsigned qsplits, quick_grid; /* exact_quick_columns' parts an output; the first kernel's grid */
 };
 #define MAX_OUT 4096
 static uint64_t got_bits[MAX_VARIANTS][MAX_OUT], owner[4 * MAX_OUT];
@@ -300,9 +302,12 @@ static void run_job(struct job_case *c, const struct variant *v, int nv)
         unsigned *tickets = v[k].fused ? calloc(j.nout, sizeof *tickets) : NULL;
         ck_assert(!v[k].fused || tickets);
         unsigned long long guard_word = 0;
-        /* exact_quick's retry bits: zero before, and (kept at zero) after */
-        const size_t retry_words = v[k].group ? ((j.nout + 31) / 32 + v[k].per_bit - 1) / v[k].per_bit / 32 + 1 : 0;
-        unsigned *retry = retry_words ? calloc(retry_words, sizeof *retry) : NULL;
+        /* exact_quick's retry bits: zero before, and (kept at zero) after; exact_quick_columns' bits: anything
+         * before (each call rewrites its groups'), its tickets zero before and after, its parts' doubles */
+        const uint64_t groups = (j.nout + 31) / 32;
+        const size_t retry_words = v[k].quick ? (groups + v[k].per_bit - 1) / v[k].per_bit / 32 + 1 : 0;
+        unsigned *retry = retry_words ? calloc(retry_words, sizeof *retry) : NULL, *qtickets = NULL;
+        double *qparts = NULL;
         ck_assert(!retry_words || retry);
         j.retry = (uintptr_t)retry;
         j.group = v[k].group;
@@ -312,11 +317,28 @@ static void run_job(struct job_case *c, const struct variant *v, int nv)
         j.tickets = (uintptr_t)tickets;
         if (j.view == EXACT_VIEW_SEGMENTS)
             j.guard.bad = (uintptr_t)&guard_word;
+        struct cr_exact_job q = j;
+        if (v[k].quick == 2) {
+            struct rng garbage; /* what the bits held before */
+            rng_for(&garbage, "garbage", k);
+            for (size_t w = 0; w < retry_words; w++)
+                retry[w] = (unsigned)rnd(&garbage);
+            qtickets = calloc(groups, sizeof *qtickets);
+            qparts = malloc((size_t)(groups * 32 * v[k].qsplits) * sizeof *qparts);
+            ck_assert(qtickets && qparts);
+            q.splits = v[k].qsplits;
+            q.part = (j.len + q.splits - 1) / q.splits;
+            q.unit_warps = 0;
+            q.states = (uintptr_t)qparts;
+            q.tickets = (uintptr_t)qtickets;
+            q.group = 1;
+        }
         const char *err = NULL;
         const uint64_t run_seed = seed * 31 + (uint64_t)k;
         const int rc = emu_exact_kernel_run(c->t, c->rt, c->op, &j, v[k].grid, v[k].finish_grid,
-                                            (const void *)(uintptr_t)j.in, c->in_bytes, (const void *)(uintptr_t)j.in2,
-                                            j.in2 ? c->in_bytes : 0, run_seed, &err);
+                                            v[k].quick ? &q : NULL, v[k].quick_grid, (const void *)(uintptr_t)j.in,
+                                            c->in_bytes, (const void *)(uintptr_t)j.in2, j.in2 ? c->in_bytes : 0,
+                                            run_seed, &err);
         if (rc)
             ck_abort_msg("%s, splits %u, unit_warps %u, grid %u, quick lanes %u: %s (seed %llu; rerun with: CURED_TEST_SEED=%llu "
                          "./tests/test-exact-emu)",
@@ -357,7 +379,14 @@ static void run_job(struct job_case *c, const struct variant *v, int nv)
                                  c->what, v[k].splits, (unsigned long long)o, tickets[o], seed, seed);
             free(tickets);
         }
-        for (size_t w = 0; w < retry_words; w++)
+        for (uint64_t g = 0; qtickets && g < groups; g++)
+            if (qtickets[g])
+                ck_abort_msg("%s, %u parts a column: ticket %llu left at %u, not zero (seed %llu; rerun with: "
+                             "CURED_TEST_SEED=%llu ./tests/test-exact-emu)",
+                             c->what, v[k].qsplits, (unsigned long long)g, qtickets[g], seed, seed);
+        free(qtickets);
+        free(qparts);
+        for (size_t w = 0; v[k].quick == 1 && w < retry_words; w++)
             if (retry[w])
                 ck_abort_msg("%s, %u lanes an output: retry word %zu left at 0x%x, not zero (seed %llu; rerun with: "
                              "CURED_TEST_SEED=%llu ./tests/test-exact-emu)",
@@ -382,14 +411,35 @@ static int variants(struct rng *r, const struct job_case *c, uint64_t len, struc
                    chunk = emu_exact_kernel_chunk(c->t, c->op);
     int nv = 0;
     const int quick = c->t != ET_DOUBLE && (c->op == EOP_SUM || c->op == EOP_MEAN) && c->j.view != EXACT_VIEW_GENERAL;
-    for (int k = 0; k < 6; k++) {
+    for (int k = 0; k < 7; k++) {
         struct variant x;
         memset(&x, 0, sizeof x);
-        x.uw = k >= 4 ? 0 : k % 2 ? warps : 1;
+        x.uw = k >= 4 && k < 6 ? 0 : k % 2 ? warps : 1;
         x.fused = 0;
+        if (k == 6) { /* exact_quick_columns first (any LINEAR view), then units over what it marked, split or not */
+            if (!quick || c->j.view != EXACT_VIEW_LINEAR)
+                continue;
+            x.quick = 2;
+            x.per_bit = 1;
+            x.qsplits = 1 + (unsigned)rnd_below(r, 5);
+            x.splits = 1;
+            x.part = (uint64_t)1 << 62;
+            if (rnd_below(r, 2)) {
+                split_of(len, 2 + rnd_below(r, 4), rnd_below(r, 2) ? chunk : 1024, &x.splits, &x.part);
+                x.fused = x.splits > 1 && rnd_below(r, 2);
+            }
+            const uint64_t groups = (c->j.nout + 31) / 32, units = c->j.nout * x.splits,
+                           natural = (units + warps / x.uw - 1) / (warps / x.uw);
+            x.grid = (unsigned)(rnd_below(r, 2) ? (natural ? natural : 1) : 1 + rnd_below(r, 2));
+            x.finish_grid = (unsigned)(1 + rnd_below(r, c->j.nout < 3 ? c->j.nout : 3));
+            x.quick_grid = (unsigned)(rnd_below(r, 2) ? (groups * x.qsplits + 7) / 8 : 1 + rnd_below(r, 3));
+            v[nv++] = x;
+            continue;
+        }
         if (k == 5) { /* exact_quick first, any lanes an output, the bits' groups and both grids drawn */
             if (!quick)
                 continue;
+            x.quick = 1;
             x.splits = 1;
             x.part = (uint64_t)1 << 62;
             x.group = 1u << rnd_below(r, 6);
@@ -397,7 +447,8 @@ static int variants(struct rng *r, const struct job_case *c, uint64_t len, struc
             const uint64_t groups = (c->j.nout + 31) / 32, natural = (groups + warps - 1) / warps,
                            qnatural = (groups * x.group + 31) / 32; /* 8 warps of 4 items a block */
             x.grid = (unsigned)(rnd_below(r, 2) ? (natural ? natural : 1) : 1 + rnd_below(r, 2));
-            x.finish_grid = (unsigned)(rnd_below(r, 2) ? (qnatural ? qnatural : 1) : 1 + rnd_below(r, 3));
+            x.quick_grid = (unsigned)(rnd_below(r, 2) ? (qnatural ? qnatural : 1) : 1 + rnd_below(r, 3));
+            x.finish_grid = 1;
             v[nv++] = x;
             continue;
         }

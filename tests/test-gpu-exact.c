@@ -402,8 +402,9 @@ START_TEST(test_segments)
 }
 END_TEST
 
-/* Short outputs (exact_quick, then the lanes for the groups it marks): rows of 1 to 64 elements along axis 1,
- * columns along axis 0 and short segments (a few past a lane's 1024), on data a double sums exactly, with some
+/* Outputs in doubles first (exact_quick, then the lanes for the groups it marks; exact_quick_columns, then the
+ * warp units): rows of 1 to 1000 elements along axis 1, columns of 5 to 20000 along axis 0 and short segments (a
+ * few past a lane's 1024), on data a double sums exactly, with some
  * outputs salted with terms it cannot take beside the others; every output against the host, and the same bits
  * without exact_quick and on a forced grid of one block. _i: element type x (SUM, MEAN). */
 START_TEST(test_short)
@@ -411,7 +412,8 @@ START_TEST(test_short)
     const cured_type t = FT[_i % 4];
     const cured_op op = _i / 4 ? CURED_OP_EXACT_MEAN : CURED_OP_EXACT_SUM;
     const cured_type out = t == CURED_TYPE_FLOAT64 ? t : _i % 2 ? CURED_TYPE_FLOAT64 : t;
-    static const int64_t shapes[][3] = {{70000, 1, 1}, {20000, 3, 1}, {4000, 16, 1}, {1500, 64, 1}, {5, 9000, 0}, {200, 300, 0}};
+    static const int64_t shapes[][3] = {{70000, 1, 1}, {20000, 3, 1}, {4000, 16, 1}, {1500, 64, 1}, {300, 1000, 1},
+                                        {5, 9000, 0}, {200, 300, 0}, {3000, 700, 0}, {20000, 40, 0}};
     struct rng r;
     rng_init(&r, "exact-short", _i);
     for (size_t sh = 0; sh <= sizeof shapes / sizeof *shapes; sh++) {
