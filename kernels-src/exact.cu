@@ -826,6 +826,10 @@ __device__ __forceinline__ bool exact_lane_quick(const ExactJob &j, const T *x, 
 // first tries a double (float64 terms: the others' short SUM and MEAN
 // outputs take exact_quick first).
 #define EXACT_LANE_LONG 1024
+// After exact_quick, whose rows reach EXACT_LANE_LONG, the warp takes the
+// marked outputs past this: a lane reading its own row of 1024 terms, 32 rows
+// a load, thrashes the L1 (spread data, where every output is marked).
+#define EXACT_RETRY_LONG 256
 template <class T, int OP, int BLOCK, bool STATE, bool PROD, bool TWO, class F, class Front>
 __device__ __forceinline__ void exact_lane_group(const ExactJob &j, u64 g, u64 p, bool quick, long long *lanes,
                                                  long long *digits)
@@ -842,7 +846,7 @@ __device__ __forceinline__ void exact_lane_group(const ExactJob &j, u64 g, u64 p
         exact_output(j, o, base, len, p == 0);
     const u64 p0 = p * j.part < len ? p * j.part : len;
     const u64 p1 = p0 + j.part < len ? p0 + j.part : len;
-    const bool defer = live && j.splits == 1 && len > EXACT_LANE_LONG;
+    const bool defer = live && j.splits == 1 && len > (j.retry ? EXACT_RETRY_LONG : EXACT_LANE_LONG);
     bool done = false;
     if constexpr (!STATE && (OP == EXACT_OP_SUM || OP == EXACT_OP_MEAN))
         done = quick && live && !defer && j.splits == 1 && len > 0 && exact_lane_quick<T, OP>(j, x, base, stride, len, o);
