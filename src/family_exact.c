@@ -277,10 +277,12 @@ static void plan(const struct cr_request *r, const struct cr_unit *u, const stru
         j.tickets = a->ws + CR_WS_TICKETS;
     }
     struct cr_launch *l;
-    if (quick_unit(r) && j.unit_warps == 0 && j.splits == 1 && j.view != EXACT_VIEW_GENERAL && cr_exact_force.quick >= 0) {
+    const uint64_t groups = (j.nout + 31) / 32, wave = lanes_resident * warps;
+    const int quick = quick_unit(r) && cr_exact_force.quick >= 0 && j.view != EXACT_VIEW_GENERAL,
+              columns = j.view == EXACT_VIEW_LINEAR && j.red.stride[0] != 1;
+    if (quick && j.unit_warps == 0 && j.splits == 1 && !(columns && groups < 4 * wave && groups <= CR_EXACT_RETRY_BITS)) {
         /* exact_quick first (each item a warp's group of 32 outputs at one of its `group` steps, four items a
          * warp at a time), then the lanes over the groups it marked */
-        const uint64_t groups = (j.nout + 31) / 32;
         j.group = cr_exact_quick_group(&j);
         j.per_bit = (unsigned)((groups + CR_EXACT_RETRY_BITS - 1) / CR_EXACT_RETRY_BITS);
         j.retry = a->ws + CR_WS_RETRY;
@@ -291,15 +293,16 @@ static void plan(const struct cr_request *r, const struct cr_unit *u, const stru
             qgrid = grid = cr_exact_force.grid;
         l = cr_plan_launch(p, 3, cr_div_up(qgrid, 1), 256);
         cr_plan_struct(p, l, &j, sizeof j);
-    }
-    const uint64_t groups = (j.nout + 31) / 32;
-    if (quick_unit(r) && j.unit_warps > 0 && j.view == EXACT_VIEW_LINEAR && j.red.stride[0] != 1 && j.nout >= 32 &&
-        groups <= CR_EXACT_RETRY_COLS_BITS && cr_exact_force.quick >= 0) {
-        /* columns: exact_quick_columns first, a warp 32 of them over a part of the rows (parts for two waves of
-         * warps, of at least 256 rows, their doubles in the partials area, a ticket a group), then the units
-         * above over the outputs it marked (one wave of them: most have nothing to do) */
+    } else if (quick && columns && j.nout >= 32 && (j.unit_warps || j.splits == 1) &&
+               groups <= (j.unit_warps ? CR_EXACT_RETRY_COLS_BITS : CR_EXACT_RETRY_BITS)) {
+        /* columns, too long for the lanes or too few for four of exact_quick's items a warp over a wave:
+         * exact_quick_columns first, a warp 32 of them over a part of the rows (parts for two waves of warps,
+         * of at least 32 rows, their doubles in the partials area, a ticket a group), then the units above
+         * over the outputs it marked (one wave of them: most have nothing to do). It writes every group's
+         * bit: the units' bits (CR_WS_RETRY_COLS) need no zeroing, and the lanes, which clear what they
+         * take, keep theirs (CR_WS_RETRY) at zero. */
         struct cr_exact_job q = j;
-        uint64_t parts = min_u64((2 * lanes_resident * warps + groups - 1) / groups, (j.len + 255) / 256);
+        uint64_t parts = min_u64((2 * wave + groups - 1) / groups, (j.len + 31) / 32);
         parts = min_u64(parts, cr_partials_area(dev) / (8 * j.nout));
         if (groups > CR_EXACT_COLS_TICKETS || parts < 1)
             parts = 1;
@@ -310,11 +313,11 @@ static void plan(const struct cr_request *r, const struct cr_unit *u, const stru
         q.unit_warps = 0;
         q.states = a->ws + CR_WS_PARTIALS;
         q.tickets = a->ws + CR_WS_COLS_TICKETS;
-        q.retry = j.retry = a->ws + CR_WS_RETRY_COLS;
+        q.retry = j.retry = a->ws + (j.unit_warps ? CR_WS_RETRY_COLS : CR_WS_RETRY);
         q.per_bit = j.per_bit = 1;
         q.group = 1;
         uint64_t qgrid = min_u64((groups * q.splits + warps - 1) / warps, (uint64_t)1 << 20);
-        grid = min_u64(grid, resident ? resident : 1);
+        grid = j.unit_warps ? min_u64(grid, resident ? resident : 1) : min_u64((groups + warps - 1) / warps, lanes_resident);
         if (cr_exact_force.grid)
             qgrid = grid = cr_exact_force.grid;
         l = cr_plan_launch(p, 4, cr_div_up(qgrid, 1), 256);

@@ -76,10 +76,10 @@ int launch(void (*kernel)(void *), const ExactJob &j, unsigned grid, unsigned th
 }
 
 template <class T, int OP>
-int run(const ExactJob &j, unsigned grid, unsigned finish_grid, const ExactJob *quick, unsigned quick_grid,
-        uint64_t seed, const char **error)
+int run(const ExactJob &j, unsigned grid, unsigned finish_grid, const ExactJob *quick, int quick_columns,
+        unsigned quick_grid, uint64_t seed, const char **error)
 {
-    if (quick && launch(j.unit_warps ? Kernels<T, OP>::quick_columns : Kernels<T, OP>::quick, *quick, quick_grid, 256,
+    if (quick && launch(quick_columns ? Kernels<T, OP>::quick_columns : Kernels<T, OP>::quick, *quick, quick_grid, 256,
                         seed ^ 0x5bd1e995u, error))
         return -1;
     if (launch(j.unit_warps ? Kernels<T, OP>::reduce : Kernels<T, OP>::lanes, j, grid, Kernels<T, OP>::BLOCK, seed, error))
@@ -90,15 +90,15 @@ int run(const ExactJob &j, unsigned grid, unsigned finish_grid, const ExactJob *
 }
 
 template <class T>
-int run_op(int op, const ExactJob &j, unsigned grid, unsigned finish_grid, const ExactJob *quick, unsigned quick_grid,
-           uint64_t seed, const char **error)
+int run_op(int op, const ExactJob &j, unsigned grid, unsigned finish_grid, const ExactJob *quick, int quick_columns,
+           unsigned quick_grid, uint64_t seed, const char **error)
 {
     switch (op) {
-    case EOP_SUM: return run<T, EXACT_OP_SUM>(j, grid, finish_grid, quick, quick_grid, seed, error);
-    case EOP_MEAN: return run<T, EXACT_OP_MEAN>(j, grid, finish_grid, quick, quick_grid, seed, error);
-    case EOP_SUM_SQUARES: return run<T, EXACT_OP_SUM_SQUARES>(j, grid, finish_grid, quick, quick_grid, seed, error);
-    case EOP_NORM2: return run<T, EXACT_OP_NORM2>(j, grid, finish_grid, quick, quick_grid, seed, error);
-    default: return run<T, EXACT_OP_DOT>(j, grid, finish_grid, quick, quick_grid, seed, error);
+    case EOP_SUM: return run<T, EXACT_OP_SUM>(j, grid, finish_grid, quick, quick_columns, quick_grid, seed, error);
+    case EOP_MEAN: return run<T, EXACT_OP_MEAN>(j, grid, finish_grid, quick, quick_columns, quick_grid, seed, error);
+    case EOP_SUM_SQUARES: return run<T, EXACT_OP_SUM_SQUARES>(j, grid, finish_grid, quick, quick_columns, quick_grid, seed, error);
+    case EOP_NORM2: return run<T, EXACT_OP_NORM2>(j, grid, finish_grid, quick, quick_columns, quick_grid, seed, error);
+    default: return run<T, EXACT_OP_DOT>(j, grid, finish_grid, quick, quick_columns, quick_grid, seed, error);
     }
 }
 
@@ -141,8 +141,8 @@ unsigned emu_exact_kernel_chunk(int type, int op) { return shape_of(type, op, 1)
 unsigned emu_exact_kernel_record_words(int type, int op) { return shape_of(type, op, 2); }
 
 int emu_exact_kernel_run(int type, int rtype, int op, const struct cr_exact_job *job, unsigned grid,
-                         unsigned finish_grid, const struct cr_exact_job *quick, unsigned quick_grid, const void *in,
-                         size_t in_bytes, const void *in2, size_t in2_bytes, uint64_t seed, const char **error)
+                         unsigned finish_grid, const struct cr_exact_job *quick, int quick_columns, unsigned quick_grid,
+                         const void *in, size_t in_bytes, const void *in2, size_t in2_bytes, uint64_t seed, const char **error)
 {
     emu_exact_inputs.lo[0] = in;
     emu_exact_inputs.bytes[0] = in_bytes;
@@ -162,10 +162,10 @@ int emu_exact_kernel_run(int type, int rtype, int op, const struct cr_exact_job 
     }
     const ExactJob *qj = quick ? &q : nullptr;
     switch (type) {
-    case ET_HALF: return run_op<half_t>(op, j, grid, finish_grid, qj, quick_grid, seed, error);
-    case ET_BF16: return run_op<bf16_t>(op, j, grid, finish_grid, qj, quick_grid, seed, error);
-    case ET_FLOAT: return run_op<float>(op, j, grid, finish_grid, qj, quick_grid, seed, error);
-    default: return run_op<double>(op, j, grid, finish_grid, qj, quick_grid, seed, error);
+    case ET_HALF: return run_op<half_t>(op, j, grid, finish_grid, qj, quick_columns, quick_grid, seed, error);
+    case ET_BF16: return run_op<bf16_t>(op, j, grid, finish_grid, qj, quick_columns, quick_grid, seed, error);
+    case ET_FLOAT: return run_op<float>(op, j, grid, finish_grid, qj, quick_columns, quick_grid, seed, error);
+    default: return run_op<double>(op, j, grid, finish_grid, qj, quick_columns, quick_grid, seed, error);
     }
 }
 }

@@ -27,7 +27,7 @@ unsigned emu_exact_kernel_record_words(int type, int op);
 /* exact_reduce (exact_reduce_lanes where job->unit_warps is 0) over `grid`
  * blocks (in an order drawn from seed), then, when job->splits > 1 and the
  * job has no tickets, exact_finish over finish_grid blocks of 256 threads.
- * With quick set, exact_quick (job->unit_warps 0) or exact_quick_columns
+ * With quick set, exact_quick (or, with quick_columns, exact_quick_columns)
  * runs first, on *quick, over quick_grid blocks of 256 threads (SUM and MEAN
  * of float16, bfloat16 and float32 only).
  * Loads of 16-byte vectors must fall in [in, in + in_bytes) or
@@ -35,7 +35,8 @@ unsigned emu_exact_kernel_record_words(int type, int op);
  * message: a barrier not every thread reaches, a misaligned or stray
  * vector load). */
 int emu_exact_kernel_run(int type, int rtype, int op, const struct cr_exact_job *job, unsigned grid,
-                         unsigned finish_grid, const struct cr_exact_job *quick, unsigned quick_grid, const void *in,
+                         unsigned finish_grid, const struct cr_exact_job *quick, int quick_columns, unsigned quick_grid,
+                         const void *in,
                          size_t in_bytes, const void *in2, size_t in2_bytes, uint64_t seed, const char **error);
 
 #ifdef __cplusplus

@@ -321,8 +321,9 @@ static void run_job(struct job_case *c, const struct variant *v, int nv)
         if (v[k].quick == 2) {
             struct rng garbage; /* what the bits held before */
             rng_for(&garbage, "garbage", k);
-            for (size_t w = 0; w < retry_words; w++)
-                retry[w] = (unsigned)rnd(&garbage);
+            for (size_t w = 0; w < retry_words; w++) /* the lanes' bits are zero past the groups' */
+                retry[w] = (unsigned)rnd(&garbage) & (j.unit_warps || (w + 1) * 32 <= groups ? ~0u
+                                                      : w * 32 >= groups ? 0u : ~(~0u << (groups % 32)));
             qtickets = calloc(groups, sizeof *qtickets);
             qparts = malloc((size_t)(groups * 32 * v[k].qsplits) * sizeof *qparts);
             ck_assert(qtickets && qparts);
@@ -336,7 +337,8 @@ static void run_job(struct job_case *c, const struct variant *v, int nv)
         const char *err = NULL;
         const uint64_t run_seed = seed * 31 + (uint64_t)k;
         const int rc = emu_exact_kernel_run(c->t, c->rt, c->op, &j, v[k].grid, v[k].finish_grid,
-                                            v[k].quick ? &q : NULL, v[k].quick_grid, (const void *)(uintptr_t)j.in,
+                                            v[k].quick ? &q : NULL, v[k].quick == 2, v[k].quick_grid,
+                                            (const void *)(uintptr_t)j.in,
                                             c->in_bytes, (const void *)(uintptr_t)j.in2, j.in2 ? c->in_bytes : 0,
                                             run_seed, &err);
         if (rc)
@@ -386,7 +388,7 @@ static void run_job(struct job_case *c, const struct variant *v, int nv)
                              c->what, v[k].qsplits, (unsigned long long)g, qtickets[g], seed, seed);
         free(qtickets);
         free(qparts);
-        for (size_t w = 0; v[k].quick == 1 && w < retry_words; w++)
+        for (size_t w = 0; (v[k].quick == 1 || (v[k].quick == 2 && !j.unit_warps)) && w < retry_words; w++)
             if (retry[w])
                 ck_abort_msg("%s, %u lanes an output: retry word %zu left at 0x%x, not zero (seed %llu; rerun with: "
                              "CURED_TEST_SEED=%llu ./tests/test-exact-emu)",
@@ -420,16 +422,19 @@ static int variants(struct rng *r, const struct job_case *c, uint64_t len, struc
             if (!quick || c->j.view != EXACT_VIEW_LINEAR)
                 continue;
             x.quick = 2;
+            x.uw = rnd_below(r, 2) ? warps : 1;
             x.per_bit = 1;
             x.qsplits = 1 + (unsigned)rnd_below(r, 5);
             x.splits = 1;
             x.part = (uint64_t)1 << 62;
-            if (rnd_below(r, 2)) {
+            if (rnd_below(r, 3) == 0) /* the lanes take the marked groups */
+                x.uw = 0;
+            else if (rnd_below(r, 2)) {
                 split_of(len, 2 + rnd_below(r, 4), rnd_below(r, 2) ? chunk : 1024, &x.splits, &x.part);
                 x.fused = x.splits > 1 && rnd_below(r, 2);
             }
-            const uint64_t groups = (c->j.nout + 31) / 32, units = c->j.nout * x.splits,
-                           natural = (units + warps / x.uw - 1) / (warps / x.uw);
+            const uint64_t groups = (c->j.nout + 31) / 32, units = x.uw ? c->j.nout * x.splits : groups,
+                           natural = x.uw ? (units + warps / x.uw - 1) / (warps / x.uw) : (groups + warps - 1) / warps;
             x.grid = (unsigned)(rnd_below(r, 2) ? (natural ? natural : 1) : 1 + rnd_below(r, 2));
             x.finish_grid = (unsigned)(1 + rnd_below(r, c->j.nout < 3 ? c->j.nout : 3));
             x.quick_grid = (unsigned)(rnd_below(r, 2) ? (groups * x.qsplits + 7) / 8 : 1 + rnd_below(r, 3));
