@@ -823,8 +823,8 @@ __device__ __forceinline__ bool exact_lane_quick(const ExactJob &j, const T *x, 
 // segment among short ones) leaves it to the whole warp. State requests get
 // warp units (the planner's), so the STATE path of the lanes runs in no test
 // yet. This is part p of group g's outputs (32 g ... 32 g + 31); `quick`
-// first tries a double (float64 terms: the others' short SUM and MEAN
-// outputs take exact_quick first).
+// first tries a double (float64 terms, and GENERAL views: the others' short
+// SUM and MEAN outputs take exact_quick first).
 #define EXACT_LANE_LONG 1024
 // After exact_quick, whose rows reach EXACT_LANE_LONG, the warp takes the
 // marked outputs past this: a lane reading its own row of 1024 terms, 32 rows
@@ -924,8 +924,8 @@ __device__ __forceinline__ void exact_lanes(const ExactJob &j, long long *lanes,
         return;
     }
     for (u64 u = first; u < groups * j.splits; u += warps) // the same for the warp
-        exact_lane_group<T, OP, BLOCK, STATE, PROD, TWO, F, Front>(j, u / j.splits, u % j.splits, sizeof(T) == 8,
-                                                                  lanes, digits);
+        exact_lane_group<T, OP, BLOCK, STATE, PROD, TWO, F, Front>(
+            j, u / j.splits, u % j.splits, sizeof(T) == 8 || j.view == EXACT_VIEW_GENERAL, lanes, digits);
 }
 
 // Short SUM and MEAN outputs of float16, bfloat16 and float32 terms
@@ -1050,6 +1050,7 @@ __global__ void __launch_bounds__(256) exact_quick_columns(ExactJob j)
             if (!__shfl_sync(EXACT_FULL, last, 0))
                 continue;
             __threadfence();
+            __syncwarp(); // lane 0's fence before the other lanes' reads
             if (lane == 0)
                 atomicExch(j.tickets + g, 0u); // kept at zero
             s = -0.0;
