@@ -47,38 +47,26 @@ static inline void __syncwarp(unsigned mask = EMU_FULL_MASK)
         emu_fail("__syncwarp with a partial mask");
     emu_barrier_warp(EMU_SITE_SYNCWARP);
 }
-// Lane l's result is lane (l ^ lane_mask)'s v: every lane writes its value,
-// the warp meets, every lane reads its partner's, and the warp meets again
-// before the slots are reused.
-template <class T> static inline T __shfl_xor_sync(unsigned mask, T v, int lane_mask, int width = 32)
-{
-    static_assert(sizeof(T) <= 8, "a shuffle moves at most 8 bytes");
-    if (mask != EMU_FULL_MASK || width != 32)
-        emu_fail("a shuffle with a partial mask or width");
-    uint64_t *slots = emu_warp_slots();
-    const unsigned lane = threadIdx.x & 31u;
-    std::memcpy(&slots[lane], &v, sizeof v);
-    emu_barrier_warp(EMU_SITE_SHFL_IN);
-    T r;
-    std::memcpy(&r, &slots[(lane ^ (unsigned)lane_mask) & 31u], sizeof r);
-    emu_barrier_warp(EMU_SITE_SHFL_OUT);
-    return r;
-}
-
-// Lane src_lane's v, for every lane.
+// Lane src_lane's v: every lane writes its value, the warp meets, every
+// lane reads the one it asked for, and the warp meets again before the
+// slots are reused.
 template <class T> static inline T __shfl_sync(unsigned mask, T v, int src_lane, int width = 32)
 {
     static_assert(sizeof(T) <= 8, "a shuffle moves at most 8 bytes");
     if (mask != EMU_FULL_MASK || width != 32)
         emu_fail("a shuffle with a partial mask or width");
     uint64_t *slots = emu_warp_slots();
-    const unsigned lane = threadIdx.x & 31u;
-    std::memcpy(&slots[lane], &v, sizeof v);
+    std::memcpy(&slots[threadIdx.x & 31u], &v, sizeof v);
     emu_barrier_warp(EMU_SITE_SHFL_IN);
     T r;
     std::memcpy(&r, &slots[(unsigned)src_lane & 31u], sizeof r);
     emu_barrier_warp(EMU_SITE_SHFL_OUT);
     return r;
+}
+// Lane l's result is lane (l ^ lane_mask)'s v.
+template <class T> static inline T __shfl_xor_sync(unsigned mask, T v, int lane_mask, int width = 32)
+{
+    return __shfl_sync(mask, v, (int)((threadIdx.x & 31u) ^ (unsigned)lane_mask), width);
 }
 // Bit l of the result is lane l's predicate, the same for every lane.
 static inline unsigned __ballot_sync(unsigned mask, int pred)
