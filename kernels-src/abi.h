@@ -123,17 +123,23 @@ CR_ABI_AT(struct cr_long_entry, len, 16);
 CR_ABI_AT(struct cr_long_entry, ticket, 24);
 CR_ABI_ASSERT(sizeof(struct cr_long_entry) == 4 * 8, "sizeof LongEntry");
 
-/* The most entries a list holds: the long kernel's prefix sum over them is
- * in shared memory. */
+/* The most entries a list shares out in chunks: the long kernel's prefix
+ * sum over them is in shared memory. */
 #define CR_LONG_MAX 512
+/* The most entries a list holds: past CR_LONG_MAX, each listed entry goes
+ * whole to the next block free (a counter), so that no block is left with
+ * the longest few of a fixed share. */
+#define CR_LONG_LISTED 8192
 
-/* The list, in the workspace: the first cap entries met (in whatever order
- * the warps meet them), their count, which goes on past cap, a done word
- * and the counter from which the long kernel's blocks take chunks (the
- * three in the slot's tickets, kept at zero). The count alone decides how
- * they are reduced, and it does not depend on timing. */
+/* The list, in the workspace: the first `listed` entries met (in whatever
+ * order the warps meet them), their count, which goes on past them, a done
+ * word and the counter from which the long kernel's blocks take chunks or
+ * entries (the three in the slot's tickets, kept at zero). The count alone
+ * decides how they are reduced (chunks up to cap, an entry a block up to
+ * listed, a fixed share of the segments a block past it), and it does not
+ * depend on timing. */
 typedef struct cr_long_list {
-    CR_DEVPTR(LongEntry) seg; /* cap entries */
+    CR_DEVPTR(LongEntry) seg; /* listed entries */
     CR_DEVPTR(unsigned int) len; /* cap lengths, beside the entries: each at most 2^32 - 1 (what the
                                   * long kernel's blocks cut the entries by, read by every block) */
     CR_DEVPTR(unsigned int) count;
@@ -142,6 +148,7 @@ typedef struct cr_long_list {
     cr_u32 cap;
     cr_u32 chunks; /* a block's share of the listed elements is cut into about this many chunks; the
                     * parts' partials are a pool of cap + chunks x grid, indexed by chunk */
+    cr_u32 listed, pad;
 } LongList;
 CR_ABI_AT(struct cr_long_list, len, 8);
 CR_ABI_AT(struct cr_long_list, count, 16);
@@ -149,7 +156,8 @@ CR_ABI_AT(struct cr_long_list, done, 24);
 CR_ABI_AT(struct cr_long_list, next, 32);
 CR_ABI_AT(struct cr_long_list, cap, 40);
 CR_ABI_AT(struct cr_long_list, chunks, 44);
-CR_ABI_ASSERT(sizeof(struct cr_long_list) == 5 * 8 + 2 * 4, "sizeof LongList");
+CR_ABI_AT(struct cr_long_list, listed, 48);
+CR_ABI_ASSERT(sizeof(struct cr_long_list) == 5 * 8 + 4 * 4, "sizeof LongList");
 
 /* What segment offsets may index: elements [0, limit) of the input. A
  * segment with an offset outside [0, limit] keeps the complement of its

@@ -8,8 +8,11 @@
 // partials in part order. The parts depend only on the listed lengths and
 // the grid (the kernel's occupancy on the device), not on the list's order,
 // on which block takes which chunk or on timing, so the results are bitwise
-// the same from run to run. When there are more than the list holds, the
-// list is ignored and every such segment gets one block.
+// the same from run to run. Past the chunks' cap (a prefix sum in shared
+// memory), each listed entry goes whole to the block that takes it from the
+// counter: a segment's bits do not depend on which block reduces it. When
+// there are more than the list holds, the list is ignored and every such
+// segment gets one block of a fixed share.
 #ifndef CURED_SEGMENTS_LONG_CUH
 #define CURED_SEGMENTS_LONG_CUH
 
@@ -67,6 +70,33 @@ __device__ __noinline__ void every_long_segment(const T *in, u64 nseg, const Off
             }
         }
         __syncthreads(); // longs is reused
+    }
+}
+
+// More than the chunks' cap, no more than the list holds: an entry a block,
+// whole, taken from the counter one ahead (next[], as the chunks are), so
+// that a block that drew short segments takes more of them. Not inlined, as
+// every_long_segment.
+template <class T, class A, class Op, int BLOCK, int UNROLL>
+__device__ __noinline__ void listed_entries(const T *in, unsigned n, void *out, unsigned result_size, const LongEntry *seg,
+                                            unsigned *counter, unsigned *next, double ddof)
+{
+    for (unsigned i = 0;; i ^= 1) {
+        const unsigned c = next[i];
+        if (c >= n)
+            break;
+        if (threadIdx.x == 0) // read by every thread after the block reduction's barriers
+            next[i ^ 1] = atomicAdd(counter, 1u);
+        const LongEntry *en = seg + c;
+        const long long b = en->begin;
+        const u64 len = en->len, s = en->seg;
+        Op op;
+        bind_ddof(op, ddof);
+        bind_input(op, in + b);
+        A v = long_part<T, A, Op, BLOCK, UNROLL>(in + b, len, 0, 1, op);
+        v = block_reduce_shuffle<BLOCK>(v, op);
+        if (threadIdx.x == 0)
+            op.write((char *)out + s * result_size, v, len);
     }
 }
 
@@ -162,6 +192,8 @@ reduce_long_segments(const T *in, u64 nseg, const Off *begin, const Off *end, vo
             finish_last_block<BLOCK>(v, (char *)out + s * result_size, len, partials + first[lo], &en->ticket, part,
                                      parts, op);
         }
+    } else if (n <= l.listed) {
+        listed_entries<T, A, Op, BLOCK, UNROLL>(in, n, out, result_size, l.seg, l.next, next, ddof);
     } else {
         every_long_segment<T, A, Op, Off, BLOCK, UNROLL>(in, nseg, begin, end, out, result_size, huge, guard, ddof);
     }

@@ -28,13 +28,14 @@ __device__ __forceinline__ void seg_report(const SegGuard &g, u64 s)
 
 __device__ __forceinline__ void list_long(const LongList &l, u64 s, long long begin, u64 len)
 {
-    if (*(volatile unsigned *)l.count > l.cap) // known to be too many: no atomic, no count to wrap
+    if (*(volatile unsigned *)l.count > l.listed) // known to be too many: no atomic, no count to wrap
         return;
     const unsigned slot = atomicAdd(l.count, 1u);
-    if (slot < l.cap) {
+    if (slot < l.listed) {
         const LongEntry e = {s, begin, len, 0, 0}; // the ticket of its parts at zero
         l.seg[slot] = e;
-        l.len[slot] = len < 0xffffffffull ? (unsigned)len : 0xffffffffu;
+        if (slot < l.cap)
+            l.len[slot] = len < 0xffffffffull ? (unsigned)len : 0xffffffffu;
     }
 }
 

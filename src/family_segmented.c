@@ -90,7 +90,9 @@ static void build(const struct cr_request *r, struct cr_unit *u)
  * workspace holds fewer), shared out over one wave of its blocks (its own
  * occupancy; LONG_PER_SM an SM for a kernel never loaded, as in the planner
  * tests) as chunks of about a block's share over LONG_CHUNKS, which the
- * blocks take from a counter; any more, and every one of them gets one block.
+ * blocks take from a counter; up to CR_LONG_LISTED, the blocks take whole
+ * entries from the counter; any more, and every one of them gets one block
+ * of a fixed share.
  * Why 16 KiB: a segment much longer than a warp's share of the call would
  * hold its warp long after the others end; past the threshold the blocks
  * share it out instead (bench/NOTES.md, Segments). */
@@ -116,9 +118,12 @@ static struct cr_long_list long_list(const struct cr_device_facts *dev, uint64_t
         chunks /= 2;
     const uint64_t pool = (uint64_t)chunks * grid * CR_MAX_ACC, left = room > pool ? (room - pool) / entry : 0;
     const unsigned cap = left < CR_LONG_MAX ? (unsigned)left : CR_LONG_MAX;
+    /* past the chunks' cap, entries alone (no length, no partial): as many as the rest holds */
+    const uint64_t used = pool + (uint64_t)cap * entry, rest = room > used ? room - used : 0, more = rest / sizeof(struct cr_long_entry);
+    const unsigned listed = cap + (more < CR_LONG_LISTED - cap ? (unsigned)more : CR_LONG_LISTED - cap);
     const uint64_t seg = partials + pool + (uint64_t)cap * CR_MAX_ACC;
-    struct cr_long_list list = {seg, seg + (uint64_t)cap * sizeof(struct cr_long_entry), tickets, tickets + 4,
-                                tickets + 8, cap, chunks};
+    struct cr_long_list list = {seg, seg + (uint64_t)listed * sizeof(struct cr_long_entry), tickets, tickets + 4,
+                                tickets + 8, cap, chunks, listed, 0};
     return list;
 }
 

@@ -480,7 +480,10 @@ START_TEST(test_plans_fit)
         const uint64_t partials = 0x40000 + CR_WS_PARTIALS;
         ck_assert_uint_eq(list.seg, partials + ((uint64_t)list.cap + (uint64_t)list.chunks * grid) * CR_MAX_ACC);
         ck_assert_uint_eq(list.seg % 16, 0);
-        ck_assert_uint_eq(list.len, list.seg + 32u * list.cap); /* the entries' 32-bit lengths after them */
+        /* past the chunks' cap, entries alone up to CR_LONG_LISTED (an entry a block) */
+        ck_assert_msg(list.listed == CR_LONG_LISTED && list.pad == 0, "%d SMs: the list holds %u entries", sms[k],
+                      list.listed);
+        ck_assert_uint_eq(list.len, list.seg + 32u * list.listed); /* the chunked entries' 32-bit lengths after them */
         ck_assert_msg(list.len + 4u * list.cap <= partials + fake.facts.partials_capacity * CR_MAX_ACC + CR_WS_COLS_BYTES,
                       "%d SMs: the long-segment list outgrows the workspace", sms[k]);
         /* the count, the done word and the chunk counter: three of the slot's tickets */

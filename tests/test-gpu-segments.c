@@ -174,8 +174,9 @@ static void int32_segments(int64_t *b, int64_t *e, size_t nseg, size_t n, struct
 }
 
 /* Segments over 16 KiB, listed (about 470 of them, chunks shared out over the
- * long kernel's wave) and more than the long list holds (4400, past
- * CR_LONG_MAX: then a block each, overlapping in a smaller input); every kind
+ * long kernel's wave; about 5100, past CR_LONG_MAX: an entry a block) and
+ * more than the long list holds (about 9800, past CR_LONG_LISTED: then a
+ * block each, overlapping in a smaller input); every kind
  * of segment length around the limits, against a host sum of integers (exact)
  * and ARGMAX. */
 static void segments_listed(size_t nseg, int overlap)
@@ -203,7 +204,8 @@ static void segments_listed(size_t nseg, int overlap)
 START_TEST(test_segments_listed)
 {
     segments_listed(600, 0); /* about 470 long ones */
-    segments_listed(6600, 1); /* 4400 long ones */
+    segments_listed(6600, 1); /* about 5100 long ones: an entry a block */
+    segments_listed(12600, 1); /* about 9800: past CR_LONG_LISTED, a block each of a fixed share */
 }
 END_TEST
 
@@ -230,12 +232,16 @@ START_TEST(test_segments_cap_edge)
 END_TEST
 
 /* Float sums of segments over 16 KiB, bitwise the same in every call:
- * with 300 of them (listed: chunks shared out over the long kernel's wave)
- * and with 2000 and 4500 (past CR_LONG_MAX: a block each, the list
- * ignored), overlapping, beside a host sum in double. */
+ * with 300 of them (listed: chunks shared out over the long kernel's wave),
+ * 2000 and 4500 (past CR_LONG_MAX: an entry a block, from the counter) and
+ * 9000 (past CR_LONG_LISTED: a block each of a fixed share, the list
+ * ignored), overlapping, beside a host sum in double. A segment reduced by
+ * one block has the same bits whichever block takes it: the last three
+ * agree on the segments they share. */
 START_TEST(test_segments_long_repeat)
 {
-    const size_t nseg = 4500;
+    const size_t nseg = 9000;
+    ck_assert(nseg > CR_LONG_LISTED);
     struct rng r;
     rng_init(&r, "long-repeat", 0);
     int64_t *b = ops_malloc(nseg * 8), *e = ops_malloc(nseg * 8);
@@ -253,8 +259,9 @@ START_TEST(test_segments_long_repeat)
     upload(db, b, nseg * 8);
     upload(de, e, nseg * 8);
     float *first = ops_malloc(nseg * 4), *got = ops_malloc(nseg * 4);
-    static const size_t counts[] = {300, 2000, 4500};
-    for (int c = 0; c < 3; c++) {
+    static const size_t counts[] = {300, 2000, 4500, 9000};
+    float *whole = ops_malloc(nseg * 4); /* the previous count's results, a block a segment */
+    for (int c = 0; c < 4; c++) {
         const size_t m = counts[c];
         for (int rep = 0; rep < 5; rep++) {
             poison(o, nseg * 4);
@@ -274,7 +281,14 @@ START_TEST(test_segments_long_repeat)
             ck_assert_msg(fabs(first[s] - want) <= 1e-5 * mag, "%zu segments, segment %zu: %.9g, want %.9g", m, s,
                           first[s], want);
         }
+        if (c >= 2)
+            for (size_t s = 0; s < counts[c - 1]; s++)
+                ck_assert_msg(memcmp(&first[s], &whole[s], 4) == 0,
+                              "segment %zu: %.9g with %zu segments, %.9g with %zu (a block each)", s, first[s], m,
+                              whole[s], counts[c - 1]);
+        memcpy(whole, first, m * 4);
     }
+    ops_free(whole);
     ops_free(first);
     ops_free(got);
     segments_free(h, b, e, d, db, de, o);
