@@ -947,7 +947,8 @@ __global__ void __launch_bounds__(256) exact_quick(ExactJob j)
     enum { K = EXACT_QUICK_K, WARPS = 256 / 32 };
     static_assert(sizeof(T) <= 4 && (OP == EXACT_OP_SUM || OP == EXACT_OP_MEAN), "exact_quick's terms");
     const T *x = (const T *)j.in;
-    const unsigned G = j.group, lane = threadIdx.x & 31, sub = lane & (G - 1), per = 32 / G;
+    // G is a power of two: shifts, not a 64-bit division by G an item (what bound short rows)
+    const unsigned G = j.group, lg = __ffs(G) - 1, lane = threadIdx.x & 31, sub = lane & (G - 1), per = 32 >> lg;
     const long long stride = j.view == EXACT_VIEW_SEGMENTS ? 1 : j.red.stride[0]; // LINEAR or SEGMENTS (the planner's)
     const u64 groups = (j.nout + 31) / 32, items = groups * G; // an item: a group's outputs a warp takes at once
     const u64 first = ((u64)blockIdx.x * WARPS + (threadIdx.x >> 5)) * K, step = (u64)gridDim.x * WARPS * K;
@@ -957,7 +958,7 @@ __global__ void __launch_bounds__(256) exact_quick(ExactJob j)
         bool fail[K];
 #pragma unroll
         for (int k = 0; k < K; k++) {
-            const u64 t = t0 + k, o = t / G * 32 + t % G * per + lane / G;
+            const u64 t = t0 + k, o = (t >> lg) * 32 + (t & (G - 1)) * per + (lane >> lg);
             u64 n = 0;
             base[k] = 0;
             if (t < items && o < j.nout)
@@ -988,10 +989,10 @@ __global__ void __launch_bounds__(256) exact_quick(ExactJob j)
 #pragma unroll
         for (int k = 0; k < K; k++) {
             const bool any = (__ballot_sync(EXACT_FULL, lost[k] || fail[k]) & mine) != 0;
-            const u64 t = t0 + k, o = t / G * 32 + t % G * per + lane / G;
+            const u64 t = t0 + k, o = (t >> lg) * 32 + (t & (G - 1)) * per + (lane >> lg);
             const bool bad = t < items && o < j.nout && sub == 0 && (any || !exact_quick_result<T, OP>(j, o, s[k], len[k]));
             if (__ballot_sync(EXACT_FULL, bad) && lane == 0) {
-                const u64 b = t / G / j.per_bit;
+                const u64 b = (t >> lg) / j.per_bit;
                 atomicOr(j.retry + b / 32, 1u << (b % 32));
             }
         }

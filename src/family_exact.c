@@ -188,17 +188,20 @@ void cr_exact_split(const struct cr_request *r, uint64_t nout, uint64_t len, uin
 
 unsigned cr_exact_quick_group(const struct cr_exact_job *j)
 {
-    /* Rows read a line by 32 / group outputs (at least a term a lane); columns (a reduced stride other than
-     * 1) a line by 32 neighbouring outputs, a lane each. Segments by their mean length. */
+    /* Rows: about four terms a lane, at least two lanes an output of two terms or more (a lane's loads then
+     * share sectors with its neighbours'), at most 32. A group's shuffles and its leader's rounding cost
+     * every lane of the warp, so that a lane a term (the group as wide as the row) spent more instructions
+     * an output than the read ceiling leaves (bench/NOTES.md). Columns (a reduced stride other than 1):
+     * a lane an output, a line by 32 neighbouring outputs. Segments by their mean length. */
     uint64_t len = j->len;
     if (j->view == EXACT_VIEW_SEGMENTS)
         len = j->guard.limit / (j->nout ? j->nout : 1);
     else if (j->view != EXACT_VIEW_LINEAR || j->red.stride[0] != 1)
         return 1;
     unsigned g = 1;
-    while (g < 32 && 2 * (uint64_t)g <= len)
+    while (g < 32 && 2 * (uint64_t)g <= len / 4)
         g *= 2;
-    return g;
+    return g == 1 && len >= 2 ? 2 : g;
 }
 
 static void plan(const struct cr_request *r, const struct cr_unit *u, const struct cr_kernel *k,
