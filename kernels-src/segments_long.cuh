@@ -74,28 +74,62 @@ __device__ __noinline__ void every_long_segment(const T *in, u64 nseg, const Off
 }
 
 // More than the chunks' cap, no more than the list holds: an entry a block,
-// whole, taken from the counter one ahead (next[], as the chunks are), so
-// that a block that drew short segments takes more of them. Not inlined, as
-// every_long_segment.
+// whole, taken from the counter, so that a block that drew short segments
+// takes more of them. Thread 0 takes the index after next and loads the next
+// entry while the block reads this one, and hands both on (shared memory,
+// two of each) just before the block reduction's barriers: neither the
+// counter's round trip nor the entry's stands between two segments. Indices
+// a block takes only grow, so one past the list ends its loop and none
+// under it is skipped. Not inlined, as every_long_segment.
 template <class T, class A, class Op, int BLOCK, int UNROLL>
 __device__ __noinline__ void listed_entries(const T *in, unsigned n, void *out, unsigned result_size, const LongEntry *seg,
-                                            unsigned *counter, unsigned *next, double ddof)
+                                            unsigned *counter, unsigned taken, double ddof)
 {
-    for (unsigned i = 0;; i ^= 1) {
-        const unsigned c = next[i];
+    __shared__ unsigned cur[2], after[2];
+    __shared__ long long at[2];
+    __shared__ u64 count[2], which[2];
+    const unsigned t = threadIdx.x;
+    if (t == 0) {
+        cur[0] = taken;
+        if (taken < n) {
+            at[0] = seg[taken].begin;
+            count[0] = seg[taken].len;
+            which[0] = seg[taken].seg;
+        }
+        after[0] = atomicAdd(counter, 1u);
+    }
+    __syncthreads();
+    for (unsigned p = 0;; p ^= 1) {
+        const unsigned c = cur[p];
         if (c >= n)
             break;
-        if (threadIdx.x == 0) // read by every thread after the block reduction's barriers
-            next[i ^ 1] = atomicAdd(counter, 1u);
-        const LongEntry *en = seg + c;
-        const long long b = en->begin;
-        const u64 len = en->len, s = en->seg;
+        const long long b = at[p];
+        const u64 len = count[p], s = which[p];
+        const unsigned c1 = after[p];
+        unsigned c2 = 0;
+        long long b1 = 0;
+        u64 len1 = 0, s1 = 0;
+        if (t == 0) { // used only at the end of this segment
+            c2 = atomicAdd(counter, 1u);
+            if (c1 < n) {
+                b1 = seg[c1].begin;
+                len1 = seg[c1].len;
+                s1 = seg[c1].seg;
+            }
+        }
         Op op;
         bind_ddof(op, ddof);
         bind_input(op, in + b);
         A v = long_part<T, A, Op, BLOCK, UNROLL>(in + b, len, 0, 1, op);
+        if (t == 0) { // read after the block reduction's barriers
+            cur[p ^ 1] = c1;
+            after[p ^ 1] = c2;
+            at[p ^ 1] = b1;
+            count[p ^ 1] = len1;
+            which[p ^ 1] = s1;
+        }
         v = block_reduce_shuffle<BLOCK>(v, op);
-        if (threadIdx.x == 0)
+        if (t == 0)
             op.write((char *)out + s * result_size, v, len);
     }
 }
@@ -170,8 +204,9 @@ reduce_long_segments(const T *in, u64 nseg, const Off *begin, const Off *end, vo
             const unsigned c = next[i];
             if (c >= chunks)
                 break;
-            if (t == 0) // read by every thread after the block reduction's barriers
-                next[i ^ 1] = atomicAdd(l.next, 1u);
+            unsigned take = 0; // the counter's answer is needed only after this chunk's loads
+            if (t == 0)
+                take = atomicAdd(l.next, 1u);
             unsigned lo = 0, hi = n; // first[lo] <= c < first[hi]
             while (hi - lo > 1) {
                 const unsigned mid = (lo + hi) / 2;
@@ -188,12 +223,14 @@ reduce_long_segments(const T *in, u64 nseg, const Off *begin, const Off *end, vo
             bind_ddof(op, ddof);
             bind_input(op, in + b);
             A v = long_part<T, A, Op, BLOCK, UNROLL>(in + b, len, part, parts, op);
+            if (t == 0) // read by every thread after the block reduction's barriers
+                next[i ^ 1] = take;
             v = block_reduce_shuffle<BLOCK>(v, op);
             finish_last_block<BLOCK>(v, (char *)out + s * result_size, len, partials + first[lo], &en->ticket, part,
                                      parts, op);
         }
     } else if (n <= l.listed) {
-        listed_entries<T, A, Op, BLOCK, UNROLL>(in, n, out, result_size, l.seg, l.next, next, ddof);
+        listed_entries<T, A, Op, BLOCK, UNROLL>(in, n, out, result_size, l.seg, l.next, next[0], ddof);
     } else {
         every_long_segment<T, A, Op, Off, BLOCK, UNROLL>(in, nseg, begin, end, out, result_size, huge, guard, ddof);
     }
