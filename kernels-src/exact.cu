@@ -930,9 +930,11 @@ __device__ __forceinline__ void exact_lanes(const ExactJob &j, long long *lanes,
 
 // Short SUM and MEAN outputs of float16, bfloat16 and float32 terms
 // (unsplit lane units), first in doubles: j.group lanes an output (a power
-// of two up to 32; a group's lanes take every j.group-th term, then merge
-// by shuffles), EXACT_QUICK_K outputs a lane at a time, so that a lane has
-// as many loads in flight. Every addition is a TwoSum: where none lost a
+// of two up to 32; a group's lanes take every j.group-th term, or with
+// j.vec every j.group-th 16-byte vector, then merge by shuffles),
+// EXACT_QUICK_K outputs a lane at a time, so that a lane has as many loads
+// in flight: four terms of 4 bytes or less were too few to hide the
+// memory's latency (bench/NOTES.md). Every addition is a TwoSum: where none lost a
 // bit, the double is the exact sum and is rounded once into the result
 // (exact_quick_result). A group of 32 outputs with an output that a double
 // cannot sum (a lost bit, a NaN or an infinity, a mean near underflow, an
@@ -972,14 +974,34 @@ __global__ void __launch_bounds__(256) exact_quick(ExactJob j)
 #pragma unroll
         for (int k = 0; k < K; k++)
             s[k] = -0.0, lost[k] = false; // -0.0 adds nothing and keeps a sum of -0.0 terms -0.0
-        for (unsigned i = sub; i < most; i += G) {
-            double v[K];
+        if (j.vec) { // rows of whole, aligned 16-byte vectors (the planner's): K vectors in flight a lane
+            constexpr unsigned V = 16 / sizeof(T);
+            for (unsigned i = sub; i * V < most; i += G) {
+                uint4 w[K];
 #pragma unroll
-            for (int k = 0; k < K; k++) // loads first: K in flight
-                v[k] = i < len[k] ? widen<double, T>(x[base[k] + (long long)i * stride]) : -0.0;
+                for (int k = 0; k < K; k++) {
+                    w[k].x = w[k].y = w[k].z = w[k].w = 0u;
+                    if (i * V < len[k])
+                        w[k] = *(const uint4 *)(x + base[k] + (long long)i * V);
+                }
 #pragma unroll
-            for (int k = 0; k < K; k++)
-                exact_two_sum(s[k], v[k], lost[k]);
+                for (int k = 0; k < K; k++) {
+                    const T *e = reinterpret_cast<const T *>(&w[k]);
+#pragma unroll
+                    for (unsigned q = 0; q < V; q++)
+                        exact_two_sum(s[k], i * V < len[k] ? widen<double, T>(e[q]) : -0.0, lost[k]);
+                }
+            }
+        } else {
+            for (unsigned i = sub; i < most; i += G) {
+                double v[K];
+#pragma unroll
+                for (int k = 0; k < K; k++) // loads first: K in flight
+                    v[k] = i < len[k] ? widen<double, T>(x[base[k] + (long long)i * stride]) : -0.0;
+#pragma unroll
+                for (int k = 0; k < K; k++)
+                    exact_two_sum(s[k], v[k], lost[k]);
+            }
         }
         for (unsigned off = G / 2; off > 0; off >>= 1)
 #pragma unroll

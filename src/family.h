@@ -288,8 +288,10 @@ struct cr_exact_force {
 #define CR_EXACT_LANE_LEN 256
 extern struct cr_exact_force cr_exact_force;
 struct cr_exact_job;
-/* exact_quick's lanes an output of a job (its view, lengths and strides): a power of two up to 32. */
-unsigned cr_exact_quick_group(const struct cr_exact_job *j);
+/* Whether exact_quick reads a job's outputs (rows of elem-byte terms) as whole aligned 16-byte vectors. */
+int cr_exact_quick_vec(const struct cr_exact_job *j, size_t elem);
+/* exact_quick's lanes an output of a job (its view, lengths, strides and vec): a power of two up to 32. */
+unsigned cr_exact_quick_group(const struct cr_exact_job *j, size_t elem);
 /* Bytes of an exact request's state: its digits, then the special value and flags. */
 size_t cr_exact_state_bytes(const struct cr_request *r);
 /* Rows of at most this many elements take exact_quick's lanes, where there are enough of them. Rows of 1024

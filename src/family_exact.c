@@ -186,8 +186,29 @@ void cr_exact_split(const struct cr_request *r, uint64_t nout, uint64_t len, uin
     *part = n <= 1 ? (uint64_t)1 << 62 : p;
 }
 
-unsigned cr_exact_quick_group(const struct cr_exact_job *j)
+int cr_exact_quick_vec(const struct cr_exact_job *j, size_t elem)
 {
+    /* Rows whose every output starts on a 16-byte boundary and holds whole vectors: a lane loads 16 bytes at
+     * a time, four outputs in flight (64 bytes a lane, against 16 in terms of 4 bytes) */
+    const uint64_t v = 16 / elem;
+    if (j->view != EXACT_VIEW_LINEAR || j->red.n > 1 || j->red.stride[0] != 1 || j->len == 0 || j->len % v ||
+        j->in % 16)
+        return 0;
+    for (int d = 0; d < j->kept.n; d++)
+        if (j->kept.in_stride[d] % (long long)v)
+            return 0;
+    return 1;
+}
+
+unsigned cr_exact_quick_group(const struct cr_exact_job *j, size_t elem)
+{
+    if (j->vec) { /* about four vectors a lane, at least two lanes (a sector) an output of two vectors or more */
+        const uint64_t nv = j->len / (16 / elem);
+        unsigned g = 1;
+        while (g < 32 && 2 * (uint64_t)g <= nv / 4)
+            g *= 2;
+        return g == 1 && nv >= 2 ? 2 : g;
+    }
     /* Rows: about four terms a lane, at least two lanes an output of two terms or more (a lane's loads then
      * share sectors with its neighbours'), at most 32. A group's shuffles and its leader's rounding cost
      * every lane of the warp, so that a lane a term (the group as wide as the row) spent more instructions
@@ -286,7 +307,8 @@ static void plan(const struct cr_request *r, const struct cr_unit *u, const stru
     if (quick && j.unit_warps == 0 && j.splits == 1 && !(columns && groups < 4 * wave && groups <= CR_EXACT_RETRY_BITS)) {
         /* exact_quick first (each item a warp's group of 32 outputs at one of its `group` steps, four items a
          * warp at a time), then the lanes over the groups it marked */
-        j.group = cr_exact_quick_group(&j);
+        j.vec = (unsigned)cr_exact_quick_vec(&j, cr_type_size(r->in));
+        j.group = cr_exact_quick_group(&j, cr_type_size(r->in));
         j.per_bit = (unsigned)((groups + CR_EXACT_RETRY_BITS - 1) / CR_EXACT_RETRY_BITS);
         j.retry = a->ws + CR_WS_RETRY;
         uint64_t qgrid = min_u64((groups * j.group + 31) / 32, (uint64_t)1 << 20);

@@ -26,6 +26,7 @@
 #include "exact_emu.h"
 #include "exact_kernel_emu.h"
 #include "exact_ref.h"
+#include "family.h" /* cr_exact_quick_vec */
 
 static unsigned long long seed;
 
@@ -256,6 +257,7 @@ struct variant {
     uint64_t part;
     int quick;               /* 1: exact_quick first (a lane variant), 2: exact_quick_columns first (a unit variant) */
     unsigned group, per_bit; /* exact_quick's lanes an output and groups a bit */
+    unsigned vec;            /* exact_quick reads 16-byte vectors (where the planner would allow it) */
     unsigned qsplits, quick_grid; /* exact_quick_columns' parts an output; the first kernel's grid */
 };
 #define MAX_OUT 4096
@@ -312,6 +314,7 @@ static void run_job(struct job_case *c, const struct variant *v, int nv)
         j.retry = (uintptr_t)retry;
         j.group = v[k].group;
         j.per_bit = v[k].per_bit;
+        j.vec = v[k].vec;
         j.out = (uintptr_t)out.p;
         j.states = (uintptr_t)states.p;
         j.tickets = (uintptr_t)tickets;
@@ -333,6 +336,7 @@ static void run_job(struct job_case *c, const struct variant *v, int nv)
             q.states = (uintptr_t)qparts;
             q.tickets = (uintptr_t)qtickets;
             q.group = 1;
+            q.vec = 0;
         }
         const char *err = NULL;
         const uint64_t run_seed = seed * 31 + (uint64_t)k;
@@ -342,9 +346,9 @@ static void run_job(struct job_case *c, const struct variant *v, int nv)
                                             c->in_bytes, (const void *)(uintptr_t)j.in2, j.in2 ? c->in_bytes : 0,
                                             run_seed, &err);
         if (rc)
-            ck_abort_msg("%s, splits %u, unit_warps %u, grid %u, quick lanes %u: %s (seed %llu; rerun with: CURED_TEST_SEED=%llu "
+            ck_abort_msg("%s, splits %u, unit_warps %u, grid %u, quick lanes %u, vec %u: %s (seed %llu; rerun with: CURED_TEST_SEED=%llu "
                          "./tests/test-exact-emu)",
-                         c->what, v[k].splits, v[k].uw, v[k].grid, v[k].group, err, seed, seed);
+                         c->what, v[k].splits, v[k].uw, v[k].grid, v[k].group, v[k].vec, err, seed, seed);
         for (uint64_t s = 0; s < c->out_words; s++)
             owner[s] = 0;
         for (uint64_t o = 0; o < j.nout; o++)
@@ -355,17 +359,17 @@ static void run_job(struct job_case *c, const struct variant *v, int nv)
                 const uint64_t o = owner[s] - 1;
                 got_bits[k][o] = b;
                 if (b != c->want[o])
-                    ck_abort_msg("%s, splits %u, unit_warps %u, grid %u, quick lanes %u: output %llu of %llu is 0x%llx, want 0x%llx "
+                    ck_abort_msg("%s, splits %u, unit_warps %u, grid %u, quick lanes %u, vec %u: output %llu of %llu is 0x%llx, want 0x%llx "
                                  "(seed %llu; rerun with: CURED_TEST_SEED=%llu ./tests/test-exact-emu)",
-                                 c->what, v[k].splits, v[k].uw, v[k].grid, v[k].group, (unsigned long long)o,
+                                 c->what, v[k].splits, v[k].uw, v[k].grid, v[k].group, v[k].vec, (unsigned long long)o,
                                  (unsigned long long)j.nout, (unsigned long long)b, (unsigned long long)c->want[o],
                                  seed, seed);
                 if (k && b != got_bits[0][o])
                     ck_abort_msg("%s: output %llu differs between variants", c->what, (unsigned long long)o);
             } else if (b != (SENTINEL & ((rsize == 8 ? 0 : 1ull << (8 * rsize)) - 1))) {
-                ck_abort_msg("%s, splits %u, unit_warps %u, grid %u, quick lanes %u: slot %llu, no output's, written (seed %llu; "
+                ck_abort_msg("%s, splits %u, unit_warps %u, grid %u, quick lanes %u, vec %u: slot %llu, no output's, written (seed %llu; "
                              "rerun with: CURED_TEST_SEED=%llu ./tests/test-exact-emu)",
-                             c->what, v[k].splits, v[k].uw, v[k].grid, v[k].group, (unsigned long long)s, seed, seed);
+                             c->what, v[k].splits, v[k].uw, v[k].grid, v[k].group, v[k].vec, (unsigned long long)s, seed, seed);
             }
         }
         if (v[k].fused) {
@@ -449,6 +453,7 @@ static int variants(struct rng *r, const struct job_case *c, uint64_t len, struc
             x.part = (uint64_t)1 << 62;
             x.group = 1u << rnd_below(r, 6);
             x.per_bit = 1 + (unsigned)rnd_below(r, 3);
+            x.vec = rnd_below(r, 4) != 0 && cr_exact_quick_vec(&c->j, type_size(c->t)); /* whole vectors, or terms */
             const uint64_t groups = (c->j.nout + 31) / 32, natural = (groups + warps - 1) / warps,
                            qnatural = (groups * x.group + 31) / 32; /* 8 warps of 4 items a block */
             x.grid = (unsigned)(rnd_below(r, 2) ? (natural ? natural : 1) : 1 + rnd_below(r, 2));
@@ -674,11 +679,14 @@ START_TEST(test_axes)
     rng_for(&r, "axes", _i);
     c.rt = result_type(c.t, rnd(&r));
     const unsigned chunk = emu_exact_kernel_chunk(c.t, c.op);
-    const int kind = (int)rnd_below(&r, 5), mode = quick && rnd_below(&r, 4) ? 2 : (int)rnd_below(&r, NMODES);
+    /* half the quick cases: aligned rows of whole 16-byte vectors (exact_quick reads them by vectors) */
+    const int vecrows = quick && rnd_below(&r, 2) == 0;
+    const int kind = vecrows ? 0 : (int)rnd_below(&r, 5), mode = quick && rnd_below(&r, 4) ? 2 : (int)rnd_below(&r, NMODES);
     const size_t es = type_size(c.t), vec = 16 / es;
     /* a reduced length about a chunk (or a few elements), outputs few enough for the whole to stay near 3 chunks;
-     * or (quick) 32 to 600 outputs of 1 to 300 elements */
-    const uint64_t red = quick ? 1 + rnd_below(&r, rnd_below(&r, 2) ? 8 : 300)
+     * or (quick) 32 to 600 outputs of 1 to 300 elements (or of whole 16-byte vectors, up to 256 elements) */
+    const uint64_t red = quick ? (vecrows ? vec * (1 + rnd_below(&r, rnd_below(&r, 2) ? 4 : 256 / vec))
+                                          : 1 + rnd_below(&r, rnd_below(&r, 2) ? 8 : 300))
                          : rnd_below(&r, 3) ? chunk - vec + rnd_below(&r, 2 * vec + 1) + (rnd_below(&r, 2) ? chunk : 0)
                                             : 1 + rnd_below(&r, 3 * vec);
     const uint64_t kept = quick ? 32 + rnd_below(&r, red > 64 ? 100 : 568) : 1 + rnd_below(&r, red > chunk ? 3 : 40);
@@ -732,7 +740,7 @@ START_TEST(test_axes)
     j->len = 1;
     for (int k = 0; k < j->red.n; k++)
         j->len *= (uint64_t)j->red.extent[k];
-    const size_t n = (size_t)(A * B * C), mis = rnd_below(&r, 2) ? rnd_below(&r, vec) : 0;
+    const size_t n = (size_t)(A * B * C), mis = !vecrows && rnd_below(&r, 2) ? rnd_below(&r, vec) : 0;
     struct guarded gx, gy;
     memset(&gy, 0, sizeof gy);
     guarded_alloc(&gx, (n + mis) * es);
