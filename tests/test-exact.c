@@ -22,6 +22,7 @@
 #include "exact_emu.h"
 #include "exact_ref.h"
 #include "halfbits.h"
+#include "family.h" /* cr_exact_quick_vec, cr_exact_quick_group */
 
 static unsigned long long seed;
 
@@ -605,6 +606,64 @@ START_TEST(test_fsum)
 END_TEST
 
 void exact_compile_sketches(void); /* exact_compile.c */
+/* exact_quick's plan: which rows it reads by 16-byte vectors, and its lanes an output. */
+static struct cr_exact_job rows_job(uint64_t in, uint64_t nout, uint64_t len, long long row_stride)
+{
+    struct cr_exact_job j;
+    memset(&j, 0, sizeof j);
+    j.in = in;
+    j.nout = nout;
+    j.len = len;
+    j.view = EXACT_VIEW_LINEAR;
+    j.kept.n = 1;
+    j.kept.extent[0] = (long long)nout;
+    j.kept.in_stride[0] = row_stride;
+    j.red.n = 1;
+    j.red.extent[0] = (long long)len;
+    j.red.stride[0] = 1;
+    return j;
+}
+
+START_TEST(test_quick_plan)
+{
+    static const struct {
+        uint64_t in, len;
+        long long row_stride;
+        size_t elem;
+        int vec;
+        unsigned group;
+    } cases[] = {
+        /* aligned rows of whole vectors: about four vectors a lane, two lanes from two vectors */
+        {0x10000, 4, 4, 4, 1, 1},     {0x10000, 8, 8, 4, 1, 2},       {0x10000, 16, 16, 4, 1, 2},
+        {0x10000, 64, 64, 4, 1, 4},   {0x10000, 256, 256, 4, 1, 16},  {0x10000, 8, 8, 2, 1, 1},
+        {0x10000, 32, 32, 2, 1, 2},   {0x10000, 4096, 4096, 4, 1, 32}, {0x10000, 16, 20, 4, 1, 2},
+        /* terms: misaligned, a length or a row stride off the vector; about four terms a lane */
+        {0x10004, 16, 16, 4, 0, 4},   {0x10000, 6, 6, 4, 0, 2},       {0x10000, 16, 18, 4, 0, 4},
+        {0x10000, 12, 12, 2, 0, 2},   {0x10000, 1, 1, 4, 0, 1},       {0x10000, 3, 3, 4, 0, 2},
+        {0x10000, 4, 4, 2, 0, 2},     {0x10000, 128, 130, 4, 0, 32},  {0x10000, 64, 66, 4, 0, 16},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        struct cr_exact_job j = rows_job(cases[i].in, 1000, cases[i].len, cases[i].row_stride);
+        j.vec = (unsigned)cr_exact_quick_vec(&j, cases[i].elem);
+        const unsigned g = cr_exact_quick_group(&j, cases[i].elem);
+        ck_assert_msg((int)j.vec == cases[i].vec && g == cases[i].group,
+                      "case %zu (rows of %llu %zu-byte terms, stride %lld, at 0x%llx): vec %u group %u, want %d and %u", i,
+                      (unsigned long long)cases[i].len, cases[i].elem, cases[i].row_stride,
+                      (unsigned long long)cases[i].in, j.vec, g, cases[i].vec, cases[i].group);
+    }
+    /* columns and segments never by vectors; columns a lane an output */
+    struct cr_exact_job c = rows_job(0x10000, 1000, 16, 1);
+    c.red.stride[0] = 1000;
+    ck_assert_int_eq(cr_exact_quick_vec(&c, 4), 0);
+    ck_assert_uint_eq(cr_exact_quick_group(&c, 4), 1);
+    struct cr_exact_job sg = rows_job(0x10000, 1000, 16, 16);
+    sg.view = EXACT_VIEW_SEGMENTS;
+    sg.guard.limit = 64000; /* a mean of 64 terms */
+    ck_assert_int_eq(cr_exact_quick_vec(&sg, 4), 0);
+    ck_assert_uint_eq(cr_exact_quick_group(&sg, 4), 16);
+}
+END_TEST
+
 START_TEST(test_compile)
 {
     exact_compile_sketches();
@@ -626,6 +685,7 @@ int main(void)
     tcase_add_loop_test(tc, test_mean_large_n, 0, 4 * 20);
     tcase_add_loop_test(tc, test_mean_ties, 0, 4);
     tcase_add_test(tc, test_fsum);
+    tcase_add_test(tc, test_quick_plan);
     suite_add_tcase(s, tc);
     TCase *jit = tcase_create("compile");
     tcase_set_timeout(jit, 300);
