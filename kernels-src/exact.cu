@@ -982,7 +982,7 @@ __global__ void __launch_bounds__(256) exact_quick(ExactJob j)
                 for (int k = 0; k < K; k++) {
                     w[k].x = w[k].y = w[k].z = w[k].w = 0u;
                     if (i * V < len[k])
-                        w[k] = *(const uint4 *)(x + base[k] + (long long)i * V);
+                        w[k] = __ldg((const uint4 *)(x + base[k] + (long long)i * V));
                 }
 #pragma unroll
                 for (int k = 0; k < K; k++) {

@@ -278,12 +278,10 @@ static void plan(const struct cr_request *r, const struct cr_unit *u, const stru
     } else {
         unsigned splits, uw;
         uint64_t part;
-        /* rows (a reduced stride of 1) for exact_quick, where there are enough of them for half a wave of its
-         * warps at four outputs a warp */
-        const int rows = quick_unit(r) && j.view == EXACT_VIEW_LINEAR && j.red.stride[0] == 1 && cr_exact_force.quick >= 0 &&
-                         j.nout >= 16 * lanes_resident;
-        cr_exact_split(r, j.nout, j.len, rows ? CR_EXACT_QUICK_ROW_LEN : CR_EXACT_LANE_LEN, resident, lanes_resident,
-                       cr_partials_area(dev), &splits, &uw, &part);
+        /* rows of more than CR_EXACT_LANE_LEN ran slower in exact_quick's groups than in the warp units
+         * (bench/NOTES.md, "Short outputs: exact_quick") */
+        cr_exact_split(r, j.nout, j.len, CR_EXACT_LANE_LEN, resident, lanes_resident, cr_partials_area(dev), &splits, &uw,
+                       &part);
         j.splits = splits;
         j.unit_warps = uw;
         j.part = part;

@@ -651,6 +651,22 @@ START_TEST(test_quick_plan)
                       (unsigned long long)cases[i].len, cases[i].elem, cases[i].row_stride,
                       (unsigned long long)cases[i].in, j.vec, g, cases[i].vec, cases[i].group);
     }
+    /* two kept dimensions: every stride a multiple of the vector */
+    struct cr_exact_job k2 = rows_job(0x10000, 1000, 16, 16);
+    k2.kept.n = 2;
+    k2.kept.extent[0] = 10, k2.kept.extent[1] = 100;
+    k2.kept.in_stride[0] = 1616, k2.kept.in_stride[1] = 16;
+    ck_assert_int_eq(cr_exact_quick_vec(&k2, 4), 1);
+    k2.kept.in_stride[0] = 1618;
+    ck_assert_int_eq(cr_exact_quick_vec(&k2, 4), 0);
+    k2.kept.in_stride[0] = 1616, k2.kept.in_stride[1] = 18;
+    ck_assert_int_eq(cr_exact_quick_vec(&k2, 4), 0);
+    ck_assert_int_eq(cr_exact_quick_vec(&k2, 2), 0); /* 16 is 2 vectors of float16, 18 is not */
+    k2.kept.in_stride[0] = 1612, k2.kept.in_stride[1] = 24;
+    ck_assert_int_eq(cr_exact_quick_vec(&k2, 4), 1);
+    ck_assert_int_eq(cr_exact_quick_vec(&k2, 2), 0); /* 1612 is not a multiple of 8 */
+    k2.kept.in_stride[0] = 1624;
+    ck_assert_int_eq(cr_exact_quick_vec(&k2, 2), 1);
     /* columns and segments never by vectors; columns a lane an output */
     struct cr_exact_job c = rows_job(0x10000, 1000, 16, 1);
     c.red.stride[0] = 1000;

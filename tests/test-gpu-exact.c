@@ -412,7 +412,7 @@ START_TEST(test_short)
     const cured_type t = FT[_i % 4];
     const cured_op op = _i / 4 ? CURED_OP_EXACT_MEAN : CURED_OP_EXACT_SUM;
     const cured_type out = t == CURED_TYPE_FLOAT64 ? t : _i % 2 ? CURED_TYPE_FLOAT64 : t;
-    /* rows of 16 and 64 many enough for exact_quick (16 x the lanes' resident blocks), read by vectors */
+    /* rows of 16 and 64 (exact_quick reads them by vectors) */
     static const int64_t shapes[][3] = {{70000, 1, 1}, {20000, 3, 1}, {20000, 16, 1}, {6000, 64, 1}, {300, 1000, 1},
                                         {5, 9000, 0}, {200, 300, 0}, {3000, 700, 0}, {20000, 40, 0}};
     struct rng r;

@@ -209,15 +209,18 @@ START_TEST(test_segments_listed)
 }
 END_TEST
 
-/* Exactly the list's cap of segments over 16 KiB, and one more (listed, then
- * a block each), one of them of 4M elements among others just over 16 KiB
- * (its parts take most of the pool's chunks): int32 sums against the host's. */
+/* Exactly the chunks' cap of segments over 16 KiB and one more (chunks, then
+ * an entry a block from the counter), exactly the list's CR_LONG_LISTED and
+ * one more (then a block each of a fixed share), one of them of 4M elements
+ * among others just over 16 KiB (its parts take most of the pool's chunks):
+ * int32 sums against the host's. */
 START_TEST(test_segments_cap_edge)
 {
-    for (size_t extra = 0; extra < 2; extra++) {
-        const size_t nseg = CR_LONG_MAX + extra, huge = (size_t)4 << 20;
+    static const size_t counts[] = {CR_LONG_MAX, CR_LONG_MAX + 1, CR_LONG_LISTED, CR_LONG_LISTED + 1};
+    for (size_t c = 0; c < sizeof counts / sizeof *counts; c++) {
+        const size_t nseg = counts[c], huge = (size_t)4 << 20;
         struct rng r;
-        rng_init(&r, "cap-edge", (int)extra);
+        rng_init(&r, "cap-edge", (int)c);
         int64_t *b = ops_malloc(nseg * 8), *e = ops_malloc(nseg * 8);
         size_t n = 0;
         for (size_t s = 0; s < nseg; s++) {
