@@ -295,9 +295,9 @@ unsigned cr_exact_quick_group(const struct cr_exact_job *j, size_t elem);
 /* Bytes of an exact request's state: its digits, then the special value and flags. */
 size_t cr_exact_state_bytes(const struct cr_request *r);
 /* Parts an output (*splits), warps a unit (0: a lane an output) and elements a part of an exact request's nout
- * outputs of len elements: lanes for outputs of at most lane_len elements (CR_EXACT_LANE_LEN); one wave of units of resident_blocks (lane units: of lanes_resident_blocks), one state
- * record a part within area bytes. */
-void cr_exact_split(const struct cr_request *r, uint64_t nout, uint64_t len, uint64_t lane_len, uint64_t resident_blocks,
+ * outputs of len elements: lanes for outputs of at most CR_EXACT_LANE_LEN elements; one wave of units of
+ * resident_blocks (lane units: of lanes_resident_blocks), one state record a part within area bytes. */
+void cr_exact_split(const struct cr_request *r, uint64_t nout, uint64_t len, uint64_t resident_blocks,
                     uint64_t lanes_resident_blocks, size_t area, unsigned *splits, unsigned *unit_warps, uint64_t *part);
 
 /* ---- state.c: state records (kernels-src/state.cuh) ------------------------ */

@@ -132,7 +132,7 @@ static uint64_t min_u64(uint64_t a, uint64_t b)
     return a < b ? a : b;
 }
 
-void cr_exact_split(const struct cr_request *r, uint64_t nout, uint64_t len, uint64_t lane_len, uint64_t resident_blocks,
+void cr_exact_split(const struct cr_request *r, uint64_t nout, uint64_t len, uint64_t resident_blocks,
                     uint64_t lanes_resident_blocks, size_t area, unsigned *splits, unsigned *unit_warps, uint64_t *part)
 {
     const struct exact_shape s = shape_of(r);
@@ -142,10 +142,10 @@ void cr_exact_split(const struct cr_request *r, uint64_t nout, uint64_t len, uin
      * elements). Longer ones take lanes only when forced (the tests): split for one wave of warps, parts
      * of at least a lane's share of a chunk. Columns in lanes measured slower than in warps: the
      * records of enough parts do not fit the partials area (bench/NOTES.md). */
-    const int lanes = cr_exact_force.lanes > 0 || (cr_exact_force.lanes == 0 && nout >= 32 && len <= lane_len);
+    const int lanes = cr_exact_force.lanes > 0 || (cr_exact_force.lanes == 0 && nout >= 32 && len <= CR_EXACT_LANE_LEN);
     if (!r->state && lanes) {
         uint64_t n = 1;
-        if (len > lane_len) {
+        if (len > CR_EXACT_LANE_LEN) {
             const uint64_t groups = (nout + 31) / 32, wave = (lanes_resident_blocks ? lanes_resident_blocks : 1) * warps;
             n = min_u64((wave + groups - 1) / groups, (len + s.chunk / 32 - 1) / (s.chunk / 32));
         }
@@ -202,20 +202,16 @@ int cr_exact_quick_vec(const struct cr_exact_job *j, size_t elem)
 
 unsigned cr_exact_quick_group(const struct cr_exact_job *j, size_t elem)
 {
-    if (j->vec) { /* about four vectors a lane, at least two lanes (a sector) an output of two vectors or more */
-        const uint64_t nv = j->len / (16 / elem);
-        unsigned g = 1;
-        while (g < 32 && 2 * (uint64_t)g <= nv / 4)
-            g *= 2;
-        return g == 1 && nv >= 2 ? 2 : g;
-    }
-    /* Rows: about four terms a lane, at least two lanes an output of two terms or more (a lane's loads then
-     * share sectors with its neighbours'), at most 32. A group's shuffles and its leader's rounding cost
-     * every lane of the warp, so that a lane a term (the group as wide as the row) spent more instructions
-     * an output than the read ceiling leaves (bench/NOTES.md). Columns (a reduced stride other than 1):
-     * a lane an output, a line by 32 neighbouring outputs. Segments by their mean length. */
+    /* Rows: about four terms (with vec, 16-byte vectors) a lane, at least two lanes an output of two or more
+     * (a lane's loads then share sectors with its neighbours'), at most 32. A group's shuffles and its
+     * leader's rounding cost every lane of the warp, so that a lane a term (the group as wide as the row)
+     * spent more instructions an output than the read ceiling leaves (bench/NOTES.md). Columns (a reduced
+     * stride other than 1): a lane an output, a line by 32 neighbouring outputs. Segments by their mean
+     * length. */
     uint64_t len = j->len;
-    if (j->view == EXACT_VIEW_SEGMENTS)
+    if (j->vec)
+        len /= 16 / elem;
+    else if (j->view == EXACT_VIEW_SEGMENTS)
         len = j->guard.limit / (j->nout ? j->nout : 1);
     else if (j->view != EXACT_VIEW_LINEAR || j->red.stride[0] != 1)
         return 1;
@@ -280,8 +276,7 @@ static void plan(const struct cr_request *r, const struct cr_unit *u, const stru
         uint64_t part;
         /* rows of more than CR_EXACT_LANE_LEN ran slower in exact_quick's groups than in the warp units
          * (bench/NOTES.md, "Short outputs: exact_quick") */
-        cr_exact_split(r, j.nout, j.len, CR_EXACT_LANE_LEN, resident, lanes_resident, cr_partials_area(dev), &splits, &uw,
-                       &part);
+        cr_exact_split(r, j.nout, j.len, resident, lanes_resident, cr_partials_area(dev), &splits, &uw, &part);
         j.splits = splits;
         j.unit_warps = uw;
         j.part = part;

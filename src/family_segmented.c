@@ -119,7 +119,8 @@ static struct cr_long_list long_list(const struct cr_device_facts *dev, uint64_t
     const uint64_t pool = (uint64_t)chunks * grid * CR_MAX_ACC, left = room > pool ? (room - pool) / entry : 0;
     const unsigned cap = left < CR_LONG_MAX ? (unsigned)left : CR_LONG_MAX;
     /* past the chunks' cap, entries alone (no length, no partial): as many as the rest holds */
-    const uint64_t used = pool + (uint64_t)cap * entry, rest = room > used ? room - used : 0, more = rest / sizeof(struct cr_long_entry);
+    const uint64_t used = pool + (uint64_t)cap * entry, rest = room > used ? room - used : 0,
+                   more = rest / sizeof(struct cr_long_entry);
     const unsigned listed = cap + (more < CR_LONG_LISTED - cap ? (unsigned)more : CR_LONG_LISTED - cap);
     const uint64_t seg = partials + pool + (uint64_t)cap * CR_MAX_ACC;
     struct cr_long_list list = {seg, seg + (uint64_t)listed * sizeof(struct cr_long_entry), tickets, tickets + 4,
