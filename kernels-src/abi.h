@@ -221,6 +221,11 @@ typedef struct cr_exact_job {
                                 * terms are whole aligned 16-byte vectors (a lane reads vectors, not terms) */
     struct cr_kept kept;
     struct cr_reduced red;
+    CR_DEVPTR(LongEntry) longs;      /* exact_quick over segments: where it lists those over long_len terms
+                                      * for exact_quick_long (long_len 0: it lists none; ticket and pad unused) */
+    CR_DEVPTR(unsigned) long_count;  /* three words, kept at zero: the count listed (it goes on past long_cap),
+                                      * exact_quick_long's counter and its done word */
+    cr_u32 long_len, long_cap;       /* segments over long_len terms are listed, the first long_cap of them */
 } ExactJob;
 CR_ABI_AT(struct cr_exact_job, retry, 56);
 CR_ABI_AT(struct cr_exact_job, nout, 64);
@@ -231,7 +236,9 @@ CR_ABI_AT(struct cr_exact_job, result, 120);
 CR_ABI_AT(struct cr_exact_job, per_bit, 128);
 CR_ABI_AT(struct cr_exact_job, kept, 136);
 CR_ABI_AT(struct cr_exact_job, red, 136 + 8 + 24 * CR_ABI_MAX_RANK);
-CR_ABI_ASSERT(sizeof(struct cr_exact_job) == 8 * 8 + 3 * 8 + 16 + 8 * 4 + sizeof(struct cr_kept) + sizeof(struct cr_reduced),
+CR_ABI_AT(struct cr_exact_job, longs, 136 + sizeof(struct cr_kept) + sizeof(struct cr_reduced));
+CR_ABI_ASSERT(sizeof(struct cr_exact_job) == 8 * 8 + 3 * 8 + 16 + 8 * 4 + sizeof(struct cr_kept) + sizeof(struct cr_reduced) +
+                  2 * 8 + 2 * 4,
               "sizeof ExactJob");
 
 /* exact_quick's retry bits (CR_WS_RETRY of the stream's workspace): groups of 32 outputs share a bit past

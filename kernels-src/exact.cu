@@ -965,8 +965,23 @@ __global__ void __launch_bounds__(256) exact_quick(ExactJob j)
             base[k] = 0;
             if (t < items && o < j.nout)
                 exact_output(j, o, base[k], n, sub == 0);
-            fail[k] = n > EXACT_LANE_LONG * G; // at most EXACT_LANE_LONG a lane; the exact lanes give it a warp
-            len[k] = fail[k] ? 0u : (unsigned)n;
+            // A segment over long_len terms would hold its warp long after the others: its group's first lane
+            // lists it for exact_quick_long's blocks (past long_cap, the exact lanes take it, in a warp)
+            unsigned at = ~0u;
+            if (sub == 0 && j.long_len && n > j.long_len) {
+                at = atomicAdd(j.long_count, 1u);
+                if (at < j.long_cap) {
+                    LongEntry *e = j.longs + at;
+                    e->seg = o;
+                    e->begin = base[k];
+                    e->len = n;
+                }
+            }
+            const bool listed = j.long_len && __shfl_sync(EXACT_FULL, at < j.long_cap, lane & ~(G - 1)); // j.long_len: the same for the warp
+            fail[k] = !listed && n > (j.long_len ? j.long_len : EXACT_LANE_LONG * G); // the exact lanes give it a warp
+            len[k] = fail[k] || listed ? 0u : (unsigned)n;
+            if (listed)
+                base[k] = -1; // no terms, and no result here: exact_quick_long's (a segment starts at 0 or past it)
             most = len[k] > most ? len[k] : most;
         }
         double s[K];
@@ -1012,11 +1027,107 @@ __global__ void __launch_bounds__(256) exact_quick(ExactJob j)
         for (int k = 0; k < K; k++) {
             const bool any = (__ballot_sync(EXACT_FULL, lost[k] || fail[k]) & mine) != 0;
             const u64 t = t0 + k, o = (t >> lg) * 32 + (t & (G - 1)) * per + (lane >> lg);
-            const bool bad = t < items && o < j.nout && sub == 0 && (any || !exact_quick_result<T, OP>(j, o, s[k], len[k]));
+            const bool bad = t < items && o < j.nout && sub == 0 && !(j.long_len && base[k] == -1) &&
+                             (any || !exact_quick_result<T, OP>(j, o, s[k], len[k]));
             if (__ballot_sync(EXACT_FULL, bad) && lane == 0) {
                 const u64 b = (t >> lg) / j.per_bit;
                 atomicOr(j.retry + b / 32, 1u << (b % 32));
             }
+        }
+    }
+}
+
+// The segments over j.long_len terms that exact_quick listed (SUM and MEAN
+// of float16, bfloat16 and float32): a block an entry, taken from a counter
+// (a block that drew short segments takes more), its threads summing
+// 16-byte vectors in doubles by TwoSum, four in flight a thread, then
+// merging by shuffles and, in warp order, through shared memory. Where no
+// addition lost a bit, the double is the exact sum and is rounded once;
+// otherwise the segment's group is marked in j.retry, and the exact lanes
+// (whose warp takes a long segment) sum it again. The last block out puts
+// the list's three words back to zero.
+template <class T, int OP>
+__global__ void __launch_bounds__(256) exact_quick_long(ExactJob j)
+{
+    enum { K = 4, BLOCK = 256, WARPS = BLOCK / 32 };
+    constexpr unsigned V = 16 / sizeof(T);
+    static_assert(sizeof(T) <= 4 && (OP == EXACT_OP_SUM || OP == EXACT_OP_MEAN), "exact_quick_long's terms");
+    __shared__ unsigned take;
+    __shared__ double part[WARPS];
+    __shared__ unsigned lost_in[WARPS];
+    const unsigned t = threadIdx.x, lane = t & 31, warp = t >> 5;
+    const unsigned count = *(volatile unsigned *)j.long_count, listed = count < j.long_cap ? count : j.long_cap;
+    for (;;) {
+        if (t == 0)
+            take = atomicAdd(j.long_count + 1, 1u);
+        __syncthreads();
+        const unsigned e = take;
+        if (e >= listed) // the same for the block
+            break;
+        const u64 seg = j.longs[e].seg, n = j.longs[e].len;
+        const T *x = (const T *)j.in + j.longs[e].begin;
+        // terms up to the first 16-byte boundary, then whole vectors, then the rest (fewer than V)
+        const u64 a = (u64)x;
+        u64 head = a % sizeof(T) ? n : (16 - a % 16) % 16 / sizeof(T);
+        head = head < n ? head : n;
+        const u64 nv = (n - head) / V, tail = head + nv * V;
+        const uint4 *xv = (const uint4 *)(x + head);
+        double s[K];
+        bool lost = false;
+#pragma unroll
+        for (int k = 0; k < K; k++)
+            s[k] = -0.0; // adds nothing, and keeps a sum of -0.0 terms -0.0
+        for (u64 i = t; i < nv; i += (u64)BLOCK * K) {
+            uint4 w[K];
+#pragma unroll
+            for (int k = 0; k < K; k++) {
+                w[k].x = w[k].y = w[k].z = w[k].w = 0u;
+                if (i + (u64)k * BLOCK < nv)
+                    w[k] = __ldg(xv + i + (u64)k * BLOCK);
+            }
+#pragma unroll
+            for (int k = 0; k < K; k++) {
+                const T *v = reinterpret_cast<const T *>(&w[k]);
+                const bool in = i + (u64)k * BLOCK < nv;
+#pragma unroll
+                for (unsigned q = 0; q < V; q++)
+                    exact_two_sum(s[k], in ? widen<double, T>(v[q]) : -0.0, lost);
+            }
+        }
+        if (t < head)
+            exact_two_sum(s[0], widen<double, T>(x[t]), lost);
+        if (tail + t < n)
+            exact_two_sum(s[1], widen<double, T>(x[tail + t]), lost);
+#pragma unroll
+        for (int k = 1; k < K; k++)
+            exact_two_sum(s[0], s[k], lost);
+        for (unsigned off = 16; off > 0; off >>= 1)
+            exact_two_sum(s[0], __shfl_xor_sync(EXACT_FULL, s[0], off), lost);
+        const unsigned lw = exact_warp_or(lost ? 1u : 0u);
+        if (lane == 0) {
+            part[warp] = s[0];
+            lost_in[warp] = lw;
+        }
+        __syncthreads();
+        if (t == 0) {
+            double sum = -0.0;
+            bool bad = false;
+            for (int w = 0; w < WARPS; w++) {
+                exact_two_sum(sum, part[w], bad);
+                bad |= lost_in[w] != 0u;
+            }
+            if (bad || !exact_quick_result<T, OP>(j, seg, sum, n)) {
+                const u64 b = seg / 32 / j.per_bit;
+                atomicOr(j.retry + b / 32, 1u << (b % 32));
+            }
+        }
+    }
+    if (t == 0) {
+        __threadfence(); // this block's reads of the count and the entries come before its done
+        if (atomicAdd(j.long_count + 2, 1u) == gridDim.x - 1u) {
+            atomicExch(j.long_count, 0u);
+            atomicExch(j.long_count + 1, 0u);
+            atomicExch(j.long_count + 2, 0u);
         }
     }
 }

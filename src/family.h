@@ -131,7 +131,7 @@ struct cr_request {
     int state;             /* write the state record, not the result (state.c, kernels-src/state.cuh) */
 };
 
-#define CR_MAX_KERNELS 5 /* name expressions in one program (two-pass: 2; exact sums: 5) */
+#define CR_MAX_KERNELS 6 /* name expressions in one program (two-pass: 2; exact sums: 6) */
 struct cr_unit {
     const char *file;   /* kernels-src file, e.g. "fast.cu" */
     const char *source; /* its text; NULL = the embedded file */
@@ -283,7 +283,13 @@ struct cr_exact_force {
     int lanes;
     int finish; /* 1: split outputs through exact_finish's records, not the accumulators */
     int quick;  /* -1: short SUM and MEAN outputs without exact_quick first; 0: the planner's choice */
+    unsigned long_cap; /* exact_quick's list of long segments: the entries it holds (0: the planner's) */
 };
+/* exact_quick lists the segments over cr_exact_long_len(its lanes an output) terms for exact_quick_long, up
+ * to CR_EXACT_LONG_CAP of them (and what the partials area holds). */
+#define CR_EXACT_LONG_MIN 512u
+#define CR_EXACT_LONG_CAP 65536u
+uint32_t cr_exact_long_len(unsigned group);
 /* Outputs of at most this many elements take a lane each (when there are 32 or more). */
 #define CR_EXACT_LANE_LEN 256
 extern struct cr_exact_force cr_exact_force;

@@ -117,9 +117,10 @@ static void build(const struct cr_request *r, struct cr_unit *u)
         snprintf(u->kernels[2], sizeof u->kernels[2], "exact_reduce_lanes<%s, %d, %u, %s>", t, op_index(r->op),
                  s.block, state);
         if (quick_unit(r)) {
-            u->nkernels = 5;
+            u->nkernels = 6;
             snprintf(u->kernels[3], sizeof u->kernels[3], "exact_quick<%s, %d>", t, op_index(r->op));
             snprintf(u->kernels[4], sizeof u->kernels[4], "exact_quick_columns<%s, %d>", t, op_index(r->op));
+            snprintf(u->kernels[5], sizeof u->kernels[5], "exact_quick_long<%s, %d>", t, op_index(r->op));
         }
     }
     snprintf(u->label, sizeof u->label, "%s %s %s->%s%s (kernels-src/exact.cu)",
@@ -221,6 +222,15 @@ unsigned cr_exact_quick_group(const struct cr_exact_job *j, size_t elem)
     return g == 1 && len >= 2 ? 2 : g;
 }
 
+uint32_t cr_exact_long_len(unsigned group)
+{
+    /* exact_quick's deepest item at most 32 terms a lane (a lane's loads wait on one another, and one long
+     * segment would hold its warp long after the rest); at least 512 terms, four 16-byte vectors a thread
+     * of exact_quick_long's block (shorter, a block's reduction costs more than its reads) */
+    const uint32_t len = 32u * group;
+    return len > CR_EXACT_LONG_MIN ? len : CR_EXACT_LONG_MIN;
+}
+
 static void plan(const struct cr_request *r, const struct cr_unit *u, const struct cr_kernel *k,
                  const struct cr_device_facts *dev, const struct cr_args *a, struct cr_plan *p)
 {
@@ -265,9 +275,13 @@ static void plan(const struct cr_request *r, const struct cr_unit *u, const stru
     }
     const uint64_t resident = cr_resident(k, dev),
                    lanes_resident = (uint64_t)(k->fn_blocks_per_sm[2] > 0 ? k->fn_blocks_per_sm[2] : 1) * dev->sms;
-    if (j.view == EXACT_VIEW_SEGMENTS) { /* a warp a segment, or a lane where the segments are short on average */
-        const int lanes = !r->state && (cr_exact_force.lanes > 0 || (cr_exact_force.lanes == 0 &&
-                                                                     g->limit / (j.nout ? j.nout : 1) <= CR_EXACT_LANE_LEN));
+    if (j.view == EXACT_VIEW_SEGMENTS) {
+        /* a warp a segment, or a lane where the segments are short on average; SUM and MEAN take exact_quick
+         * and exact_quick_long first, the lanes only where they marked a group (a long segment's lane defers
+         * it to its warp) */
+        const int lanes = !r->state && (cr_exact_force.lanes > 0 ||
+                                        (cr_exact_force.lanes == 0 && (g->limit / (j.nout ? j.nout : 1) <= CR_EXACT_LANE_LEN ||
+                                                                       (quick_unit(r) && cr_exact_force.quick >= 0))));
         j.splits = 1;
         j.unit_warps = lanes ? 0 : 1;
         j.part = (uint64_t)1 << 62;
@@ -309,8 +323,23 @@ static void plan(const struct cr_request *r, const struct cr_unit *u, const stru
         grid = min_u64((bits + warps - 1) / warps, lanes_resident);
         if (cr_exact_force.grid)
             qgrid = grid = cr_exact_force.grid;
+        if (j.view == EXACT_VIEW_SEGMENTS && g->limit > cr_exact_long_len(j.group)) {
+            /* the long segments' list: entries in the partials area (no segment is split), counters in the
+             * tickets (none is taken: one part an output) */
+            j.long_len = cr_exact_long_len(j.group);
+            j.longs = a->ws + CR_WS_PARTIALS;
+            j.long_count = a->ws + CR_WS_TICKETS;
+            j.long_cap = (cr_u32)min_u64(cr_partials_area(dev) / sizeof(struct cr_long_entry), CR_EXACT_LONG_CAP);
+            if (cr_exact_force.long_cap)
+                j.long_cap = cr_exact_force.long_cap;
+        }
         l = cr_plan_launch(p, 3, cr_div_up(qgrid, 1), 256);
         cr_plan_struct(p, l, &j, sizeof j);
+        if (j.long_len) { /* a block a listed segment: one wave of them takes the list from a counter */
+            const uint64_t per_sm = k->fn_blocks_per_sm[5] > 0 ? (uint64_t)k->fn_blocks_per_sm[5] : 1;
+            l = cr_plan_launch(p, 5, cr_div_up(cr_exact_force.grid ? cr_exact_force.grid : per_sm * dev->sms, 1), 256);
+            cr_plan_struct(p, l, &j, sizeof j);
+        }
     } else if (quick && columns && j.nout >= 32 && (j.unit_warps || j.splits == 1) &&
                groups <= (j.unit_warps ? CR_EXACT_RETRY_COLS_BITS : CR_EXACT_RETRY_BITS)) {
         /* columns, too long for the lanes or too few for four of exact_quick's items a warp over a wave:

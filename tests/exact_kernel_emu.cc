@@ -40,6 +40,13 @@ template <class T, int OP> struct Kernels {
         else
             emu_fail("exact_quick takes SUM and MEAN of 16- and 32-bit floats");
     }
+    static void quick_long(void *j)
+    {
+        if constexpr (sizeof(T) <= 4 && (OP == EXACT_OP_SUM || OP == EXACT_OP_MEAN))
+            exact_quick_long<T, OP>(*(const ExactJob *)j);
+        else
+            emu_fail("exact_quick_long takes SUM and MEAN of 16- and 32-bit floats");
+    }
     static void quick_columns(void *j)
     {
         if constexpr (sizeof(T) <= 4 && (OP == EXACT_OP_SUM || OP == EXACT_OP_MEAN))
@@ -77,10 +84,13 @@ int launch(void (*kernel)(void *), const ExactJob &j, unsigned grid, unsigned th
 
 template <class T, int OP>
 int run(const ExactJob &j, unsigned grid, unsigned finish_grid, const ExactJob *quick, int quick_columns,
-        unsigned quick_grid, uint64_t seed, const char **error)
+        unsigned quick_grid, unsigned long_grid, uint64_t seed, const char **error)
 {
     if (quick && launch(quick_columns ? Kernels<T, OP>::quick_columns : Kernels<T, OP>::quick, *quick, quick_grid, 256,
                         seed ^ 0x5bd1e995u, error))
+        return -1;
+    if (quick && !quick_columns && quick->long_len &&
+        launch(Kernels<T, OP>::quick_long, *quick, long_grid, 256, seed ^ 0x2545f491u, error))
         return -1;
     if (launch(j.unit_warps ? Kernels<T, OP>::reduce : Kernels<T, OP>::lanes, j, grid, Kernels<T, OP>::BLOCK, seed, error))
         return -1;
@@ -91,14 +101,14 @@ int run(const ExactJob &j, unsigned grid, unsigned finish_grid, const ExactJob *
 
 template <class T>
 int run_op(int op, const ExactJob &j, unsigned grid, unsigned finish_grid, const ExactJob *quick, int quick_columns,
-           unsigned quick_grid, uint64_t seed, const char **error)
+           unsigned quick_grid, unsigned long_grid, uint64_t seed, const char **error)
 {
     switch (op) {
-    case EOP_SUM: return run<T, EXACT_OP_SUM>(j, grid, finish_grid, quick, quick_columns, quick_grid, seed, error);
-    case EOP_MEAN: return run<T, EXACT_OP_MEAN>(j, grid, finish_grid, quick, quick_columns, quick_grid, seed, error);
-    case EOP_SUM_SQUARES: return run<T, EXACT_OP_SUM_SQUARES>(j, grid, finish_grid, quick, quick_columns, quick_grid, seed, error);
-    case EOP_NORM2: return run<T, EXACT_OP_NORM2>(j, grid, finish_grid, quick, quick_columns, quick_grid, seed, error);
-    default: return run<T, EXACT_OP_DOT>(j, grid, finish_grid, quick, quick_columns, quick_grid, seed, error);
+    case EOP_SUM: return run<T, EXACT_OP_SUM>(j, grid, finish_grid, quick, quick_columns, quick_grid, long_grid, seed, error);
+    case EOP_MEAN: return run<T, EXACT_OP_MEAN>(j, grid, finish_grid, quick, quick_columns, quick_grid, long_grid, seed, error);
+    case EOP_SUM_SQUARES: return run<T, EXACT_OP_SUM_SQUARES>(j, grid, finish_grid, quick, quick_columns, quick_grid, long_grid, seed, error);
+    case EOP_NORM2: return run<T, EXACT_OP_NORM2>(j, grid, finish_grid, quick, quick_columns, quick_grid, long_grid, seed, error);
+    default: return run<T, EXACT_OP_DOT>(j, grid, finish_grid, quick, quick_columns, quick_grid, long_grid, seed, error);
     }
 }
 
@@ -142,7 +152,7 @@ unsigned emu_exact_kernel_record_words(int type, int op) { return shape_of(type,
 
 int emu_exact_kernel_run(int type, int rtype, int op, const struct cr_exact_job *job, unsigned grid,
                          unsigned finish_grid, const struct cr_exact_job *quick, int quick_columns, unsigned quick_grid,
-                         const void *in, size_t in_bytes, const void *in2, size_t in2_bytes, uint64_t seed, const char **error)
+                         unsigned long_grid, const void *in, size_t in_bytes, const void *in2, size_t in2_bytes, uint64_t seed, const char **error)
 {
     emu_exact_inputs.lo[0] = in;
     emu_exact_inputs.bytes[0] = in_bytes;
@@ -162,10 +172,10 @@ int emu_exact_kernel_run(int type, int rtype, int op, const struct cr_exact_job 
     }
     const ExactJob *qj = quick ? &q : nullptr;
     switch (type) {
-    case ET_HALF: return run_op<half_t>(op, j, grid, finish_grid, qj, quick_columns, quick_grid, seed, error);
-    case ET_BF16: return run_op<bf16_t>(op, j, grid, finish_grid, qj, quick_columns, quick_grid, seed, error);
-    case ET_FLOAT: return run_op<float>(op, j, grid, finish_grid, qj, quick_columns, quick_grid, seed, error);
-    default: return run_op<double>(op, j, grid, finish_grid, qj, quick_columns, quick_grid, seed, error);
+    case ET_HALF: return run_op<half_t>(op, j, grid, finish_grid, qj, quick_columns, quick_grid, long_grid, seed, error);
+    case ET_BF16: return run_op<bf16_t>(op, j, grid, finish_grid, qj, quick_columns, quick_grid, long_grid, seed, error);
+    case ET_FLOAT: return run_op<float>(op, j, grid, finish_grid, qj, quick_columns, quick_grid, long_grid, seed, error);
+    default: return run_op<double>(op, j, grid, finish_grid, qj, quick_columns, quick_grid, long_grid, seed, error);
     }
 }
 }

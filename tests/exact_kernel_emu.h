@@ -29,14 +29,15 @@ unsigned emu_exact_kernel_record_words(int type, int op);
  * job has no tickets, exact_finish over finish_grid blocks of 256 threads.
  * With quick set, exact_quick (or, with quick_columns, exact_quick_columns)
  * runs first, on *quick, over quick_grid blocks of 256 threads (SUM and MEAN
- * of float16, bfloat16 and float32 only).
+ * of float16, bfloat16 and float32 only); then, where quick lists long
+ * segments (its long_len set), exact_quick_long over long_grid blocks.
  * Loads of 16-byte vectors must fall in [in, in + in_bytes) or
  * [in2, in2 + in2_bytes). Returns 0, or -1 with *error set (a static
  * message: a barrier not every thread reaches, a misaligned or stray
  * vector load). */
 int emu_exact_kernel_run(int type, int rtype, int op, const struct cr_exact_job *job, unsigned grid,
                          unsigned finish_grid, const struct cr_exact_job *quick, int quick_columns, unsigned quick_grid,
-                         const void *in,
+                         unsigned long_grid, const void *in,
                          size_t in_bytes, const void *in2, size_t in2_bytes, uint64_t seed, const char **error);
 
 #ifdef __cplusplus

@@ -496,6 +496,99 @@ START_TEST(test_plans_fit)
 }
 END_TEST
 
+/* Exact SUM and MEAN over segments: exact_quick (listing the segments past cr_exact_long_len of its lanes an
+ * output), exact_quick_long over one wave of its blocks, then the lanes over the groups they marked. */
+START_TEST(test_plan_exact_segments)
+{
+    static const struct {
+        cured_op op;
+        cured_type in;
+        uint64_t nout, limit;
+        unsigned group, long_len; /* long_len 0: no list, no exact_quick_long; group 0: no exact_quick */
+    } cases[] = {
+        {CURED_OP_EXACT_SUM, CURED_TYPE_FLOAT32, 1 << 20, 64 << 20, 16, 512},   /* a mean of 64 */
+        {CURED_OP_EXACT_MEAN, CURED_TYPE_BFLOAT16, 2048, 2048 * 8192, 32, 1024}, /* a mean of 8192 */
+        {CURED_OP_EXACT_SUM, CURED_TYPE_FLOAT16, 1000, 500, 1, 0},              /* none can be long */
+        {CURED_OP_EXACT_SUM, CURED_TYPE_FLOAT32, 1000, 512, 1, 0},              /* none over 512 */
+        {CURED_OP_EXACT_SUM, CURED_TYPE_FLOAT32, 1000, 513, 1, 512},
+        {CURED_OP_EXACT_SUM_SQUARES, CURED_TYPE_FLOAT32, 1 << 20, 64 << 20, 0, 0},
+        {CURED_OP_EXACT_SUM, CURED_TYPE_FLOAT64, 1 << 20, 64 << 20, 0, 0},
+    };
+    fake_h200();
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        struct cr_request r;
+        const cured_type out = cases[i].in == CURED_TYPE_FLOAT64 ? CURED_TYPE_FLOAT64 : CURED_TYPE_FLOAT32;
+        ck_assert_int_eq(cr_request_make(cases[i].op, CURED_ALGO_AUTO, cases[i].in, out, &r), CURED_SUCCESS);
+        struct cr_geometry g;
+        memset(&g, 0, sizeof g);
+        g.nout = cases[i].nout;
+        g.begin = IN_OK;
+        g.end = IN_OK;
+        g.limit = cases[i].limit;
+        struct cr_unit u;
+        cr_family_for(&r)->build(&r, &u);
+        struct cr_plan p;
+        fake_plan(&r, &u, &g, 0.0, &p);
+        ck_assert_msg(!p.overflow, "case %zu: the plan overflows", i);
+        if (cases[i].group == 0) { /* a warp a segment, or a lane: no exact_quick */
+            ck_assert_msg(p.nlaunch == 1 && p.l[0].fn != 3, "case %zu: %d launches, the first of kernel %d", i, p.nlaunch,
+                          p.l[0].fn);
+            continue;
+        }
+        const int want = cases[i].long_len ? 3 : 2;
+        ck_assert_msg(u.nkernels == 6 && p.nlaunch == want && p.l[0].fn == 3 && p.l[want - 1].fn == 2 &&
+                          (want == 2 || p.l[1].fn == 5),
+                      "case %zu: %d launches (want %d: exact_quick, %sthe lanes)", i, p.nlaunch, want,
+                      want == 3 ? "exact_quick_long, " : "");
+        struct cr_exact_job q;
+        memcpy(&q, p.l[0].params[0], sizeof q);
+        ck_assert_msg(q.view == EXACT_VIEW_SEGMENTS && q.group == cases[i].group && q.long_len == cases[i].long_len,
+                      "case %zu: group %u, long_len %u (want %u, %u)", i, q.group, q.long_len, cases[i].group,
+                      cases[i].long_len);
+        if (!cases[i].long_len) {
+            ck_assert_msg(q.longs == 0 && q.long_count == 0 && q.long_cap == 0, "case %zu: a list without long_len", i);
+            continue;
+        }
+        struct cr_exact_job l;
+        memcpy(&l, p.l[1].params[0], sizeof l);
+        ck_assert_msg(memcmp(&q, &l, sizeof q) == 0, "case %zu: exact_quick and exact_quick_long see one job", i);
+        /* the entries in the partials area, the three words in the slot's tickets (no split output takes one) */
+        const uint64_t partials = 0x40000 + CR_WS_PARTIALS, area = fake.facts.partials_capacity * CR_MAX_ACC + CR_WS_COLS_BYTES;
+        ck_assert_uint_eq(q.longs, partials);
+        ck_assert_uint_eq(q.long_count, 0x40000 + CR_WS_TICKETS);
+        ck_assert_msg(q.long_cap == (area / 32 < CR_EXACT_LONG_CAP ? area / 32 : CR_EXACT_LONG_CAP) && q.splits == 1 &&
+                          q.tickets == 0,
+                      "case %zu: %u entries, %u parts, tickets 0x%llx", i, q.long_cap, q.splits,
+                      (unsigned long long)q.tickets);
+        ck_assert_uint_eq((uint64_t)q.long_cap * 32, (uint64_t)q.long_cap * sizeof(struct cr_long_entry));
+        /* the fake kernel has no occupancy of its own: a block an SM */
+        ck_assert_uint_eq(p.l[1].grid, (unsigned)fake.facts.sms);
+    }
+    /* the tests' force: a shorter list, and grid 1 for every kernel */
+    cr_exact_force.long_cap = 3;
+    cr_exact_force.grid = 1;
+    struct cr_request r;
+    ck_assert_int_eq(cr_request_make(CURED_OP_EXACT_SUM, CURED_ALGO_AUTO, CURED_TYPE_FLOAT32, CURED_TYPE_FLOAT32, &r),
+                     CURED_SUCCESS);
+    struct cr_geometry g;
+    memset(&g, 0, sizeof g);
+    g.nout = 100000, g.begin = IN_OK, g.end = IN_OK, g.limit = 6400000;
+    struct cr_unit u;
+    cr_family_for(&r)->build(&r, &u);
+    struct cr_plan p;
+    fake_plan(&r, &u, &g, 0.0, &p);
+    struct cr_exact_job q;
+    memcpy(&q, p.l[0].params[0], sizeof q);
+    ck_assert_msg(p.nlaunch == 3 && q.long_cap == 3 && p.l[0].grid == 1 && p.l[1].grid == 1 && p.l[2].grid == 1,
+                  "forced: %d launches, cap %u", p.nlaunch, q.long_cap);
+    memset(&cr_exact_force, 0, sizeof cr_exact_force);
+    /* the list's length: 32 terms a lane of exact_quick's group, at least CR_EXACT_LONG_MIN */
+    ck_assert_uint_eq(cr_exact_long_len(1), CR_EXACT_LONG_MIN);
+    ck_assert_uint_eq(cr_exact_long_len(16), CR_EXACT_LONG_MIN);
+    ck_assert_uint_eq(cr_exact_long_len(32), 1024);
+}
+END_TEST
+
 /* Column splits fill one wave of the blocks that the loaded kernel fits: the
  * planner's bound (8 an SM) when it fits 8, fewer splits when it fits fewer. */
 START_TEST(test_plan_cols_wave)
@@ -712,6 +805,7 @@ int main(void)
     tcase_add_test(tc, test_plan_cols_wave);
     tcase_add_test(tc, test_plan_cols_once);
     tcase_add_test(tc, test_plan_other_shapes);
+    tcase_add_test(tc, test_plan_exact_segments);
     tcase_add_test(tc, test_plan_bench_cells);
     tcase_add_test(tc, test_bad_layouts);
     tcase_add_test(tc, test_bad_calls);

@@ -259,6 +259,7 @@ struct variant {
     unsigned group, per_bit; /* exact_quick's lanes an output and groups a bit */
     unsigned vec;            /* exact_quick reads 16-byte vectors (where the planner would allow it) */
     unsigned qsplits, quick_grid; /* exact_quick_columns' parts an output; the first kernel's grid */
+    unsigned long_len, long_cap, long_grid; /* segments: exact_quick's list for exact_quick_long (long_len 0: none) */
 };
 #define MAX_OUT 4096
 static uint64_t got_bits[MAX_VARIANTS][MAX_OUT], owner[4 * MAX_OUT];
@@ -320,6 +321,18 @@ static void run_job(struct job_case *c, const struct variant *v, int nv)
         j.tickets = (uintptr_t)tickets;
         if (j.view == EXACT_VIEW_SEGMENTS)
             j.guard.bad = (uintptr_t)&guard_word;
+        /* the long segments' list: entries poisoned, its three words zero before and (kept at zero) after */
+        struct guarded longs;
+        unsigned long_count[3] = {0, 0, 0};
+        memset(&longs, 0, sizeof longs);
+        if (v[k].long_len) {
+            guarded_alloc(&longs, (size_t)v[k].long_cap * sizeof(struct cr_long_entry));
+            memset(longs.p, 0xab, longs.bytes);
+            j.longs = (uintptr_t)longs.p;
+            j.long_count = (uintptr_t)long_count;
+            j.long_len = v[k].long_len;
+            j.long_cap = v[k].long_cap;
+        }
         struct cr_exact_job q = j;
         if (v[k].quick == 2) {
             struct rng garbage; /* what the bits held before */
@@ -341,14 +354,22 @@ static void run_job(struct job_case *c, const struct variant *v, int nv)
         const char *err = NULL;
         const uint64_t run_seed = seed * 31 + (uint64_t)k;
         const int rc = emu_exact_kernel_run(c->t, c->rt, c->op, &j, v[k].grid, v[k].finish_grid,
-                                            v[k].quick ? &q : NULL, v[k].quick == 2, v[k].quick_grid,
+                                            v[k].quick ? &q : NULL, v[k].quick == 2, v[k].quick_grid, v[k].long_grid,
                                             (const void *)(uintptr_t)j.in,
                                             c->in_bytes, (const void *)(uintptr_t)j.in2, j.in2 ? c->in_bytes : 0,
                                             run_seed, &err);
         if (rc)
-            ck_abort_msg("%s, splits %u, unit_warps %u, grid %u, quick lanes %u, vec %u: %s (seed %llu; rerun with: CURED_TEST_SEED=%llu "
-                         "./tests/test-exact-emu)",
-                         c->what, v[k].splits, v[k].uw, v[k].grid, v[k].group, v[k].vec, err, seed, seed);
+            ck_abort_msg("%s, splits %u, unit_warps %u, grid %u, quick lanes %u, vec %u, long %u/%u/%u: %s (seed %llu; rerun with: "
+                         "CURED_TEST_SEED=%llu ./tests/test-exact-emu)",
+                         c->what, v[k].splits, v[k].uw, v[k].grid, v[k].group, v[k].vec, v[k].long_len, v[k].long_cap,
+                         v[k].long_grid, err, seed, seed);
+        if (long_count[0] || long_count[1] || long_count[2])
+            ck_abort_msg("%s, quick lanes %u, long %u/%u/%u: the list's words left at %u %u %u, not zero (seed %llu; rerun with: "
+                         "CURED_TEST_SEED=%llu ./tests/test-exact-emu)",
+                         c->what, v[k].group, v[k].long_len, v[k].long_cap, v[k].long_grid, long_count[0], long_count[1],
+                         long_count[2], seed, seed);
+        if (v[k].long_len)
+            guarded_free(&longs);
         for (uint64_t s = 0; s < c->out_words; s++)
             owner[s] = 0;
         for (uint64_t o = 0; o < j.nout; o++)
@@ -359,9 +380,10 @@ static void run_job(struct job_case *c, const struct variant *v, int nv)
                 const uint64_t o = owner[s] - 1;
                 got_bits[k][o] = b;
                 if (b != c->want[o])
-                    ck_abort_msg("%s, splits %u, unit_warps %u, grid %u, quick lanes %u, vec %u: output %llu of %llu is 0x%llx, want 0x%llx "
-                                 "(seed %llu; rerun with: CURED_TEST_SEED=%llu ./tests/test-exact-emu)",
-                                 c->what, v[k].splits, v[k].uw, v[k].grid, v[k].group, v[k].vec, (unsigned long long)o,
+                    ck_abort_msg("%s, splits %u, unit_warps %u, grid %u, quick lanes %u, vec %u, long %u/%u: output %llu of %llu is 0x%llx, "
+                                 "want 0x%llx (seed %llu; rerun with: CURED_TEST_SEED=%llu ./tests/test-exact-emu)",
+                                 c->what, v[k].splits, v[k].uw, v[k].grid, v[k].group, v[k].vec, v[k].long_len, v[k].long_cap,
+                                 (unsigned long long)o,
                                  (unsigned long long)j.nout, (unsigned long long)b, (unsigned long long)c->want[o],
                                  seed, seed);
                 if (k && b != got_bits[0][o])
@@ -459,6 +481,12 @@ static int variants(struct rng *r, const struct job_case *c, uint64_t len, struc
             x.grid = (unsigned)(rnd_below(r, 2) ? (natural ? natural : 1) : 1 + rnd_below(r, 2));
             x.quick_grid = (unsigned)(rnd_below(r, 2) ? (qnatural ? qnatural : 1) : 1 + rnd_below(r, 3));
             x.finish_grid = 1;
+            if (c->j.view == EXACT_VIEW_SEGMENTS && rnd_below(r, 4)) { /* the long ones listed: short lists, full ones */
+                static const unsigned lens[] = {1, 8, 40, 64, 300};
+                x.long_len = rnd_below(r, 2) ? lens[rnd_below(r, 5)] : cr_exact_long_len(x.group);
+                x.long_cap = rnd_below(r, 3) ? (unsigned)c->j.nout : 1 + (unsigned)rnd_below(r, 8);
+                x.long_grid = 1 + (unsigned)rnd_below(r, rnd_below(r, 2) ? 3 : 40);
+            }
             v[nv++] = x;
             continue;
         }

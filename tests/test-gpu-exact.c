@@ -404,9 +404,10 @@ END_TEST
 
 /* Outputs in doubles first (exact_quick, then the lanes for the groups it marks; exact_quick_columns, then the
  * warp units): rows of 1 to 1000 elements along axis 1, columns of 5 to 20000 along axis 0 and short segments (a
- * few past a lane's 1024), on data a double sums exactly, with some
+ * few past 1024: exact_quick_long's list), on data a double sums exactly, with some
  * outputs salted with terms it cannot take beside the others; every output against the host, and the same bits
- * without exact_quick and on a forced grid of one block. _i: element type x (SUM, MEAN). */
+ * without exact_quick, on a forced grid of one block and with a list of 3 (the rest to the lanes). _i: element
+ * type x (SUM, MEAN). */
 START_TEST(test_short)
 {
     const cured_type t = FT[_i % 4];
@@ -437,15 +438,16 @@ START_TEST(test_short)
             e[s] = b[s] + (int64_t)len < (int64_t)n ? b[s] + (int64_t)len : (int64_t)n;
         }
         CUdeviceptr dx = upload_bits(t, x, n), db = dev_alloc(nout * 8), de = dev_alloc(nout * 8),
-                    o[3] = {dev_alloc(nout * 8), dev_alloc(nout * 8), dev_alloc(nout * 8)};
+                    o[4] = {dev_alloc(nout * 8), dev_alloc(nout * 8), dev_alloc(nout * 8), dev_alloc(nout * 8)};
         if (seg) {
             upload(db, b, nout * 8);
             upload(de, e, nout * 8);
         }
         const cured_layout la = {2, {R, C}, {C, 1}};
-        for (int v = 0; v < 3; v++) { /* the planner's; without exact_quick; on one block */
+        for (int v = 0; v < 4; v++) { /* the planner's; without exact_quick; on one block; a list of 3 long segments */
             cr_exact_force.quick = v == 1 ? -1 : 0;
             cr_exact_force.grid = v == 2 ? 1 : 0;
+            cr_exact_force.long_cap = v == 3 ? 3 : 0;
             poison(o[v], nout * 8);
             if (seg)
                 CURED_OK(cured_segmented_reduce_async(H, op, DP(dx), t, nout, DP(db), DP(de), CURED_TYPE_INT64,
@@ -456,9 +458,9 @@ START_TEST(test_short)
         }
         memset(&cr_exact_force, 0, sizeof cr_exact_force);
         const size_t sz = cr_type_size(out);
-        unsigned char *got = malloc(3 * nout * sz);
+        unsigned char *got = malloc(4 * nout * sz);
         ck_assert_ptr_nonnull(got);
-        for (int v = 0; v < 3; v++)
+        for (int v = 0; v < 4; v++)
             download(got + (size_t)v * nout * sz, o[v], nout * sz);
         for (size_t k = 0; k < nout; k++) {
             size_t len = 0;
@@ -471,11 +473,11 @@ START_TEST(test_short)
             struct ref rf;
             ref_make(&rf, op, t, row, row, len);
             const uint64_t want = ref_result(&rf, op, out);
-            for (int v = 0; v < 3; v++) {
+            for (int v = 0; v < 4; v++) {
                 char what[200];
                 snprintf(what, sizeof what, "%s %s->%s %s, output %zu of %zu (%s)", cured_op_name(op), cr_type_name(t),
                          cr_type_name(out), seg ? "segments" : axis ? "rows" : "columns", k, nout,
-                         v == 0 ? "the planner's" : v == 1 ? "without exact_quick" : "one block");
+                         v == 0 ? "the planner's" : v == 1 ? "without exact_quick" : v == 2 ? "one block" : "3 listed");
                 uint64_t bits = 0;
                 memcpy(&bits, got + ((size_t)v * nout + k) * sz, sz); /* little-endian: the low bytes */
                 expect_bits(bits, want, what);
@@ -485,7 +487,7 @@ START_TEST(test_short)
         dev_free(dx);
         dev_free(db);
         dev_free(de);
-        for (int v = 0; v < 3; v++)
+        for (int v = 0; v < 4; v++)
             dev_free(o[v]);
         free(x);
         free(row);
