@@ -1189,8 +1189,24 @@ __global__ void __launch_bounds__(256) exact_quick_columns(ExactJob j)
                 atomicExch(j.tickets + g, 0u); // kept at zero
             s = -0.0;
             lost = false;
-            for (u64 q = 0; live && q < S; q++)
-                exact_two_sum(s, parts[q * j.nout + o], lost); // a NaN part: lost
+            // eight parts' loads in flight, into two sums (exact sums: any order is the sum): a part a
+            // trip made this warp the grid's tail where a few columns have thousands of parts
+            double m = -0.0;
+            u64 q = 0;
+            for (; live && q + 8 <= S; q += 8) {
+                double v[8];
+#pragma unroll
+                for (int k = 0; k < 8; k++)
+                    v[k] = parts[(q + k) * j.nout + o];
+#pragma unroll
+                for (int k = 0; k < 8; k += 2) {
+                    exact_two_sum(s, v[k], lost); // a NaN part: lost
+                    exact_two_sum(m, v[k + 1], lost);
+                }
+            }
+            for (; live && q < S; q++)
+                exact_two_sum(s, parts[q * j.nout + o], lost);
+            exact_two_sum(s, m, lost);
         }
         const bool bad = live && (lost || !exact_quick_result<T, OP>(j, o, s, j.len));
         const unsigned marked = __ballot_sync(EXACT_FULL, bad);

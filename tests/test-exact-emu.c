@@ -450,7 +450,7 @@ static int variants(struct rng *r, const struct job_case *c, uint64_t len, struc
             x.quick = 2;
             x.uw = rnd_below(r, 2) ? warps : 1;
             x.per_bit = 1;
-            x.qsplits = 1 + (unsigned)rnd_below(r, 5);
+            x.qsplits = 1 + (unsigned)rnd_below(r, rnd_below(r, 2) ? 5 : 24); /* past 8: the merge's batches of 8 */
             x.splits = 1;
             x.part = (uint64_t)1 << 62;
             if (rnd_below(r, 3) == 0) /* the lanes take the marked groups */
