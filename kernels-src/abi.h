@@ -247,5 +247,8 @@ CR_ABI_ASSERT(sizeof(struct cr_exact_job) == 8 * 8 + 3 * 8 + 16 + 8 * 4 + sizeof
 #define CR_EXACT_RETRY_BITS (1u << 18)
 #define CR_EXACT_RETRY_COLS_BITS (1u << 17)
 #define CR_EXACT_COLS_TICKETS 4096u
+/* exact_quick_columns' parts meet FAN at a time (a ticket each chunk of them), then, with more than one
+ * chunk, the chunks' doubles (one more ticket a group): a group's tickets are 1, or its chunks + 1. */
+#define CR_EXACT_COLS_FAN 64u
 
 #endif

@@ -1132,83 +1132,130 @@ __global__ void __launch_bounds__(256) exact_quick_long(ExactJob j)
     }
 }
 
+// Parts' doubles from..to of output o (a stride of nout apart), into s by
+// TwoSum, eight loads in flight (into two sums: any order is the exact
+// sum), lost set where a part is NaN (one that lost a bit) or an addition
+// loses one.
+__device__ __forceinline__ void exact_merge_parts(volatile double *parts, u64 from, u64 to, u64 nout, u64 o,
+                                                  double &s, bool &lost)
+{
+    double m = -0.0;
+    u64 q = from;
+    for (; q + 8 <= to; q += 8) {
+        double v[8];
+#pragma unroll
+        for (int k = 0; k < 8; k++)
+            v[k] = parts[(q + k) * nout + o];
+#pragma unroll
+        for (int k = 0; k < 8; k += 2) {
+            exact_two_sum(s, v[k], lost);
+            exact_two_sum(m, v[k + 1], lost);
+        }
+    }
+    for (; q < to; q++)
+        exact_two_sum(s, parts[q * nout + o], lost);
+    exact_two_sum(s, m, lost);
+}
+
+// The warp's double s (lanes of `live` outputs) into parts[at], its fences,
+// then a ticket: whether this warp is the last of `count` to arrive (then
+// also past the ticket's fence, the ticket back at zero).
+__device__ __forceinline__ bool exact_arrive_part(volatile double *parts, u64 at, bool live, double s, bool lost,
+                                                  unsigned *ticket, u64 count)
+{
+    if (live)
+        parts[at] = lost ? __longlong_as_double(0x7ff8000000000000ll) : s;
+    __threadfence();
+    __syncwarp();
+    unsigned last = 0;
+    if ((threadIdx.x & 31) == 0)
+        last = atomicAdd(ticket, 1u) == (unsigned)(count - 1);
+    if (!__shfl_sync(EXACT_FULL, last, 0))
+        return false;
+    __threadfence();
+    __syncwarp(); // lane 0's fence before the other lanes' reads
+    if ((threadIdx.x & 31) == 0)
+        atomicExch(ticket, 0u); // kept at zero
+    return true;
+}
+
 // Columns too long for the lanes (SUM and MEAN of float16, bfloat16 and
 // float32; a reduced stride other than 1), first in doubles: a warp takes 32
-// neighbouring outputs (a line of each row) over a part of j.part rows, a
-// lane an output, four rows in flight, each addition a TwoSum. With
-// j.splits parts an output, each part leaves its double (NaN where a bit
-// was lost) in j.states and takes its group's ticket; the last part sums
-// the parts in their order. The warp that finishes a group sets its bit in
-// j.retry where an output needs the exact state, and clears it otherwise,
-// so the bits need no zeroing (a bit a group: j.per_bit is 1), and
-// exact_reduce (and exact_finish) then take only the marked outputs.
+// neighbouring outputs (a line of each row; with fewer than 32 outputs, each
+// column's 32 / nout lanes take every (32 / nout)-th row, and meet by
+// shuffles) over a part of j.part rows, four rows in flight a lane, each
+// addition a TwoSum. With j.splits parts an output, each part leaves its
+// double (NaN where a bit was lost) in j.states and takes a ticket; the last
+// of CR_EXACT_COLS_FAN parts sums them, and with more parts than that, each
+// such chunk's double meets the others' likewise: no warp sums thousands of
+// parts one after another (a few long columns' tail). The warp that
+// finishes a group sets its bit in j.retry where an output needs the exact
+// state, and clears it otherwise, so the bits need no zeroing (a bit a
+// group: j.per_bit is 1), and exact_reduce (and exact_finish) then take
+// only the marked outputs.
 template <class T, int OP>
-__global__ void __launch_bounds__(256) exact_quick_columns(ExactJob j)
+__global__ void __launch_bounds__(256, 5) exact_quick_columns(ExactJob j)
 {
-    enum { WARPS = 256 / 32 };
+    enum { WARPS = 256 / 32, FAN = CR_EXACT_COLS_FAN };
     static_assert(sizeof(T) <= 4 && (OP == EXACT_OP_SUM || OP == EXACT_OP_MEAN), "exact_quick_columns' terms");
     const T *x = (const T *)j.in;
     const unsigned lane = threadIdx.x & 31;
+    // fewer than 32 outputs: C columns, R = 32 / C lanes a column, each taking every R-th row
+    const unsigned C = j.nout < 32 ? (unsigned)j.nout : 32u, R = 32u / C, col = lane % C, sub = lane / C;
     const long long stride = j.red.stride[0];
     const u64 groups = (j.nout + 31) / 32, S = j.splits, items = groups * S;
-    volatile double *parts = (volatile double *)j.states; // read back by another block's warp
+    // more than FAN parts: chunks of FAN parts meet first (a ticket each), then the chunks (one more)
+    const u64 chunks = (S + FAN - 1) / FAN, per_group = chunks > 1 ? chunks + 1 : 1;
+    volatile double *parts = (volatile double *)j.states, // read back by another block's warp
+        *chunk_parts = parts + S * j.nout;
     for (u64 t = (u64)blockIdx.x * WARPS + (threadIdx.x >> 5); t < items; t += (u64)gridDim.x * WARPS) {
-        const u64 g = t / S, p = t % S, o = g * 32 + lane;
-        const bool live = o < j.nout;
+        const u64 g = t / S, p = t % S, o = g * 32 + col;
+        const bool live = o < j.nout && sub < R, lead = live && sub == 0;
         const long long base = live ? exact_in_offset(j, o) : 0;
         const u64 r0 = p * j.part < j.len ? p * j.part : j.len, r1 = r0 + j.part < j.len ? r0 + j.part : j.len;
         double s = -0.0; // -0.0 adds nothing and keeps a sum of -0.0 terms -0.0
         bool lost = false;
         if (live) {
-            u64 r = r0;
-            for (; r + 4 <= r1; r += 4) { // loads first: four in flight
+            u64 r = r0 + sub;
+            for (; r + 3 * R < r1; r += 4 * R) { // loads first: four in flight
                 double v[4];
 #pragma unroll
                 for (int k = 0; k < 4; k++)
-                    v[k] = widen<double, T>(x[base + (long long)(r + k) * stride]);
+                    v[k] = widen<double, T>(x[base + (long long)(r + k * R) * stride]);
 #pragma unroll
                 for (int k = 0; k < 4; k++)
                     exact_two_sum(s, v[k], lost);
             }
-            for (; r < r1; r++)
+            for (; r < r1; r += R)
                 exact_two_sum(s, widen<double, T>(x[base + (long long)r * stride]), lost);
         }
+        for (unsigned k = 1; k < R; k++) { // a column's lanes into its first (R is the same for the warp)
+            const double v = __shfl_sync(EXACT_FULL, s, col + k * C);
+            const bool l = __shfl_sync(EXACT_FULL, lost, col + k * C);
+            if (sub == 0) {
+                exact_two_sum(s, v, lost);
+                lost |= l;
+            }
+        }
         if (S > 1) {
-            if (live)
-                parts[p * j.nout + o] = lost ? __longlong_as_double(0x7ff8000000000000ll) : s;
-            __threadfence();
-            __syncwarp();
-            unsigned last = 0;
-            if (lane == 0)
-                last = atomicAdd(j.tickets + g, 1u) == S - 1u;
-            if (!__shfl_sync(EXACT_FULL, last, 0))
+            unsigned *ticket = j.tickets + g * per_group;
+            const u64 c = p / FAN, c0 = c * FAN, c1 = c0 + FAN < S ? c0 + FAN : S;
+            if (!exact_arrive_part(parts, p * j.nout + o, lead, s, lost, ticket + (chunks > 1 ? c : 0), c1 - c0))
                 continue;
-            __threadfence();
-            __syncwarp(); // lane 0's fence before the other lanes' reads
-            if (lane == 0)
-                atomicExch(j.tickets + g, 0u); // kept at zero
             s = -0.0;
             lost = false;
-            // eight parts' loads in flight, into two sums (exact sums: any order is the sum): a part a
-            // trip made this warp the grid's tail where a few columns have thousands of parts
-            double m = -0.0;
-            u64 q = 0;
-            for (; live && q + 8 <= S; q += 8) {
-                double v[8];
-#pragma unroll
-                for (int k = 0; k < 8; k++)
-                    v[k] = parts[(q + k) * j.nout + o];
-#pragma unroll
-                for (int k = 0; k < 8; k += 2) {
-                    exact_two_sum(s, v[k], lost); // a NaN part: lost
-                    exact_two_sum(m, v[k + 1], lost);
-                }
+            if (lead)
+                exact_merge_parts(parts, c0, c1, j.nout, o, s, lost);
+            if (chunks > 1) {
+                if (!exact_arrive_part(chunk_parts, c * j.nout + o, lead, s, lost, ticket + chunks, chunks))
+                    continue;
+                s = -0.0;
+                lost = false;
+                if (lead)
+                    exact_merge_parts(chunk_parts, 0, chunks, j.nout, o, s, lost);
             }
-            for (; live && q < S; q++)
-                exact_two_sum(s, parts[q * j.nout + o], lost);
-            exact_two_sum(s, m, lost);
         }
-        const bool bad = live && (lost || !exact_quick_result<T, OP>(j, o, s, j.len));
+        const bool bad = lead && (lost || !exact_quick_result<T, OP>(j, o, s, j.len));
         const unsigned marked = __ballot_sync(EXACT_FULL, bad);
         if (lane == 0) {
             if (marked)

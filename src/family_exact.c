@@ -340,17 +340,23 @@ static void plan(const struct cr_request *r, const struct cr_unit *u, const stru
             l = cr_plan_launch(p, 5, cr_div_up(cr_exact_force.grid ? cr_exact_force.grid : per_sm * dev->sms, 1), 256);
             cr_plan_struct(p, l, &j, sizeof j);
         }
-    } else if (quick && columns && j.nout >= 32 && (j.unit_warps || j.splits == 1) &&
+    } else if (quick && columns && (j.unit_warps || j.splits == 1) &&
                groups <= (j.unit_warps ? CR_EXACT_RETRY_COLS_BITS : CR_EXACT_RETRY_BITS)) {
         /* columns, too long for the lanes or too few for four of exact_quick's items a warp over a wave:
-         * exact_quick_columns first, a warp 32 of them over a part of the rows (parts for two waves of warps,
-         * of at least 32 rows, their doubles in the partials area, a ticket a group), then the units above
+         * exact_quick_columns first, a warp 32 of them (fewer: 32 / nout lanes each) over a part of the rows
+         * (parts for two waves of warps, of at least 32 rows, their doubles and their chunks' in the partials
+         * area, a ticket a chunk of CR_EXACT_COLS_FAN parts and one more a group), then the units above
          * over the outputs it marked (one wave of them: most have nothing to do). It writes every group's
          * bit: the units' bits (CR_WS_RETRY_COLS) need no zeroing, and the lanes, which clear what they
          * take, keep theirs (CR_WS_RETRY) at zero. */
         struct cr_exact_job q = j;
         uint64_t parts = min_u64((2 * wave + groups - 1) / groups, (j.len + 31) / 32);
-        parts = min_u64(parts, cr_partials_area(dev) / (8 * j.nout));
+        /* room for the parts' doubles and their chunks' (CR_EXACT_COLS_FAN parts a chunk), and a ticket a
+         * chunk and group, and one more a group */
+        while (parts > 1 && (parts + (parts + CR_EXACT_COLS_FAN - 1) / CR_EXACT_COLS_FAN) * 8 * j.nout > cr_partials_area(dev))
+            parts = parts * 7 / 8;
+        while (parts > CR_EXACT_COLS_FAN && groups * ((parts + CR_EXACT_COLS_FAN - 1) / CR_EXACT_COLS_FAN + 1) > CR_EXACT_COLS_TICKETS)
+            parts = parts * 7 / 8;
         if (groups > CR_EXACT_COLS_TICKETS || parts < 1)
             parts = 1;
         q.part = (j.len + parts - 1) / parts;

@@ -18,7 +18,7 @@
 #include "host_cuda.h"
 
 #define __global__
-#define __launch_bounds__(n)
+#define __launch_bounds__(...)
 #define __shared__ static
 using std::ldexp;
 using std::sqrt;

@@ -497,7 +497,8 @@ START_TEST(test_plans_fit)
 END_TEST
 
 /* Exact SUM and MEAN over segments: exact_quick (listing the segments past cr_exact_long_len of its lanes an
- * output), exact_quick_long over one wave of its blocks, then the lanes over the groups they marked. */
+ * output), exact_quick_long over one wave of its blocks, then the lanes over the groups they marked; and over
+ * columns, exact_quick_columns' parts. */
 START_TEST(test_plan_exact_segments)
 {
     static const struct {
@@ -582,6 +583,36 @@ START_TEST(test_plan_exact_segments)
     ck_assert_msg(p.nlaunch == 3 && q.long_cap == 3 && p.l[0].grid == 1 && p.l[1].grid == 1 && p.l[2].grid == 1,
                   "forced: %d launches, cap %u", p.nlaunch, q.long_cap);
     memset(&cr_exact_force, 0, sizeof cr_exact_force);
+    /* columns for exact_quick_columns (the fifth kernel, first): few columns' thousands of parts meet in chunks of
+     * CR_EXACT_COLS_FAN, their doubles and the chunks' inside the partials area, their tickets inside the slot's */
+    static const struct {
+        uint64_t cols, rows;
+    } cols[] = {{2, 1 << 25}, {16, 1 << 22}, {64, 1 << 20}, {256, 1 << 18}, {1 << 14, 4096}, {1 << 16, 1024}};
+    for (size_t i = 0; i < sizeof cols / sizeof *cols; i++) {
+        ck_assert_int_eq(cr_request_make(CURED_OP_EXACT_SUM, CURED_ALGO_AUTO, CURED_TYPE_FLOAT32, CURED_TYPE_FLOAT32, &r),
+                         CURED_SUCCESS);
+        memset(&g, 0, sizeof g);
+        g.nout = cols[i].cols;
+        g.len = cols[i].rows;
+        g.kept.n = 1, g.kept.extent[0] = (long long)cols[i].cols, g.kept.in_stride[0] = 1, g.kept.out_stride[0] = 1;
+        g.red.n = 1, g.red.extent[0] = (long long)cols[i].rows, g.red.stride[0] = (long long)cols[i].cols;
+        cr_family_for(&r)->build(&r, &u);
+        fake_plan(&r, &u, &g, 0.0, &p);
+        ck_assert_msg(!p.overflow && p.nlaunch >= 2 && p.l[0].fn == 4, "%llu columns: %d launches, the first of kernel %d",
+                      (unsigned long long)cols[i].cols, p.nlaunch, p.l[0].fn);
+        memcpy(&q, p.l[0].params[0], sizeof q);
+        const uint64_t groups = (q.nout + 31) / 32, chunks = (q.splits + CR_EXACT_COLS_FAN - 1) / CR_EXACT_COLS_FAN;
+        const uint64_t area = fake.facts.partials_capacity * CR_MAX_ACC + CR_WS_COLS_BYTES;
+        ck_assert_msg(q.splits >= 1 && (q.splits + chunks) * 8 * q.nout <= area &&
+                          groups * (chunks > 1 ? chunks + 1 : 1) <= CR_EXACT_COLS_TICKETS &&
+                          q.part * q.splits >= q.len && q.part * (q.splits - 1) < q.len,
+                      "%llu columns: %u parts of %llu rows", (unsigned long long)cols[i].cols, q.splits,
+                      (unsigned long long)q.part);
+        /* a few long columns take many parts: two waves of warps, not one a group */
+        if (cols[i].cols <= 256)
+            ck_assert_msg(q.splits > 2 * CR_EXACT_COLS_FAN, "%llu columns: %u parts", (unsigned long long)cols[i].cols,
+                          q.splits);
+    }
     /* the list's length: 32 terms a lane of exact_quick's group, at least CR_EXACT_LONG_MIN */
     ck_assert_uint_eq(cr_exact_long_len(1), CR_EXACT_LONG_MIN);
     ck_assert_uint_eq(cr_exact_long_len(16), CR_EXACT_LONG_MIN);

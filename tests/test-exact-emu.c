@@ -310,6 +310,7 @@ static void run_job(struct job_case *c, const struct variant *v, int nv)
         const uint64_t groups = (j.nout + 31) / 32;
         const size_t retry_words = v[k].quick ? (groups + v[k].per_bit - 1) / v[k].per_bit / 32 + 1 : 0;
         unsigned *retry = retry_words ? calloc(retry_words, sizeof *retry) : NULL, *qtickets = NULL;
+        uint64_t qchunks = 0, qtickets_n = 0;
         double *qparts = NULL;
         ck_assert(!retry_words || retry);
         j.retry = (uintptr_t)retry;
@@ -340,8 +341,10 @@ static void run_job(struct job_case *c, const struct variant *v, int nv)
             for (size_t w = 0; w < retry_words; w++) /* the lanes' bits are zero past the groups' */
                 retry[w] = (unsigned)rnd(&garbage) & (j.unit_warps || (w + 1) * 32 <= groups ? ~0u
                                                       : w * 32 >= groups ? 0u : ~(~0u << (groups % 32)));
-            qtickets = calloc(groups, sizeof *qtickets);
-            qparts = malloc((size_t)(groups * 32 * v[k].qsplits) * sizeof *qparts);
+            qchunks = (v[k].qsplits + CR_EXACT_COLS_FAN - 1) / CR_EXACT_COLS_FAN;
+            qtickets_n = groups * (qchunks > 1 ? qchunks + 1 : 1); /* a ticket a chunk of parts, one more a group */
+            qtickets = calloc(qtickets_n, sizeof *qtickets);
+            qparts = malloc((size_t)(j.nout * (v[k].qsplits + qchunks)) * sizeof *qparts); /* the parts', then the chunks' */
             ck_assert(qtickets && qparts);
             q.splits = v[k].qsplits;
             q.part = (j.len + q.splits - 1) / q.splits;
@@ -407,7 +410,7 @@ static void run_job(struct job_case *c, const struct variant *v, int nv)
                                  c->what, v[k].splits, (unsigned long long)o, tickets[o], seed, seed);
             free(tickets);
         }
-        for (uint64_t g = 0; qtickets && g < groups; g++)
+        for (uint64_t g = 0; qtickets && g < qtickets_n; g++)
             if (qtickets[g])
                 ck_abort_msg("%s, %u parts a column: ticket %llu left at %u, not zero (seed %llu; rerun with: "
                              "CURED_TEST_SEED=%llu ./tests/test-exact-emu)",
@@ -450,7 +453,8 @@ static int variants(struct rng *r, const struct job_case *c, uint64_t len, struc
             x.quick = 2;
             x.uw = rnd_below(r, 2) ? warps : 1;
             x.per_bit = 1;
-            x.qsplits = 1 + (unsigned)rnd_below(r, rnd_below(r, 2) ? 5 : 24); /* past 8: the merge's batches of 8 */
+            /* past 8: the merge's batches of 8; past CR_EXACT_COLS_FAN: chunks of parts meet first */
+            x.qsplits = 1 + (unsigned)rnd_below(r, rnd_below(r, 3) ? 5 : rnd_below(r, 2) ? 24 : 3 * CR_EXACT_COLS_FAN);
             x.splits = 1;
             x.part = (uint64_t)1 << 62;
             if (rnd_below(r, 3) == 0) /* the lanes take the marked groups */
