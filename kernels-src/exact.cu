@@ -943,11 +943,73 @@ __device__ __forceinline__ void exact_lanes(const ExactJob &j, long long *lanes,
 // shared memory and with few registers, the kernel keeps the SM full. Views
 // LINEAR and SEGMENTS (GENERAL's offsets go to the lanes).
 #define EXACT_QUICK_K 4
+
+// exact_quick's columns of whole 16-byte vectors (j.vec 2, the planner's:
+// neighbouring outputs neighbours in memory, everything aligned; outputs of
+// one term too): a lane takes V neighbouring outputs, a 16-byte vector a
+// row, four rows in flight; a warp 32 V outputs. A lane's outputs are in one
+// group of 32 (32 is a multiple of V).
+template <class T, int OP> __device__ __forceinline__ void exact_quick_vector_columns(const ExactJob &j)
+{
+    enum { WARPS = 256 / 32 };
+    constexpr unsigned V = 16 / sizeof(T), K = V == 8 ? 2 : 4; // 16-bit terms: eight sums a lane (two rows in flight)
+    const T *x = (const T *)j.in;
+    const unsigned lane = threadIdx.x & 31;
+    const long long stride = j.red.stride[0];
+    const unsigned len = (unsigned)j.len; // a lane's outputs: at most EXACT_LANE_LONG terms (the planner's)
+    const u64 vectors = j.nout / V;
+    for (u64 w = (u64)blockIdx.x * WARPS + (threadIdx.x >> 5); w * 32 < vectors; w += (u64)gridDim.x * WARPS) {
+        const u64 o0 = (w * 32 + lane) * V;
+        if (o0 >= j.nout)
+            continue;
+        const uint4 *at = (const uint4 *)(x + exact_in_offset(j, o0));
+        const long long step = stride / (long long)V; // rows of a column, in vectors
+        double s[V];
+        bool lost = false;
+#pragma unroll
+        for (unsigned q = 0; q < V; q++)
+            s[q] = -0.0; // -0.0 adds nothing and keeps a sum of -0.0 terms -0.0
+        unsigned i = 0;
+        for (; i + K <= len; i += K) {
+            uint4 v[K];
+#pragma unroll
+            for (unsigned k = 0; k < K; k++) // loads first: K in flight
+                v[k] = __ldg(at + (long long)(i + k) * step);
+#pragma unroll
+            for (unsigned k = 0; k < K; k++) {
+                const T *e = reinterpret_cast<const T *>(&v[k]);
+#pragma unroll
+                for (unsigned q = 0; q < V; q++)
+                    exact_two_sum(s[q], widen<double, T>(e[q]), lost);
+            }
+        }
+        for (; i < len; i++) {
+            const uint4 v = __ldg(at + (long long)i * step);
+            const T *e = reinterpret_cast<const T *>(&v);
+#pragma unroll
+            for (unsigned q = 0; q < V; q++)
+                exact_two_sum(s[q], widen<double, T>(e[q]), lost);
+        }
+        bool bad = lost;
+#pragma unroll
+        for (unsigned q = 0; q < V; q++)
+            bad = bad || !exact_quick_result<T, OP>(j, o0 + q, s[q], len);
+        if (bad) { // this lane's outputs' group, for the exact lanes (rare but for spread data)
+            const u64 b = o0 / 32 / j.per_bit;
+            atomicOr(j.retry + b / 32, 1u << (b % 32));
+        }
+    }
+}
+
 template <class T, int OP>
 __global__ void __launch_bounds__(256) exact_quick(ExactJob j)
 {
     enum { K = EXACT_QUICK_K, WARPS = 256 / 32 };
     static_assert(sizeof(T) <= 4 && (OP == EXACT_OP_SUM || OP == EXACT_OP_MEAN), "exact_quick's terms");
+    if (j.vec == 2) {
+        exact_quick_vector_columns<T, OP>(j);
+        return;
+    }
     const T *x = (const T *)j.in;
     // G is a power of two: shifts, not a 64-bit division by G an item (what bound short rows)
     const unsigned G = j.group, lg = __ffs(G) - 1, lane = threadIdx.x & 31, sub = lane & (G - 1), per = 32 >> lg;
@@ -989,7 +1051,7 @@ __global__ void __launch_bounds__(256) exact_quick(ExactJob j)
 #pragma unroll
         for (int k = 0; k < K; k++)
             s[k] = -0.0, lost[k] = false; // -0.0 adds nothing and keeps a sum of -0.0 terms -0.0
-        if (j.vec) { // rows of whole, aligned 16-byte vectors (the planner's): K vectors in flight a lane
+        if (j.vec == 1) { // rows of whole, aligned 16-byte vectors (the planner's): K vectors in flight a lane
             constexpr unsigned V = 16 / sizeof(T);
             for (unsigned i = sub; i * V < most; i += G) {
                 uint4 w[K];

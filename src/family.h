@@ -294,7 +294,8 @@ uint32_t cr_exact_long_len(unsigned group);
 #define CR_EXACT_LANE_LEN 256
 extern struct cr_exact_force cr_exact_force;
 struct cr_exact_job;
-/* Whether exact_quick reads a job's outputs (rows of elem-byte terms) as whole aligned 16-byte vectors. */
+/* Whether exact_quick reads a job's outputs as whole aligned 16-byte vectors of elem-byte terms: 1 rows (a
+ * vector of one output's terms), 2 columns and outputs of one term (a vector of neighbouring outputs'), 0 not. */
 int cr_exact_quick_vec(const struct cr_exact_job *j, size_t elem);
 /* exact_quick's lanes an output of a job (its view, lengths, strides and vec): a power of two up to 32. */
 unsigned cr_exact_quick_group(const struct cr_exact_job *j, size_t elem);

@@ -189,16 +189,23 @@ void cr_exact_split(const struct cr_request *r, uint64_t nout, uint64_t len, uin
 
 int cr_exact_quick_vec(const struct cr_exact_job *j, size_t elem)
 {
-    /* Rows whose every output starts on a 16-byte boundary and holds whole vectors: a lane loads 16 bytes at
-     * a time, four outputs in flight (64 bytes a lane, against 16 in terms of 4 bytes) */
-    const uint64_t v = 16 / elem;
-    if (j->view != EXACT_VIEW_LINEAR || j->red.n > 1 || j->red.stride[0] != 1 || j->len == 0 || j->len % v ||
-        j->in % 16)
+    /* 1: rows whose every output starts on a 16-byte boundary and holds whole vectors: a lane loads 16 bytes
+     * at a time, four outputs in flight (64 bytes a lane, against 16 in terms of 4 bytes). 2: columns (or
+     * outputs of one term) whose neighbouring outputs are neighbours in memory, in whole aligned vectors: a
+     * lane takes a vector's outputs, a vector a row */
+    const long long v = (long long)(16 / elem);
+    if (j->view != EXACT_VIEW_LINEAR || j->red.n > 1 || j->len == 0 || j->in % 16 || j->kept.n < 1)
         return 0;
+    int rows = j->red.stride[0] == 1 && j->len % (uint64_t)v == 0, columns = j->red.stride[0] % v == 0 || j->len == 1;
+    const int inner = j->kept.n - 1;
+    columns = columns && j->kept.in_stride[inner] == 1 && j->kept.extent[inner] % v == 0;
     for (int d = 0; d < j->kept.n; d++)
-        if (j->kept.in_stride[d] % (long long)v)
-            return 0;
-    return 1;
+        if (j->kept.in_stride[d] % v)
+            rows = 0;
+    for (int d = 0; d < inner; d++)
+        if (j->kept.in_stride[d] % v)
+            columns = 0;
+    return rows ? 1 : columns ? 2 : 0;
 }
 
 unsigned cr_exact_quick_group(const struct cr_exact_job *j, size_t elem)
@@ -210,6 +217,8 @@ unsigned cr_exact_quick_group(const struct cr_exact_job *j, size_t elem)
      * stride other than 1): a lane an output, a line by 32 neighbouring outputs. Segments by their mean
      * length. */
     uint64_t len = j->len;
+    if (j->vec == 2) /* a lane a vector of outputs */
+        return 1;
     if (j->vec)
         len /= 16 / elem;
     else if (j->view == EXACT_VIEW_SEGMENTS)
@@ -318,7 +327,8 @@ static void plan(const struct cr_request *r, const struct cr_unit *u, const stru
         j.group = cr_exact_quick_group(&j, cr_type_size(r->in));
         j.per_bit = (unsigned)((groups + CR_EXACT_RETRY_BITS - 1) / CR_EXACT_RETRY_BITS);
         j.retry = a->ws + CR_WS_RETRY;
-        uint64_t qgrid = min_u64((groups * j.group + 31) / 32, (uint64_t)1 << 20);
+        uint64_t qgrid = min_u64(j.vec == 2 ? (j.nout / (16 / cr_type_size(r->in)) + 255) / 256 : (groups * j.group + 31) / 32,
+                                 (uint64_t)1 << 20);
         const uint64_t bits = (groups + j.per_bit - 1) / j.per_bit;
         grid = min_u64((bits + warps - 1) / warps, lanes_resident);
         if (cr_exact_force.grid)

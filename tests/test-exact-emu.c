@@ -479,7 +479,7 @@ static int variants(struct rng *r, const struct job_case *c, uint64_t len, struc
             x.part = (uint64_t)1 << 62;
             x.group = 1u << rnd_below(r, 6);
             x.per_bit = 1 + (unsigned)rnd_below(r, 3);
-            x.vec = rnd_below(r, 4) != 0 && cr_exact_quick_vec(&c->j, type_size(c->t)); /* whole vectors, or terms */
+            x.vec = rnd_below(r, 4) ? (unsigned)cr_exact_quick_vec(&c->j, type_size(c->t)) : 0; /* whole vectors, or terms */
             const uint64_t groups = (c->j.nout + 31) / 32, natural = (groups + warps - 1) / warps,
                            qnatural = (groups * x.group + 31) / 32; /* 8 warps of 4 items a block */
             x.grid = (unsigned)(rnd_below(r, 2) ? (natural ? natural : 1) : 1 + rnd_below(r, 2));
@@ -713,15 +713,20 @@ START_TEST(test_axes)
     const unsigned chunk = emu_exact_kernel_chunk(c.t, c.op);
     /* half the quick cases: aligned rows of whole 16-byte vectors (exact_quick reads them by vectors) */
     const int vecrows = quick && rnd_below(&r, 2) == 0;
-    const int kind = vecrows ? 0 : (int)rnd_below(&r, 5), mode = quick && rnd_below(&r, 4) ? 2 : (int)rnd_below(&r, NMODES);
+    /* a quarter: aligned columns of whole vectors (exact_quick reads a vector of neighbouring outputs a row) */
+    const int veccols = quick && !vecrows && rnd_below(&r, 2) == 0;
+    const int kind = vecrows ? 0 : veccols ? 1 : (int)rnd_below(&r, 5), mode = quick && rnd_below(&r, 4) ? 2 : (int)rnd_below(&r, NMODES);
     const size_t es = type_size(c.t), vec = 16 / es;
     /* a reduced length about a chunk (or a few elements), outputs few enough for the whole to stay near 3 chunks;
      * or (quick) 32 to 600 outputs of 1 to 300 elements (or of whole 16-byte vectors, up to 256 elements) */
     const uint64_t red = quick ? (vecrows ? vec * (1 + rnd_below(&r, rnd_below(&r, 2) ? 4 : 256 / vec))
+                                  : veccols && rnd_below(&r, 3) == 0 ? 1 /* outputs of one term */
                                           : 1 + rnd_below(&r, rnd_below(&r, 2) ? 8 : 300))
                          : rnd_below(&r, 3) ? chunk - vec + rnd_below(&r, 2 * vec + 1) + (rnd_below(&r, 2) ? chunk : 0)
                                             : 1 + rnd_below(&r, 3 * vec);
-    const uint64_t kept = quick ? 32 + rnd_below(&r, red > 64 ? 100 : 568) : 1 + rnd_below(&r, red > chunk ? 3 : 40);
+    uint64_t kept = quick ? 32 + rnd_below(&r, red > 64 ? 100 : 568) : 1 + rnd_below(&r, red > chunk ? 3 : 40);
+    if (veccols)
+        kept = (kept + vec - 1) / vec * vec;
     uint64_t A, B, C = 1;
     const uint64_t os = 1 + rnd_below(&r, 2); /* results every os slots */
     struct cr_exact_job *j = &c.j;
@@ -772,7 +777,7 @@ START_TEST(test_axes)
     j->len = 1;
     for (int k = 0; k < j->red.n; k++)
         j->len *= (uint64_t)j->red.extent[k];
-    const size_t n = (size_t)(A * B * C), mis = !vecrows && rnd_below(&r, 2) ? rnd_below(&r, vec) : 0;
+    const size_t n = (size_t)(A * B * C), mis = !vecrows && !veccols && rnd_below(&r, 2) ? rnd_below(&r, vec) : 0;
     struct guarded gx, gy;
     memset(&gy, 0, sizeof gy);
     guarded_alloc(&gx, (n + mis) * es);

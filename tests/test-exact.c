@@ -637,9 +637,10 @@ START_TEST(test_quick_plan)
         {0x10000, 4, 4, 4, 1, 1},     {0x10000, 8, 8, 4, 1, 2},       {0x10000, 16, 16, 4, 1, 2},
         {0x10000, 64, 64, 4, 1, 4},   {0x10000, 256, 256, 4, 1, 16},  {0x10000, 8, 8, 2, 1, 1},
         {0x10000, 32, 32, 2, 1, 2},   {0x10000, 4096, 4096, 4, 1, 32}, {0x10000, 16, 20, 4, 1, 2},
-        /* terms: misaligned, a length or a row stride off the vector; about four terms a lane */
+        /* terms: misaligned, a length or a row stride off the vector; about four terms a lane (rows of one term
+         * are the columns' vectors: 2) */
         {0x10004, 16, 16, 4, 0, 4},   {0x10000, 6, 6, 4, 0, 2},       {0x10000, 16, 18, 4, 0, 4},
-        {0x10000, 12, 12, 2, 0, 2},   {0x10000, 1, 1, 4, 0, 1},       {0x10000, 3, 3, 4, 0, 2},
+        {0x10000, 12, 12, 2, 0, 2},   {0x10000, 1, 1, 4, 2, 1},       {0x10000, 3, 3, 4, 0, 2},
         {0x10000, 4, 4, 2, 0, 2},     {0x10000, 128, 130, 4, 0, 32},  {0x10000, 64, 66, 4, 0, 16},
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
@@ -667,11 +668,34 @@ START_TEST(test_quick_plan)
     ck_assert_int_eq(cr_exact_quick_vec(&k2, 2), 0); /* 1612 is not a multiple of 8 */
     k2.kept.in_stride[0] = 1624;
     ck_assert_int_eq(cr_exact_quick_vec(&k2, 2), 1);
-    /* columns and segments never by vectors; columns a lane an output */
+    /* columns by vectors of neighbouring outputs (2) where those, the rows' stride and the start are whole
+     * aligned vectors, a lane a vector; outputs of one term likewise; segments never */
     struct cr_exact_job c = rows_job(0x10000, 1000, 16, 1);
     c.red.stride[0] = 1000;
-    ck_assert_int_eq(cr_exact_quick_vec(&c, 4), 0);
+    ck_assert_int_eq(cr_exact_quick_vec(&c, 4), 2);
+    ck_assert_int_eq(cr_exact_quick_vec(&c, 2), 2);
+    c.vec = 2;
     ck_assert_uint_eq(cr_exact_quick_group(&c, 4), 1);
+    c.vec = 0;
+    ck_assert_uint_eq(cr_exact_quick_group(&c, 4), 1);
+    c.red.stride[0] = 1004; /* rows whole float32 vectors apart, not float16 ones */
+    ck_assert_int_eq(cr_exact_quick_vec(&c, 4), 2);
+    ck_assert_int_eq(cr_exact_quick_vec(&c, 2), 0);
+    c.red.stride[0] = 1002;
+    ck_assert_int_eq(cr_exact_quick_vec(&c, 4), 0);
+    c.red.stride[0] = 1000;
+    c.in = 0x10004; /* misaligned */
+    ck_assert_int_eq(cr_exact_quick_vec(&c, 4), 0);
+    c.in = 0x10000;
+    c.kept.extent[0] = 1002, c.nout = 1002; /* a last vector not whole */
+    ck_assert_int_eq(cr_exact_quick_vec(&c, 4), 0);
+    c.kept.extent[0] = 1000, c.nout = 1000;
+    c.kept.in_stride[0] = 2; /* neighbouring outputs not neighbours */
+    ck_assert_int_eq(cr_exact_quick_vec(&c, 4), 0);
+    struct cr_exact_job one = rows_job(0x10000, 1000, 1, 1); /* outputs of one term */
+    ck_assert_int_eq(cr_exact_quick_vec(&one, 4), 2);
+    one.kept.extent[0] = 999, one.nout = 999;
+    ck_assert_int_eq(cr_exact_quick_vec(&one, 4), 0);
     struct cr_exact_job sg = rows_job(0x10000, 1000, 16, 16);
     sg.view = EXACT_VIEW_SEGMENTS;
     sg.guard.limit = 64000; /* a mean of 64 terms */
