@@ -297,9 +297,17 @@ static void plan(const struct cr_request *r, const struct cr_unit *u, const stru
     } else {
         unsigned splits, uw;
         uint64_t part;
-        /* rows of more than CR_EXACT_LANE_LEN ran slower in exact_quick's groups than in the warp units
-         * (bench/NOTES.md, "Short outputs: exact_quick") */
+        /* rows of more than CR_EXACT_LANE_LEN terms ran slower in exact_quick's groups than in the warp units
+         * (bench/NOTES.md, "Short outputs: exact_quick"); rows of whole vectors take it up to CR_EXACT_LANE_LEN
+         * vectors (four to eight a lane of a group of 32) */
         cr_exact_split(r, j.nout, j.len, resident, lanes_resident, cr_partials_area(dev), &splits, &uw, &part);
+        if (quick_unit(r) && cr_exact_force.quick >= 0 && cr_exact_force.lanes == 0 && !cr_exact_force.splits &&
+            !cr_exact_force.unit_warps && j.nout >= 32 && j.len > CR_EXACT_LANE_LEN &&
+            j.len <= CR_EXACT_LANE_LEN * (16 / cr_type_size(r->in)) && cr_exact_quick_vec(&j, cr_type_size(r->in)) == 1) {
+            splits = 1;
+            uw = 0;
+            part = (uint64_t)1 << 62;
+        }
         j.splits = splits;
         j.unit_warps = uw;
         j.part = part;

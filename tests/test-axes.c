@@ -613,6 +613,31 @@ START_TEST(test_plan_exact_segments)
             ck_assert_msg(q.splits > 2 * CR_EXACT_COLS_FAN, "%llu columns: %u parts", (unsigned long long)cols[i].cols,
                           q.splits);
     }
+    /* rows of whole vectors take exact_quick up to CR_EXACT_LANE_LEN vectors (by vectors, 32 lanes a row past
+     * 128 vectors); terms past CR_EXACT_LANE_LEN, and longer rows, warp units */
+    static const struct {
+        cured_type t;
+        uint64_t len;
+        int quick;
+    } rows[] = {{CURED_TYPE_FLOAT32, 1024, 1}, {CURED_TYPE_FLOAT32, 1028, 0}, {CURED_TYPE_FLOAT32, 1026, 0},
+                {CURED_TYPE_BFLOAT16, 2048, 1}, {CURED_TYPE_BFLOAT16, 512, 1}, {CURED_TYPE_FLOAT32, 256, 1}};
+    for (size_t i = 0; i < sizeof rows / sizeof *rows; i++) {
+        ck_assert_int_eq(cr_request_make(CURED_OP_EXACT_SUM, CURED_ALGO_AUTO, rows[i].t, CURED_TYPE_FLOAT32, &r),
+                         CURED_SUCCESS);
+        memset(&g, 0, sizeof g);
+        g.nout = 65536;
+        g.len = rows[i].len;
+        g.kept.n = 1, g.kept.extent[0] = 65536, g.kept.in_stride[0] = (long long)rows[i].len, g.kept.out_stride[0] = 1;
+        g.red.n = 1, g.red.extent[0] = (long long)rows[i].len, g.red.stride[0] = 1;
+        cr_family_for(&r)->build(&r, &u);
+        fake_plan(&r, &u, &g, 0.0, &p);
+        memcpy(&q, p.l[0].params[0], sizeof q);
+        const unsigned v = 16 / (unsigned)cr_type_size(rows[i].t);
+        ck_assert_msg(!p.overflow && (p.l[0].fn == 3) == rows[i].quick &&
+                          (!rows[i].quick || (q.vec == 1 && q.group == (rows[i].len / v >= 128 ? 32u : rows[i].len / v / 4))),
+                      "rows of %llu %s: first kernel %d, vec %u, group %u", (unsigned long long)rows[i].len,
+                      cr_type_name(rows[i].t), p.l[0].fn, q.vec, q.group);
+    }
     /* the list's length: 32 terms a lane of exact_quick's group, at least CR_EXACT_LONG_MIN */
     ck_assert_uint_eq(cr_exact_long_len(1), CR_EXACT_LONG_MIN);
     ck_assert_uint_eq(cr_exact_long_len(16), CR_EXACT_LONG_MIN);

@@ -719,7 +719,7 @@ START_TEST(test_axes)
     const size_t es = type_size(c.t), vec = 16 / es;
     /* a reduced length about a chunk (or a few elements), outputs few enough for the whole to stay near 3 chunks;
      * or (quick) 32 to 600 outputs of 1 to 300 elements (or of whole 16-byte vectors, up to 256 elements) */
-    const uint64_t red = quick ? (vecrows ? vec * (1 + rnd_below(&r, rnd_below(&r, 2) ? 4 : 256 / vec))
+    const uint64_t red = quick ? (vecrows ? vec * (1 + rnd_below(&r, rnd_below(&r, 2) ? 4 : rnd_below(&r, 3) ? 256 / vec : 256))
                                   : veccols && rnd_below(&r, 3) == 0 ? 1 /* outputs of one term */
                                           : 1 + rnd_below(&r, rnd_below(&r, 2) ? 8 : 300))
                          : rnd_below(&r, 3) ? chunk - vec + rnd_below(&r, 2 * vec + 1) + (rnd_below(&r, 2) ? chunk : 0)
