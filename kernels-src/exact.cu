@@ -1219,6 +1219,29 @@ __device__ __forceinline__ void exact_merge_parts(volatile double *parts, u64 fr
     exact_two_sum(s, m, lost);
 }
 
+// Rows r, r + step, ... below r1 of a column (its first term at col, rows
+// stride apart) into s by TwoSum, four loads in flight; STEP 1: a step of
+// one, known to the compiler (32 columns a warp, the common case).
+template <class T, int STEP>
+__device__ __forceinline__ void exact_column_rows(const T *col, long long stride, u64 r, u64 r1, unsigned step,
+                                                  double &s, bool &lost)
+{
+    const u64 by = STEP == 1 ? 1u : step;
+    const long long d = (long long)by * stride;
+    const T *p = col + (long long)r * stride;
+    for (; r + 3 * by < r1; r += 4 * by, p += 4 * d) { // loads first: four in flight
+        double v[4];
+#pragma unroll
+        for (int k = 0; k < 4; k++)
+            v[k] = widen<double, T>(p[k * d]);
+#pragma unroll
+        for (int k = 0; k < 4; k++)
+            exact_two_sum(s, v[k], lost);
+    }
+    for (; r < r1; r += by, p += d)
+        exact_two_sum(s, widen<double, T>(*p), lost);
+}
+
 // The warp's double s (lanes of `live` outputs) into parts[at], its fences,
 // then a ticket: whether this warp is the last of `count` to arrive (then
 // also past the ticket's fence, the ticket back at zero).
@@ -1256,7 +1279,7 @@ __device__ __forceinline__ bool exact_arrive_part(volatile double *parts, u64 at
 // group: j.per_bit is 1), and exact_reduce (and exact_finish) then take
 // only the marked outputs.
 template <class T, int OP>
-__global__ void __launch_bounds__(256, 5) exact_quick_columns(ExactJob j)
+__global__ void __launch_bounds__(256) exact_quick_columns(ExactJob j)
 {
     enum { WARPS = 256 / 32, FAN = CR_EXACT_COLS_FAN };
     static_assert(sizeof(T) <= 4 && (OP == EXACT_OP_SUM || OP == EXACT_OP_MEAN), "exact_quick_columns' terms");
@@ -1277,20 +1300,10 @@ __global__ void __launch_bounds__(256, 5) exact_quick_columns(ExactJob j)
         const u64 r0 = p * j.part < j.len ? p * j.part : j.len, r1 = r0 + j.part < j.len ? r0 + j.part : j.len;
         double s = -0.0; // -0.0 adds nothing and keeps a sum of -0.0 terms -0.0
         bool lost = false;
-        if (live) {
-            u64 r = r0 + sub;
-            for (; r + 3 * R < r1; r += 4 * R) { // loads first: four in flight
-                double v[4];
-#pragma unroll
-                for (int k = 0; k < 4; k++)
-                    v[k] = widen<double, T>(x[base + (long long)(r + k * R) * stride]);
-#pragma unroll
-                for (int k = 0; k < 4; k++)
-                    exact_two_sum(s, v[k], lost);
-            }
-            for (; r < r1; r += R)
-                exact_two_sum(s, widen<double, T>(x[base + (long long)r * stride]), lost);
-        }
+        if (live && R == 1) // the same for the warp
+            exact_column_rows<T, 1>(x + base, stride, r0, r1, 1, s, lost);
+        else if (live)
+            exact_column_rows<T, 0>(x + base, stride, r0 + sub, r1, R, s, lost);
         for (unsigned k = 1; k < R; k++) { // a column's lanes into its first (R is the same for the warp)
             const double v = __shfl_sync(EXACT_FULL, s, col + k * C);
             const bool l = __shfl_sync(EXACT_FULL, lost, col + k * C);

@@ -587,7 +587,7 @@ START_TEST(test_plan_exact_segments)
      * CR_EXACT_COLS_FAN, their doubles and the chunks' inside the partials area, their tickets inside the slot's */
     static const struct {
         uint64_t cols, rows;
-    } cols[] = {{2, 1 << 25}, {16, 1 << 22}, {64, 1 << 20}, {256, 1 << 18}, {1 << 14, 4096}, {1 << 16, 1024}};
+    } cols[] = {{8, 1 << 23}, {16, 1 << 22}, {64, 1 << 20}, {256, 1 << 18}, {1 << 14, 4096}, {1 << 16, 1024}};
     for (size_t i = 0; i < sizeof cols / sizeof *cols; i++) {
         ck_assert_int_eq(cr_request_make(CURED_OP_EXACT_SUM, CURED_ALGO_AUTO, CURED_TYPE_FLOAT32, CURED_TYPE_FLOAT32, &r),
                          CURED_SUCCESS);
@@ -612,6 +612,20 @@ START_TEST(test_plan_exact_segments)
         if (cols[i].cols <= 256)
             ck_assert_msg(q.splits > 2 * CR_EXACT_COLS_FAN, "%llu columns: %u parts", (unsigned long long)cols[i].cols,
                           q.splits);
+    }
+    /* fewer than 8 float32 columns: the warp units (no exact_quick_columns); bfloat16's take it */
+    for (int bf = 0; bf < 2; bf++) {
+        ck_assert_int_eq(cr_request_make(CURED_OP_EXACT_SUM, CURED_ALGO_AUTO, bf ? CURED_TYPE_BFLOAT16 : CURED_TYPE_FLOAT32,
+                                         CURED_TYPE_FLOAT32, &r),
+                         CURED_SUCCESS);
+        memset(&g, 0, sizeof g);
+        g.nout = 4, g.len = 1 << 24;
+        g.kept.n = 1, g.kept.extent[0] = 4, g.kept.in_stride[0] = 1, g.kept.out_stride[0] = 1;
+        g.red.n = 1, g.red.extent[0] = 1 << 24, g.red.stride[0] = 4;
+        cr_family_for(&r)->build(&r, &u);
+        fake_plan(&r, &u, &g, 0.0, &p);
+        ck_assert_msg(!p.overflow && (p.l[0].fn == 4) == bf, "4 %s columns: first kernel %d", bf ? "bfloat16" : "float32",
+                      p.l[0].fn);
     }
     /* rows of whole vectors take exact_quick up to CR_EXACT_LANE_LEN vectors (by vectors, 32 lanes a row past
      * 128 vectors); terms past CR_EXACT_LANE_LEN, and longer rows, warp units */

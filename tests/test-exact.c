@@ -692,8 +692,9 @@ START_TEST(test_quick_plan)
     c.kept.extent[0] = 1000, c.nout = 1000;
     c.kept.in_stride[0] = 2; /* neighbouring outputs not neighbours */
     ck_assert_int_eq(cr_exact_quick_vec(&c, 4), 0);
-    struct cr_exact_job one = rows_job(0x10000, 1000, 1, 1); /* outputs of one term */
+    struct cr_exact_job one = rows_job(0x10000, 1000, 1, 1); /* outputs of one term (float32 only) */
     ck_assert_int_eq(cr_exact_quick_vec(&one, 4), 2);
+    ck_assert_int_eq(cr_exact_quick_vec(&one, 2), 0);
     one.kept.extent[0] = 999, one.nout = 999;
     ck_assert_int_eq(cr_exact_quick_vec(&one, 4), 0);
     struct cr_exact_job sg = rows_job(0x10000, 1000, 16, 16);
