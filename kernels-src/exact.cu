@@ -943,6 +943,7 @@ __device__ __forceinline__ void exact_lanes(const ExactJob &j, long long *lanes,
 // shared memory and with few registers, the kernel keeps the SM full. Views
 // LINEAR and SEGMENTS (GENERAL's offsets go to the lanes).
 #define EXACT_QUICK_K 4
+template <bool B> struct ExactFlag { static constexpr bool value = B; };
 
 // exact_quick's columns of whole 16-byte vectors (j.vec 2, the planner's:
 // neighbouring outputs neighbours in memory, everything aligned; outputs of
@@ -1018,7 +1019,7 @@ __global__ void __launch_bounds__(256) exact_quick(ExactJob j)
     const u64 first = ((u64)blockIdx.x * WARPS + (threadIdx.x >> 5)) * K, step = (u64)gridDim.x * WARPS * K;
     for (u64 t0 = first; t0 < items; t0 += step) { // the same for the warp
         long long base[K];
-        unsigned len[K], most = 0;
+        unsigned len[K], lo[K], most = 0; // lo: vec 3, a segment's first vector's terms before it
         bool fail[K];
 #pragma unroll
         for (int k = 0; k < K; k++) {
@@ -1044,6 +1045,12 @@ __global__ void __launch_bounds__(256) exact_quick(ExactJob j)
             len[k] = fail[k] || listed ? 0u : (unsigned)n;
             if (listed)
                 base[k] = -1; // no terms, and no result here: exact_quick_long's (a segment starts at 0 or past it)
+            lo[k] = 0;
+            if (sizeof(T) == 4 && j.vec == 3 && len[k]) { // from the vector its first term is in (vectors up to limit are the input's)
+                lo[k] = (unsigned)base[k] & (16 / sizeof(T) - 1);
+                base[k] -= lo[k];
+                len[k] += lo[k];
+            }
             most = len[k] > most ? len[k] : most;
         }
         double s[K];
@@ -1051,7 +1058,9 @@ __global__ void __launch_bounds__(256) exact_quick(ExactJob j)
 #pragma unroll
         for (int k = 0; k < K; k++)
             s[k] = -0.0, lost[k] = false; // -0.0 adds nothing and keeps a sum of -0.0 terms -0.0
-        if (j.vec == 1) { // rows of whole, aligned 16-byte vectors (the planner's): K vectors in flight a lane
+        // rows of whole, aligned 16-byte vectors (vec 1, the planner's), or segments read from the vectors
+        // they fall in (vec 3: terms outside them masked): K vectors in flight a lane
+        auto vectors = [&](auto masked) {
             constexpr unsigned V = 16 / sizeof(T);
             for (unsigned i = sub; i * V < most; i += G) {
                 uint4 w[K];
@@ -1065,11 +1074,18 @@ __global__ void __launch_bounds__(256) exact_quick(ExactJob j)
                 for (int k = 0; k < K; k++) {
                     const T *e = reinterpret_cast<const T *>(&w[k]);
 #pragma unroll
-                    for (unsigned q = 0; q < V; q++)
-                        exact_two_sum(s[k], i * V < len[k] ? widen<double, T>(e[q]) : -0.0, lost[k]);
+                    for (unsigned q = 0; q < V; q++) {
+                        const bool in = decltype(masked)::value ? i * V + q >= lo[k] && i * V + q < len[k] : i * V < len[k];
+                        exact_two_sum(s[k], in ? widen<double, T>(e[q]) : -0.0, lost[k]);
+                    }
                 }
             }
-        } else {
+        };
+        if (j.vec == 1)
+            vectors(ExactFlag<false>());
+        else if (sizeof(T) == 4 && j.vec == 3) // float32 only: 16-bit terms' eight masks a vector took 104-111 registers
+            vectors(ExactFlag<sizeof(T) == 4>());
+        else {
             for (unsigned i = sub; i < most; i += G) {
                 double v[K];
 #pragma unroll
@@ -1090,7 +1106,7 @@ __global__ void __launch_bounds__(256) exact_quick(ExactJob j)
             const bool any = (__ballot_sync(EXACT_FULL, lost[k] || fail[k]) & mine) != 0;
             const u64 t = t0 + k, o = (t >> lg) * 32 + (t & (G - 1)) * per + (lane >> lg);
             const bool bad = t < items && o < j.nout && sub == 0 && !(j.long_len && base[k] == -1) &&
-                             (any || !exact_quick_result<T, OP>(j, o, s[k], len[k]));
+                             (any || !exact_quick_result<T, OP>(j, o, s[k], len[k] - lo[k]));
             if (__ballot_sync(EXACT_FULL, bad) && lane == 0) {
                 const u64 b = (t >> lg) / j.per_bit;
                 atomicOr(j.retry + b / 32, 1u << (b % 32));
