@@ -943,7 +943,36 @@ __device__ __forceinline__ void exact_lanes(const ExactJob &j, long long *lanes,
 // shared memory and with few registers, the kernel keeps the SM full. Views
 // LINEAR and SEGMENTS (GENERAL's offsets go to the lanes).
 #define EXACT_QUICK_K 4
-template <bool B> struct ExactFlag { static constexpr bool value = B; };
+
+// exact_quick's items by 16-byte vectors: lane sub of a group of G takes
+// every G-th vector of its K outputs (terms [lo, len) of the vectors from
+// base), K vectors in flight; MASKED false: whole vectors (lo 0, len a
+// multiple of the vector).
+template <class T, int K, bool MASKED>
+__device__ __forceinline__ void exact_quick_vectors(const T *x, const long long (&base)[K], const unsigned (&len)[K],
+                                                    const unsigned (&lo)[K], unsigned most, unsigned sub, unsigned G,
+                                                    double (&s)[K], bool (&lost)[K])
+{
+    constexpr unsigned V = 16 / sizeof(T);
+    for (unsigned i = sub; i * V < most; i += G) {
+        uint4 w[K];
+#pragma unroll
+        for (int k = 0; k < K; k++) {
+            w[k].x = w[k].y = w[k].z = w[k].w = 0u;
+            if (i * V < len[k])
+                w[k] = __ldg((const uint4 *)(x + base[k] + (long long)i * V));
+        }
+#pragma unroll
+        for (int k = 0; k < K; k++) {
+            const T *e = reinterpret_cast<const T *>(&w[k]);
+#pragma unroll
+            for (unsigned q = 0; q < V; q++) {
+                const bool in = MASKED ? i * V + q >= lo[k] && i * V + q < len[k] : i * V < len[k];
+                exact_two_sum(s[k], in ? widen<double, T>(e[q]) : -0.0, lost[k]);
+            }
+        }
+    }
+}
 
 // exact_quick's columns of whole 16-byte vectors (j.vec 2, the planner's:
 // neighbouring outputs neighbours in memory, everything aligned; outputs of
@@ -1059,32 +1088,12 @@ __global__ void __launch_bounds__(256) exact_quick(ExactJob j)
         for (int k = 0; k < K; k++)
             s[k] = -0.0, lost[k] = false; // -0.0 adds nothing and keeps a sum of -0.0 terms -0.0
         // rows of whole, aligned 16-byte vectors (vec 1, the planner's), or segments read from the vectors
-        // they fall in (vec 3: terms outside them masked): K vectors in flight a lane
-        auto vectors = [&](auto masked) {
-            constexpr unsigned V = 16 / sizeof(T);
-            for (unsigned i = sub; i * V < most; i += G) {
-                uint4 w[K];
-#pragma unroll
-                for (int k = 0; k < K; k++) {
-                    w[k].x = w[k].y = w[k].z = w[k].w = 0u;
-                    if (i * V < len[k])
-                        w[k] = __ldg((const uint4 *)(x + base[k] + (long long)i * V));
-                }
-#pragma unroll
-                for (int k = 0; k < K; k++) {
-                    const T *e = reinterpret_cast<const T *>(&w[k]);
-#pragma unroll
-                    for (unsigned q = 0; q < V; q++) {
-                        const bool in = decltype(masked)::value ? i * V + q >= lo[k] && i * V + q < len[k] : i * V < len[k];
-                        exact_two_sum(s[k], in ? widen<double, T>(e[q]) : -0.0, lost[k]);
-                    }
-                }
-            }
-        };
+        // they fall in (vec 3: terms outside them masked; float32 only: 16-bit terms' eight masks a vector
+        // took 104-111 registers)
         if (j.vec == 1)
-            vectors(ExactFlag<false>());
-        else if (sizeof(T) == 4 && j.vec == 3) // float32 only: 16-bit terms' eight masks a vector took 104-111 registers
-            vectors(ExactFlag<sizeof(T) == 4>());
+            exact_quick_vectors<T, K, false>(x, base, len, lo, most, sub, G, s, lost);
+        else if (sizeof(T) == 4 && j.vec == 3)
+            exact_quick_vectors<T, K, sizeof(T) == 4>(x, base, len, lo, most, sub, G, s, lost);
         else {
             for (unsigned i = sub; i < most; i += G) {
                 double v[K];
