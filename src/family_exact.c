@@ -377,12 +377,17 @@ static void plan(const struct cr_request *r, const struct cr_unit *u, const stru
          * take, keep theirs (CR_WS_RETRY) at zero. */
         struct cr_exact_job q = j;
         uint64_t parts = min_u64((2 * wave + groups - 1) / groups, (j.len + 31) / 32);
-        /* room for the parts' doubles and their chunks' (CR_EXACT_COLS_FAN parts a chunk), and a ticket a
-         * chunk and group, and one more a group */
-        while (parts > 1 && (parts + (parts + CR_EXACT_COLS_FAN - 1) / CR_EXACT_COLS_FAN) * 8 * j.nout > cr_partials_area(dev))
-            parts = parts * 7 / 8;
-        while (parts > CR_EXACT_COLS_FAN && groups * ((parts + CR_EXACT_COLS_FAN - 1) / CR_EXACT_COLS_FAN + 1) > CR_EXACT_COLS_TICKETS)
-            parts = parts * 7 / 8;
+        /* the parts' doubles in the partials area (as many parts as it holds: a part fewer left a wave's
+         * tail, 0.72 to 0.60 of the ceiling for 1024 rows of 65536 columns); past CR_EXACT_COLS_FAN parts,
+         * the chunks' doubles beside them, a ticket a chunk and group and one more a group */
+        const uint64_t room = cr_partials_area(dev) / (8 * j.nout), fan = CR_EXACT_COLS_FAN;
+        parts = min_u64(parts, room);
+        if (parts > fan) {
+            const uint64_t chunks_most = CR_EXACT_COLS_TICKETS / groups > 1 ? CR_EXACT_COLS_TICKETS / groups - 1 : 1;
+            parts = min_u64(parts, chunks_most * fan);
+            while (parts > fan && parts + (parts + fan - 1) / fan > room)
+                parts--;
+        }
         if (groups > CR_EXACT_COLS_TICKETS || parts < 1)
             parts = 1;
         q.part = (j.len + parts - 1) / parts;
