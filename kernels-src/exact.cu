@@ -944,14 +944,13 @@ __device__ __forceinline__ void exact_lanes(const ExactJob &j, long long *lanes,
 // LINEAR and SEGMENTS (GENERAL's offsets go to the lanes).
 #define EXACT_QUICK_K 4
 
-// exact_quick's items by 16-byte vectors: lane sub of a group of G takes
-// every G-th vector of its K outputs (terms [lo, len) of the vectors from
-// base), K vectors in flight; MASKED false: whole vectors (lo 0, len a
-// multiple of the vector).
-template <class T, int K, bool MASKED>
+// exact_quick's rows of whole 16-byte vectors: lane sub of a group of G
+// takes every G-th vector of its K outputs (len terms from base, a multiple
+// of the vector), K vectors in flight.
+template <class T, int K>
 __device__ __forceinline__ void exact_quick_vectors(const T *x, const long long (&base)[K], const unsigned (&len)[K],
-                                                    const unsigned (&lo)[K], unsigned most, unsigned sub, unsigned G,
-                                                    double (&s)[K], bool (&lost)[K])
+                                                    unsigned most, unsigned sub, unsigned G, double (&s)[K],
+                                                    bool (&lost)[K])
 {
     constexpr unsigned V = 16 / sizeof(T);
     for (unsigned i = sub; i * V < most; i += G) {
@@ -966,10 +965,8 @@ __device__ __forceinline__ void exact_quick_vectors(const T *x, const long long 
         for (int k = 0; k < K; k++) {
             const T *e = reinterpret_cast<const T *>(&w[k]);
 #pragma unroll
-            for (unsigned q = 0; q < V; q++) {
-                const bool in = MASKED ? i * V + q >= lo[k] && i * V + q < len[k] : i * V < len[k];
-                exact_two_sum(s[k], in ? widen<double, T>(e[q]) : -0.0, lost[k]);
-            }
+            for (unsigned q = 0; q < V; q++)
+                exact_two_sum(s[k], i * V < len[k] ? widen<double, T>(e[q]) : -0.0, lost[k]);
         }
     }
 }
@@ -1048,7 +1045,7 @@ __global__ void __launch_bounds__(256) exact_quick(ExactJob j)
     const u64 first = ((u64)blockIdx.x * WARPS + (threadIdx.x >> 5)) * K, step = (u64)gridDim.x * WARPS * K;
     for (u64 t0 = first; t0 < items; t0 += step) { // the same for the warp
         long long base[K];
-        unsigned len[K], lo[K], most = 0; // lo: vec 3, a segment's first vector's terms before it
+        unsigned len[K], most = 0;
         bool fail[K];
 #pragma unroll
         for (int k = 0; k < K; k++) {
@@ -1074,12 +1071,6 @@ __global__ void __launch_bounds__(256) exact_quick(ExactJob j)
             len[k] = fail[k] || listed ? 0u : (unsigned)n;
             if (listed)
                 base[k] = -1; // no terms, and no result here: exact_quick_long's (a segment starts at 0 or past it)
-            lo[k] = 0;
-            if (sizeof(T) == 4 && j.vec == 3 && len[k]) { // from the vector its first term is in (vectors up to limit are the input's)
-                lo[k] = (unsigned)base[k] & (16 / sizeof(T) - 1);
-                base[k] -= lo[k];
-                len[k] += lo[k];
-            }
             most = len[k] > most ? len[k] : most;
         }
         double s[K];
@@ -1087,13 +1078,8 @@ __global__ void __launch_bounds__(256) exact_quick(ExactJob j)
 #pragma unroll
         for (int k = 0; k < K; k++)
             s[k] = -0.0, lost[k] = false; // -0.0 adds nothing and keeps a sum of -0.0 terms -0.0
-        // rows of whole, aligned 16-byte vectors (vec 1, the planner's), or segments read from the vectors
-        // they fall in (vec 3: terms outside them masked; float32 only: 16-bit terms' eight masks a vector
-        // took 104-111 registers)
-        if (j.vec == 1)
-            exact_quick_vectors<T, K, false>(x, base, len, lo, most, sub, G, s, lost);
-        else if (sizeof(T) == 4 && j.vec == 3)
-            exact_quick_vectors<T, K, sizeof(T) == 4>(x, base, len, lo, most, sub, G, s, lost);
+        if (j.vec == 1) // rows of whole, aligned 16-byte vectors (the planner's)
+            exact_quick_vectors<T, K>(x, base, len, most, sub, G, s, lost);
         else {
             for (unsigned i = sub; i < most; i += G) {
                 double v[K];
@@ -1115,7 +1101,7 @@ __global__ void __launch_bounds__(256) exact_quick(ExactJob j)
             const bool any = (__ballot_sync(EXACT_FULL, lost[k] || fail[k]) & mine) != 0;
             const u64 t = t0 + k, o = (t >> lg) * 32 + (t & (G - 1)) * per + (lane >> lg);
             const bool bad = t < items && o < j.nout && sub == 0 && !(j.long_len && base[k] == -1) &&
-                             (any || !exact_quick_result<T, OP>(j, o, s[k], len[k] - lo[k]));
+                             (any || !exact_quick_result<T, OP>(j, o, s[k], len[k]));
             if (__ballot_sync(EXACT_FULL, bad) && lane == 0) {
                 const u64 b = (t >> lg) / j.per_bit;
                 atomicOr(j.retry + b / 32, 1u << (b % 32));

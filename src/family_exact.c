@@ -194,9 +194,6 @@ int cr_exact_quick_vec(const struct cr_exact_job *j, size_t elem)
      * outputs of one term) whose neighbouring outputs are neighbours in memory, in whole aligned vectors: a
      * lane takes a vector's outputs, a vector a row */
     const long long v = (long long)(16 / elem);
-    if (j->view == EXACT_VIEW_SEGMENTS) /* 3: float32 segments from the vectors they fall in, terms outside masked
-                                         * (every such vector inside the input: its elements a whole vector) */
-        return elem == 4 && j->in % 16 == 0 && j->guard.limit % (uint64_t)v == 0 ? 3 : 0;
     if (j->view != EXACT_VIEW_LINEAR || j->red.n > 1 || j->len == 0 || j->in % 16 || j->kept.n < 1)
         return 0;
     /* 16-bit outputs of one term measured slower by vectors of eight (0.20 against 0.24 of the ceiling) */
@@ -225,7 +222,7 @@ unsigned cr_exact_quick_group(const struct cr_exact_job *j, size_t elem)
     if (j->vec == 2) /* a lane a vector of outputs */
         return 1;
     if (j->view == EXACT_VIEW_SEGMENTS)
-        len = j->guard.limit / (j->nout ? j->nout : 1) / (j->vec == 3 ? 16 / elem : 1);
+        len = j->guard.limit / (j->nout ? j->nout : 1);
     else if (j->vec)
         len /= 16 / elem;
     else if (j->view != EXACT_VIEW_LINEAR || j->red.stride[0] != 1)

@@ -507,7 +507,7 @@ START_TEST(test_plan_exact_segments)
         uint64_t nout, limit;
         unsigned group, long_len; /* long_len 0: no list, no exact_quick_long; group 0: no exact_quick */
     } cases[] = {
-        {CURED_OP_EXACT_SUM, CURED_TYPE_FLOAT32, 1 << 20, 64 << 20, 4, 512},    /* a mean of 16 vectors */
+        {CURED_OP_EXACT_SUM, CURED_TYPE_FLOAT32, 1 << 20, 64 << 20, 16, 512},   /* a mean of 64 */
         {CURED_OP_EXACT_MEAN, CURED_TYPE_BFLOAT16, 2048, 2048 * 8192, 32, 1024}, /* a mean of 8192 */
         {CURED_OP_EXACT_SUM, CURED_TYPE_FLOAT16, 1000, 500, 1, 0},              /* none can be long */
         {CURED_OP_EXACT_SUM, CURED_TYPE_FLOAT32, 1000, 512, 1, 0},              /* none over 512 */

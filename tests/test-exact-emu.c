@@ -817,7 +817,8 @@ START_TEST(test_segments)
     c.rt = result_type(c.t, rnd(&r));
     const unsigned chunk = emu_exact_kernel_chunk(c.t, c.op);
     const int mode = quick && rnd_below(&r, 4) ? 2 : (int)rnd_below(&r, NMODES), with_bad = rnd_below(&r, 3) == 0;
-    /* most float32 cases: an aligned input of whole vectors (exact_quick reads segments from their vectors) */
+    /* most float32 cases: an aligned input of whole vectors (exact_quick_long reads whole vectors from the
+     * first 16-byte boundary) */
     const int aligned = c.t == ET_FLOAT && rnd_below(&r, 4);
     const size_t es = type_size(c.t), n = (chunk + rnd_below(&r, 2 * chunk)) / (aligned ? 4 : 1) * (aligned ? 4 : 1),
                  mis = aligned ? 0 : rnd_below(&r, 16 / es);
