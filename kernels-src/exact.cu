@@ -1167,10 +1167,10 @@ __global__ void __launch_bounds__(256) exact_quick_long(ExactJob j)
                     exact_two_sum(s[k], in ? widen<double, T>(v[q]) : -0.0, lost);
             }
         }
-        if (t < head)
-            exact_two_sum(s[0], widen<double, T>(x[t]), lost);
-        if (tail + t < n)
-            exact_two_sum(s[1], widen<double, T>(x[tail + t]), lost);
+        for (u64 i = t; i < head; i += BLOCK) // fewer than V, or (terms not aligned to their size) all
+            exact_two_sum(s[0], widen<double, T>(x[i]), lost);
+        for (u64 i = tail + t; i < n; i += BLOCK)
+            exact_two_sum(s[1], widen<double, T>(x[i]), lost);
 #pragma unroll
         for (int k = 1; k < K; k++)
             exact_two_sum(s[0], s[k], lost);

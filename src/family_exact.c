@@ -351,7 +351,7 @@ static void plan(const struct cr_request *r, const struct cr_unit *u, const stru
             j.long_count = a->ws + CR_WS_TICKETS;
             j.long_cap = (cr_u32)min_u64(cr_partials_area(dev) / sizeof(struct cr_long_entry), CR_EXACT_LONG_CAP);
             if (cr_exact_force.long_cap)
-                j.long_cap = cr_exact_force.long_cap;
+                j.long_cap = (cr_u32)min_u64(cr_exact_force.long_cap, j.long_cap);
         }
         l = cr_plan_launch(p, 3, cr_div_up(qgrid, 1), 256);
         cr_plan_struct(p, l, &j, sizeof j);
