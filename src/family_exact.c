@@ -196,9 +196,10 @@ int cr_exact_quick_vec(const struct cr_exact_job *j, size_t elem)
     const long long v = (long long)(16 / elem);
     if (j->view != EXACT_VIEW_LINEAR || j->red.n > 1 || j->len == 0 || j->in % 16 || j->kept.n < 1)
         return 0;
-    /* 16-bit outputs of one term measured slower by vectors of eight (0.20 against 0.24 of the ceiling) */
+    /* outputs of one term: float32 only (16-bit ones measured slower by vectors of eight, 0.20 against 0.24 of
+     * the ceiling), whatever the reduced stride */
     int rows = j->red.stride[0] == 1 && j->len % (uint64_t)v == 0,
-        columns = j->red.stride[0] % v == 0 ? j->len > 1 || elem == 4 : j->len == 1 && elem == 4;
+        columns = j->len > 1 ? j->red.stride[0] % v == 0 : elem == 4;
     const int inner = j->kept.n - 1;
     columns = columns && j->kept.in_stride[inner] == 1 && j->kept.extent[inner] % v == 0;
     for (int d = 0; d < j->kept.n; d++)
@@ -363,9 +364,9 @@ static void plan(const struct cr_request *r, const struct cr_unit *u, const stru
     } else if (quick && columns && (j.unit_warps || j.splits == 1) &&
                groups <= (j.unit_warps ? CR_EXACT_RETRY_COLS_BITS : CR_EXACT_RETRY_BITS) &&
                (j.nout >= 8 || cr_type_size(r->in) < 4)) {
-        /* (fewer than 8 float32 columns ran faster in the warp units: 4 columns 0.72 against 0.62, 0.71
-         * against 0.34 on spread data; bfloat16's 2 and 8 columns faster here, 0.51 against 0.20) */
-        /* columns, too long for the lanes or too few for four of exact_quick's items a warp over a wave:
+        /* columns, too long for the lanes or too few for four of exact_quick's items a warp over a wave (not
+         * fewer than 8 float32 ones, faster in the warp units: 4 columns 0.72 against 0.62, 0.71 against 0.34
+         * on spread data; bfloat16's 2 and 8 columns faster here, 0.51 against 0.20):
          * exact_quick_columns first, a warp 32 of them (fewer: 32 / nout lanes each) over a part of the rows
          * (parts for two waves of warps, of at least 32 rows, their doubles and their chunks' in the partials
          * area, a ticket a chunk of CR_EXACT_COLS_FAN parts and one more a group), then the units above
