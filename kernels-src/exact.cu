@@ -127,7 +127,9 @@ __device__ __forceinline__ void exact_output(const ExactJob &j, u64 o, long long
 // the marked outputs.
 __device__ __forceinline__ bool exact_marked(const ExactJob &j, u64 o)
 {
-    const u64 b = o / 32 / j.per_bit;
+    // a bit a group is the columns' rule; a 64-bit division an output cost the units' pass over 65536
+    // marked-or-not outputs 12 us
+    const u64 g = o / 32, b = j.per_bit == 1 ? g : g >> 32 == 0 ? (unsigned)g / j.per_bit : g / j.per_bit;
     return (j.retry[b / 32] >> (b % 32) & 1u) != 0;
 }
 
@@ -971,11 +973,68 @@ __device__ __forceinline__ void exact_quick_vectors(const T *x, const long long 
     }
 }
 
+// The unsigned word of a result's bits.
+template <int BYTES> struct ExactWord;
+template <> struct ExactWord<2> { typedef unsigned short U; };
+template <> struct ExactWord<4> { typedef unsigned U; };
+template <> struct ExactWord<8> { typedef u64 U; };
+
+// V neighbouring outputs' results of type R (exact_quick_bits of their sums s, n terms each) at out[at],
+// out[at + 1], ...: 16-byte stores where out[at] is on a 16-byte boundary (outputs of one term write as
+// many bytes as they read; V stores of one result a lane, 16 bytes apart, wrote each sector of the L2 V
+// times, which bound them, bench/NOTES.md). False, with nothing stored, where exact_quick_bits cannot tell
+// one.
+template <class R, int OP, unsigned V>
+__device__ __forceinline__ bool exact_quick_store_vector(void *out, long long at, const double (&s)[V], u64 n)
+{
+    typedef typename ExactWord<sizeof(R)>::U U;
+    static_assert(V * sizeof(U) % 16 == 0, "whole 16-byte vectors of results");
+    union {
+        U b[V];
+        uint4 w[V * sizeof(U) / 16];
+    } u;
+#pragma unroll
+    for (unsigned q = 0; q < V; q++) {
+        u64 bits;
+        if (!exact_quick_bits<R, OP>(s[q], n, bits))
+            return false;
+        u.b[q] = (U)bits;
+    }
+    U *p = (U *)out + at;
+    if (((unsigned long long)p & 15u) == 0) {
+#pragma unroll
+        for (unsigned c = 0; c < V * sizeof(U) / 16; c++)
+            ((uint4 *)p)[c] = u.w[c];
+    } else {
+#pragma unroll
+        for (unsigned q = 0; q < V; q++)
+            p[q] = u.b[q];
+    }
+    return true;
+}
+
+// exact_quick_store_vector into j.result's type, for V outputs whose results are out[at], out[at + 1], ...
+template <class T, int OP, unsigned V>
+__device__ __forceinline__ bool exact_quick_results(const ExactJob &j, long long at, const double (&s)[V], u64 len)
+{
+    if constexpr (exact_same<T, half_t>::V)
+        if (j.result == CR_EXACT_R_FLOAT16)
+            return exact_quick_store_vector<half_t, OP, V>(j.out, at, s, len);
+    if constexpr (exact_same<T, bf16_t>::V)
+        if (j.result == CR_EXACT_R_BFLOAT16)
+            return exact_quick_store_vector<bf16_t, OP, V>(j.out, at, s, len);
+    if constexpr (sizeof(T) <= 4)
+        if (j.result == CR_EXACT_R_FLOAT32)
+            return exact_quick_store_vector<float, OP, V>(j.out, at, s, len);
+    return exact_quick_store_vector<double, OP, V>(j.out, at, s, len);
+}
+
 // exact_quick's columns of whole 16-byte vectors (j.vec 2, the planner's:
 // neighbouring outputs neighbours in memory, everything aligned; outputs of
 // one term too): a lane takes V neighbouring outputs, a 16-byte vector a
 // row, four rows in flight; a warp 32 V outputs. A lane's outputs are in one
-// group of 32 (32 is a multiple of V).
+// group of 32 (32 is a multiple of V); where they are neighbours in the
+// output too, their results leave in 16-byte stores.
 template <class T, int OP> __device__ __forceinline__ void exact_quick_vector_columns(const ExactJob &j)
 {
     enum { WARPS = 256 / 32 };
@@ -985,6 +1044,9 @@ template <class T, int OP> __device__ __forceinline__ void exact_quick_vector_co
     const long long stride = j.red.stride[0];
     const unsigned len = (unsigned)j.len; // a lane's outputs: at most EXACT_LANE_LONG terms (the planner's)
     const u64 vectors = j.nout / V;
+    // a lane's V outputs are neighbours in the output too, output o at o (one kept dimension: the general
+    // offset's divisions here cost the kernel ten registers)
+    const bool together = j.kept.n == 1 && j.kept.out_stride[0] == 1;
     for (u64 w = (u64)blockIdx.x * WARPS + (threadIdx.x >> 5); w * 32 < vectors; w += (u64)gridDim.x * WARPS) {
         const u64 o0 = (w * 32 + lane) * V;
         if (o0 >= j.nout)
@@ -1018,9 +1080,13 @@ template <class T, int OP> __device__ __forceinline__ void exact_quick_vector_co
                 exact_two_sum(s[q], widen<double, T>(e[q]), lost);
         }
         bool bad = lost;
+        if (!bad && together) {
+            bad = !exact_quick_results<T, OP, V>(j, (long long)o0, s, len);
+        } else {
 #pragma unroll
-        for (unsigned q = 0; q < V; q++)
-            bad = bad || !exact_quick_result<T, OP>(j, o0 + q, s[q], len);
+            for (unsigned q = 0; q < V; q++)
+                bad = bad || !exact_quick_result<T, OP>(j, o0 + q, s[q], len);
+        }
         if (bad) { // this lane's outputs' group, for the exact lanes (rare but for spread data)
             const u64 b = o0 / 32 / j.per_bit;
             atomicOr(j.retry + b / 32, 1u << (b % 32));
@@ -1381,7 +1447,7 @@ __global__ void __launch_bounds__(BLOCK) exact_reduce(ExactJob j)
     for (u64 u = (u64)blockIdx.x * per_block + warp / uw; u - warp / uw < units;
          u += (u64)gridDim.x * per_block) {
         const bool live = u < units; // a block's units run together: every warp goes round, some with nothing
-        const u64 o = live ? u / j.splits : 0, p = live ? u % j.splits : 0;
+        const u64 o = !live ? 0 : j.splits == 1 ? u : u / j.splits, p = !live || j.splits == 1 ? 0 : u % j.splits;
         if (j.retry && live && !exact_marked(j, o))
             continue; // exact_quick_columns finished it (the same for the unit's warps)
         long long base = 0;

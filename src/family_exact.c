@@ -196,10 +196,9 @@ int cr_exact_quick_vec(const struct cr_exact_job *j, size_t elem)
     const long long v = (long long)(16 / elem);
     if (j->view != EXACT_VIEW_LINEAR || j->red.n > 1 || j->len == 0 || j->in % 16 || j->kept.n < 1)
         return 0;
-    /* outputs of one term: float32 only (16-bit ones measured slower by vectors of eight, 0.20 against 0.24 of
-     * the ceiling), whatever the reduced stride */
+    /* outputs of one term too, whatever the reduced stride (their results leave in 16-byte stores) */
     int rows = j->red.stride[0] == 1 && j->len % (uint64_t)v == 0,
-        columns = j->len > 1 ? j->red.stride[0] % v == 0 : elem == 4;
+        columns = j->len > 1 ? j->red.stride[0] % v == 0 : 1;
     const int inner = j->kept.n - 1;
     columns = columns && j->kept.in_stride[inner] == 1 && j->kept.extent[inner] % v == 0;
     for (int d = 0; d < j->kept.n; d++)
@@ -232,6 +231,26 @@ unsigned cr_exact_quick_group(const struct cr_exact_job *j, size_t elem)
     while (g < 32 && 2 * (uint64_t)g <= len / 4)
         g *= 2;
     return g == 1 && len >= 2 ? 2 : g;
+}
+
+uint64_t cr_exact_cols_parts(uint64_t groups, uint64_t most, uint64_t wave)
+{
+    /* Each item (a group's part, a warp) takes about as long as any other, so items that fill 1.6 waves of
+     * exact_quick_columns' resident warps cost two waves (bench/NOTES.md, "Columns in whole waves"): the
+     * fewest parts from two waves' worth of items on (up to twice as many) whose last wave is 95% full,
+     * else the fullest */
+    if (groups == 0 || wave == 0 || most <= 1)
+        return 1;
+    const uint64_t least = min_u64((2 * wave + groups - 1) / groups, most);
+    uint64_t best = least, best_fill = 0;
+    for (uint64_t parts = least; parts <= most && parts <= 2 * least; parts++) {
+        const uint64_t items = groups * parts, waves = (items + wave - 1) / wave, fill = items * 100 / (waves * wave);
+        if (fill >= 95)
+            return parts;
+        if (fill > best_fill)
+            best = parts, best_fill = fill;
+    }
+    return best;
 }
 
 uint32_t cr_exact_long_len(unsigned group)
@@ -374,18 +393,18 @@ static void plan(const struct cr_request *r, const struct cr_unit *u, const stru
          * bit: the units' bits (CR_WS_RETRY_COLS) need no zeroing, and the lanes, which clear what they
          * take, keep theirs (CR_WS_RETRY) at zero. */
         struct cr_exact_job q = j;
-        uint64_t parts = min_u64((2 * wave + groups - 1) / groups, (j.len + 31) / 32);
-        /* the parts' doubles in the partials area (as many parts as it holds: a part fewer left a wave's
-         * tail, 0.72 to 0.60 of the ceiling for 1024 rows of 65536 columns); past CR_EXACT_COLS_FAN parts,
-         * the chunks' doubles beside them, a ticket a chunk and group and one more a group */
+        /* parts of at least 32 rows, their doubles in the partials area; past CR_EXACT_COLS_FAN parts, the
+         * chunks' doubles beside them, a ticket a chunk and group and one more a group */
         const uint64_t room = cr_partials_area(dev) / (8 * j.nout), fan = CR_EXACT_COLS_FAN;
-        parts = min_u64(parts, room);
-        if (parts > fan) {
+        uint64_t most = min_u64((j.len + 31) / 32, room);
+        if (most > fan) {
             const uint64_t chunks_most = CR_EXACT_COLS_TICKETS / groups > 1 ? CR_EXACT_COLS_TICKETS / groups - 1 : 1;
-            parts = min_u64(parts, chunks_most * fan);
-            while (parts > fan && parts + (parts + fan - 1) / fan > room)
-                parts--;
+            most = min_u64(most, chunks_most * fan);
+            while (most > fan && most + (most + fan - 1) / fan > room)
+                most--;
         }
+        const uint64_t cols_wave = (uint64_t)(k->fn_blocks_per_sm[4] > 0 ? k->fn_blocks_per_sm[4] : 1) * dev->sms * warps;
+        uint64_t parts = cr_exact_cols_parts(groups, most, cols_wave);
         if (groups > CR_EXACT_COLS_TICKETS || parts < 1)
             parts = 1;
         q.part = (j.len + parts - 1) / parts;

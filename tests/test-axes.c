@@ -608,6 +608,11 @@ START_TEST(test_plan_exact_segments)
                           q.part * q.splits >= q.len && q.part * (q.splits - 1) < q.len,
                       "%llu columns: %u parts of %llu rows", (unsigned long long)cols[i].cols, q.splits,
                       (unsigned long long)q.part);
+        /* the items (a group's part each) fill whole waves of exact_quick_columns' warps (the fake's: a block
+         * an SM), at least two */
+        const uint64_t wave = (uint64_t)fake.facts.sms * 8, items = groups * q.splits, waves = (items + wave - 1) / wave;
+        ck_assert_msg(waves >= 2 && items * 100 >= 95 * waves * wave, "%llu columns: %u parts, %llu items, waves of %llu",
+                      (unsigned long long)cols[i].cols, q.splits, (unsigned long long)items, (unsigned long long)wave);
         /* a few long columns take many parts: two waves of warps, not one a group */
         if (cols[i].cols <= 256)
             ck_assert_msg(q.splits > 2 * CR_EXACT_COLS_FAN, "%llu columns: %u parts", (unsigned long long)cols[i].cols,
@@ -652,6 +657,18 @@ START_TEST(test_plan_exact_segments)
                       "rows of %llu %s: first kernel %d, vec %u, group %u", (unsigned long long)rows[i].len,
                       cr_type_name(rows[i].t), p.l[0].fn, q.vec, q.group);
     }
+    /* the parts' rule on an H100's 660 resident blocks (5 an SM): the fewest parts from two waves on that fill
+     * the last to 95%; the fullest where none does within twice the least; never more than `most` */
+    static const struct {
+        uint64_t groups, most, wave, parts;
+    } fill[] = {{2048, 32, 5280, 10}, {8192, 8, 5280, 3},  {512, 512, 5280, 30}, {32, 2048, 5280, 330},
+                {2048, 6, 5280, 6},   {2048, 1, 5280, 1},  {1 << 20, 64, 5280, 1}, {0, 8, 5280, 1}};
+    for (size_t i = 0; i < sizeof fill / sizeof *fill; i++)
+        ck_assert_msg(cr_exact_cols_parts(fill[i].groups, fill[i].most, fill[i].wave) == fill[i].parts,
+                      "%llu groups, at most %llu parts: %llu (want %llu)", (unsigned long long)fill[i].groups,
+                      (unsigned long long)fill[i].most,
+                      (unsigned long long)cr_exact_cols_parts(fill[i].groups, fill[i].most, fill[i].wave),
+                      (unsigned long long)fill[i].parts);
     /* the list's length: 32 terms a lane of exact_quick's group, at least CR_EXACT_LONG_MIN */
     ck_assert_uint_eq(cr_exact_long_len(1), CR_EXACT_LONG_MIN);
     ck_assert_uint_eq(cr_exact_long_len(16), CR_EXACT_LONG_MIN);

@@ -692,7 +692,10 @@ START_TEST(test_quick_plan)
     c.kept.extent[0] = 1000, c.nout = 1000;
     c.kept.in_stride[0] = 2; /* neighbouring outputs not neighbours */
     ck_assert_int_eq(cr_exact_quick_vec(&c, 4), 0);
-    struct cr_exact_job one = rows_job(0x10000, 1000, 1, 1); /* outputs of one term (float32 only) */
+    struct cr_exact_job one = rows_job(0x10000, 1000, 1, 1); /* outputs of one term, of every type */
+    ck_assert_int_eq(cr_exact_quick_vec(&one, 4), 2);
+    ck_assert_int_eq(cr_exact_quick_vec(&one, 2), 2);
+    one.kept.extent[0] = 1004, one.nout = 1004; /* whole float32 vectors, not float16 ones */
     ck_assert_int_eq(cr_exact_quick_vec(&one, 4), 2);
     ck_assert_int_eq(cr_exact_quick_vec(&one, 2), 0);
     one.kept.extent[0] = 999, one.nout = 999;
