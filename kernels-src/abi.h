@@ -219,7 +219,8 @@ typedef struct cr_exact_job {
     cr_u32 result, group;      /* the result's type: CR_EXACT_R_*; exact_quick's lanes an output (1, 2, 4 ... 32) */
     cr_u32 per_bit, vec;       /* groups of 32 outputs a bit of retry; exact_quick: 1 where every output's
                                 * terms are whole aligned 16-byte vectors (a lane reads vectors, not terms), 2
-                                * where neighbouring outputs' terms are (columns: a lane a vector of outputs) */
+                                * where neighbouring outputs' terms are (columns: a lane a vector of outputs),
+                                * 3 where a vector holds whole rows (of len 2, 4 or 8 terms) */
     struct cr_kept kept;
     struct cr_reduced red;
     CR_DEVPTR(LongEntry) longs;      /* exact_quick over segments: where it lists those over long_len terms

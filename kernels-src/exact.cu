@@ -770,9 +770,16 @@ template <class R, int OP> __device__ __forceinline__ bool exact_quick_store(voi
 // Output o's result from s, the exact sum of its len terms of type T, into
 // j.result's type: false, with nothing stored, where exact_quick_bits cannot
 // tell it.
+template <class T, int OP> __device__ __forceinline__ bool exact_quick_result_at(const ExactJob &j, long long at, double s,
+                                                                               u64 len);
 template <class T, int OP> __device__ __forceinline__ bool exact_quick_result(const ExactJob &j, u64 o, double s, u64 len)
 {
-    const long long at = exact_out_offset(j, o);
+    return exact_quick_result_at<T, OP>(j, exact_out_offset(j, o), s, len);
+}
+// The same, stored at out[at].
+template <class T, int OP> __device__ __forceinline__ bool exact_quick_result_at(const ExactJob &j, long long at, double s,
+                                                                               u64 len)
+{
     if constexpr (exact_same<T, half_t>::V)
         if (j.result == CR_EXACT_R_FLOAT16)
             return exact_quick_store<half_t, OP>(j.out, at, s, len);
@@ -980,18 +987,19 @@ template <> struct ExactWord<4> { typedef unsigned U; };
 template <> struct ExactWord<8> { typedef u64 U; };
 
 // V neighbouring outputs' results of type R (exact_quick_bits of their sums s, n terms each) at out[at],
-// out[at + 1], ...: 16-byte stores where out[at] is on a 16-byte boundary (outputs of one term write as
-// many bytes as they read; V stores of one result a lane, 16 bytes apart, wrote each sector of the L2 V
-// times, which bound them, bench/NOTES.md). False, with nothing stored, where exact_quick_bits cannot tell
-// one.
+// out[at + 1], ...: 16-byte stores (8-byte ones for 8 bytes of results) where out[at] is on such a boundary
+// (outputs of one term write as many bytes as they read; V stores of one result a lane, 16 bytes apart,
+// wrote each sector of the L2 V times, which bound them, bench/NOTES.md). False, with nothing stored,
+// where exact_quick_bits cannot tell one.
 template <class R, int OP, unsigned V>
 __device__ __forceinline__ bool exact_quick_store_vector(void *out, long long at, const double (&s)[V], u64 n)
 {
     typedef typename ExactWord<sizeof(R)>::U U;
-    static_assert(V * sizeof(U) % 16 == 0, "whole 16-byte vectors of results");
+    constexpr unsigned BYTES = V * sizeof(U), W = BYTES >= 16 ? 16 : BYTES == 8 ? 8 : 0;
     union {
         U b[V];
-        uint4 w[V * sizeof(U) / 16];
+        uint4 w[BYTES / 16 ? BYTES / 16 : 1];
+        uint2 h;
     } u;
 #pragma unroll
     for (unsigned q = 0; q < V; q++) {
@@ -1001,10 +1009,12 @@ __device__ __forceinline__ bool exact_quick_store_vector(void *out, long long at
         u.b[q] = (U)bits;
     }
     U *p = (U *)out + at;
-    if (((unsigned long long)p & 15u) == 0) {
+    if (W == 16 && ((unsigned long long)p & 15u) == 0) {
 #pragma unroll
-        for (unsigned c = 0; c < V * sizeof(U) / 16; c++)
+        for (unsigned c = 0; c < BYTES / 16; c++)
             ((uint4 *)p)[c] = u.w[c];
+    } else if (W == 8 && ((unsigned long long)p & 7u) == 0) {
+        *(uint2 *)p = u.h;
     } else {
 #pragma unroll
         for (unsigned q = 0; q < V; q++)
@@ -1094,6 +1104,61 @@ template <class T, int OP> __device__ __forceinline__ void exact_quick_vector_co
     }
 }
 
+// exact_quick's rows of L terms, V / L of them a 16-byte vector (j.vec 3, the planner's: L = j.len of 2, 4
+// or 8 dividing V; one kept dimension, the rows neighbours, everything aligned): a lane takes K vectors at
+// once, 32 apart (the warp's loads whole lines), sums each row of each by TwoSum and stores the vector's
+// V / L results together where the output's stride is 1. Rows of one vector took exact_quick's groups at
+// ~50 instructions a term (bench/NOTES.md).
+template <class T, int OP, unsigned L> __device__ __forceinline__ void exact_quick_packed_rows(const ExactJob &j)
+{
+    enum { WARPS = 256 / 32, K = 4 };
+    constexpr unsigned V = 16 / sizeof(T), N = V / L;
+    static_assert(L >= 2 && V % L == 0, "whole rows in a vector");
+    const uint4 *x = (const uint4 *)j.in;
+    const unsigned lane = threadIdx.x & 31;
+    const u64 vectors = j.nout / N;
+    const long long os = j.kept.out_stride[0];
+    for (u64 w = (u64)blockIdx.x * WARPS + (threadIdx.x >> 5); w * 32 * K < vectors; w += (u64)gridDim.x * WARPS) {
+        uint4 v[K];
+#pragma unroll
+        for (unsigned k = 0; k < K; k++) { // loads first: K in flight
+            const u64 i = (w * K + k) * 32 + lane;
+            v[k].x = v[k].y = v[k].z = v[k].w = 0u;
+            if (i < vectors)
+                v[k] = __ldg(x + i);
+        }
+#pragma unroll
+        for (unsigned k = 0; k < K; k++) {
+            const u64 i = (w * K + k) * 32 + lane;
+            if (i >= vectors)
+                continue;
+            const T *e = reinterpret_cast<const T *>(&v[k]);
+            double s[N];
+            bool lost = false;
+#pragma unroll
+            for (unsigned q = 0; q < N; q++) {
+                s[q] = -0.0; // -0.0 adds nothing and keeps a sum of -0.0 terms -0.0
+#pragma unroll
+                for (unsigned l = 0; l < L; l++)
+                    exact_two_sum(s[q], widen<double, T>(e[q * L + l]), lost);
+            }
+            const u64 o0 = i * N;
+            bool bad = lost;
+            if (!bad && os == 1) {
+                bad = !exact_quick_results<T, OP, N>(j, (long long)o0, s, L);
+            } else {
+#pragma unroll
+                for (unsigned q = 0; q < N; q++) // one kept dimension: output o at o * os
+                    bad = bad || !exact_quick_result_at<T, OP>(j, (long long)(o0 + q) * os, s[q], L);
+            }
+            if (bad) { // this vector's outputs' group, for the exact lanes
+                const u64 b = o0 / 32 / j.per_bit;
+                atomicOr(j.retry + b / 32, 1u << (b % 32));
+            }
+        }
+    }
+}
+
 template <class T, int OP>
 __global__ void __launch_bounds__(256) exact_quick(ExactJob j)
 {
@@ -1101,6 +1166,15 @@ __global__ void __launch_bounds__(256) exact_quick(ExactJob j)
     static_assert(sizeof(T) <= 4 && (OP == EXACT_OP_SUM || OP == EXACT_OP_MEAN), "exact_quick's terms");
     if (j.vec == 2) {
         exact_quick_vector_columns<T, OP>(j);
+        return;
+    }
+    if (j.vec == 3) {
+        if (j.len == 2)
+            exact_quick_packed_rows<T, OP, 2>(j);
+        else if (j.len == 4)
+            exact_quick_packed_rows<T, OP, 4>(j);
+        else if constexpr (sizeof(T) == 2)
+            exact_quick_packed_rows<T, OP, 8>(j);
         return;
     }
     const T *x = (const T *)j.in;

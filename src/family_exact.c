@@ -196,6 +196,12 @@ int cr_exact_quick_vec(const struct cr_exact_job *j, size_t elem)
     const long long v = (long long)(16 / elem);
     if (j->view != EXACT_VIEW_LINEAR || j->red.n > 1 || j->len == 0 || j->in % 16 || j->kept.n < 1)
         return 0;
+    /* 3: rows of 2, 4 or 8 terms (dividing the vector), neighbours, in one kept dimension: a lane takes a
+     * vector of rows (rows of one vector took ~50 instructions a term in 1's groups) */
+    const long long len = (long long)j->len;
+    if (j->kept.n == 1 && j->red.stride[0] == 1 && len >= 2 && len <= v && v % len == 0 && j->kept.in_stride[0] == len &&
+        j->kept.extent[0] % (v / len) == 0)
+        return 3;
     /* outputs of one term too, whatever the reduced stride (their results leave in 16-byte stores) */
     int rows = j->red.stride[0] == 1 && j->len % (uint64_t)v == 0,
         columns = j->len > 1 ? j->red.stride[0] % v == 0 : 1;
@@ -219,7 +225,7 @@ unsigned cr_exact_quick_group(const struct cr_exact_job *j, size_t elem)
      * stride other than 1): a lane an output, a line by 32 neighbouring outputs. Segments by their mean
      * length. */
     uint64_t len = j->len;
-    if (j->vec == 2) /* a lane a vector of outputs */
+    if (j->vec >= 2) /* a lane a vector of outputs */
         return 1;
     if (j->view == EXACT_VIEW_SEGMENTS)
         len = j->guard.limit / (j->nout ? j->nout : 1);
@@ -357,7 +363,12 @@ static void plan(const struct cr_request *r, const struct cr_unit *u, const stru
         j.group = cr_exact_quick_group(&j, cr_type_size(r->in));
         j.per_bit = (unsigned)((groups + CR_EXACT_RETRY_BITS - 1) / CR_EXACT_RETRY_BITS);
         j.retry = a->ws + CR_WS_RETRY;
-        uint64_t qgrid = min_u64(j.vec == 2 ? (j.nout / (16 / cr_type_size(r->in)) + 255) / 256 : (groups * j.group + 31) / 32,
+        const uint64_t v = 16 / cr_type_size(r->in);
+        /* vec 2: a lane a vector (of V outputs); 3: four vectors a lane (of V / len outputs each); else four
+         * items a warp */
+        uint64_t qgrid = min_u64(j.vec == 2   ? (j.nout / v + 255) / 256
+                                 : j.vec == 3 ? (j.nout / (v / j.len) + 1023) / 1024
+                                              : (groups * j.group + 31) / 32,
                                  (uint64_t)1 << 20);
         const uint64_t bits = (groups + j.per_bit - 1) / j.per_bit;
         grid = min_u64((bits + warps - 1) / warps, lanes_resident);

@@ -64,6 +64,9 @@ template <class A, class B> struct select_type<false, A, B> { typedef B type; };
 struct uint4 {
     unsigned x, y, z, w;
 };
+struct uint2 {
+    unsigned x, y;
+};
 struct half_t {
     unsigned short bits;
 };

@@ -722,7 +722,10 @@ START_TEST(test_axes)
     const size_t es = type_size(c.t), vec = 16 / es;
     /* a reduced length about a chunk (or a few elements), outputs few enough for the whole to stay near 3 chunks;
      * or (quick) 32 to 600 outputs of 1 to 300 elements (or of whole 16-byte vectors, up to 256 elements) */
-    const uint64_t red = quick ? (vecrows ? vec * (1 + rnd_below(&r, rnd_below(&r, 2) ? 4 : rnd_below(&r, 3) ? 256 / vec : 256))
+    /* a third of those: rows of 2, 4 or 8 terms dividing the vector (exact_quick takes a vector of rows) */
+    const int packed = vecrows && rnd_below(&r, 3) == 0;
+    const uint64_t red = quick ? (packed    ? (uint64_t)2 << rnd_below(&r, vec == 8 ? 3 : vec == 4 ? 2 : 1)
+                                  : vecrows ? vec * (1 + rnd_below(&r, rnd_below(&r, 2) ? 4 : rnd_below(&r, 3) ? 256 / vec : 256))
                                   : veccols && rnd_below(&r, 3) == 0 ? 1 /* outputs of one term */
                                           : 1 + rnd_below(&r, rnd_below(&r, 2) ? 8 : 300))
                          : rnd_below(&r, 3) ? chunk - vec + rnd_below(&r, 2 * vec + 1) + (rnd_below(&r, 2) ? chunk : 0)
@@ -730,6 +733,8 @@ START_TEST(test_axes)
     uint64_t kept = quick ? 32 + rnd_below(&r, red > 64 ? 100 : 568) : 1 + rnd_below(&r, red > chunk ? 3 : 40);
     if (veccols)
         kept = (kept + vec - 1) / vec * vec;
+    if (packed) /* whole vectors of rows */
+        kept = (kept + vec / red - 1) / (vec / red) * (vec / red);
     uint64_t A, B, C = 1;
     const uint64_t os = 1 + rnd_below(&r, 2); /* results every os slots */
     struct cr_exact_job *j = &c.j;

@@ -634,14 +634,19 @@ START_TEST(test_quick_plan)
         unsigned group;
     } cases[] = {
         /* aligned rows of whole vectors: about four vectors a lane, two lanes from two vectors */
-        {0x10000, 4, 4, 4, 1, 1},     {0x10000, 8, 8, 4, 1, 2},       {0x10000, 16, 16, 4, 1, 2},
-        {0x10000, 64, 64, 4, 1, 4},   {0x10000, 256, 256, 4, 1, 16},  {0x10000, 8, 8, 2, 1, 1},
-        {0x10000, 32, 32, 2, 1, 2},   {0x10000, 4096, 4096, 4, 1, 32}, {0x10000, 16, 20, 4, 1, 2},
+        {0x10000, 8, 8, 4, 1, 2},     {0x10000, 16, 16, 4, 1, 2},     {0x10000, 64, 64, 4, 1, 4},
+        {0x10000, 256, 256, 4, 1, 16}, {0x10000, 32, 32, 2, 1, 2},    {0x10000, 4096, 4096, 4, 1, 32},
+        {0x10000, 16, 20, 4, 1, 2},   {0x10000, 16, 16, 2, 1, 2},
+        /* rows of 2, 4 or 8 neighbouring terms dividing the vector: a lane a vector of rows (3); a row
+         * stride of its own (4 terms 8 apart: 1), or misaligned, not */
+        {0x10000, 4, 4, 4, 3, 1},     {0x10000, 8, 8, 2, 3, 1},       {0x10000, 2, 2, 4, 3, 1},
+        {0x10000, 2, 2, 2, 3, 1},     {0x10000, 4, 4, 2, 3, 1},       {0x10000, 4, 8, 4, 1, 1},
+        {0x10004, 4, 4, 4, 0, 2},     {0x10000, 3, 3, 2, 0, 2},       {0x10000, 6, 6, 2, 0, 2},
         /* terms: misaligned, a length or a row stride off the vector; about four terms a lane (rows of one term
          * are the columns' vectors: 2) */
         {0x10004, 16, 16, 4, 0, 4},   {0x10000, 6, 6, 4, 0, 2},       {0x10000, 16, 18, 4, 0, 4},
         {0x10000, 12, 12, 2, 0, 2},   {0x10000, 1, 1, 4, 2, 1},       {0x10000, 3, 3, 4, 0, 2},
-        {0x10000, 4, 4, 2, 0, 2},     {0x10000, 128, 130, 4, 0, 32},  {0x10000, 64, 66, 4, 0, 16},
+        {0x10000, 128, 130, 4, 0, 32}, {0x10000, 64, 66, 4, 0, 16},
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         struct cr_exact_job j = rows_job(cases[i].in, 1000, cases[i].len, cases[i].row_stride);
@@ -652,6 +657,9 @@ START_TEST(test_quick_plan)
                       (unsigned long long)cases[i].len, cases[i].elem, cases[i].row_stride,
                       (unsigned long long)cases[i].in, j.vec, g, cases[i].vec, cases[i].group);
     }
+    struct cr_exact_job pk = rows_job(0x10000, 1002, 2, 2); /* rows of 2: 1002 is whole vectors of float32 rows */
+    ck_assert_int_eq(cr_exact_quick_vec(&pk, 4), 3);
+    ck_assert_int_eq(cr_exact_quick_vec(&pk, 2), 0); /* not of float16 ones (4 a vector) */
     /* two kept dimensions: every stride a multiple of the vector */
     struct cr_exact_job k2 = rows_job(0x10000, 1000, 16, 16);
     k2.kept.n = 2;

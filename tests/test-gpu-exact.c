@@ -413,10 +413,12 @@ START_TEST(test_short)
     const cured_type t = FT[_i % 4];
     const cured_op op = _i / 4 ? CURED_OP_EXACT_MEAN : CURED_OP_EXACT_SUM;
     const cured_type out = t == CURED_TYPE_FLOAT64 ? t : _i % 2 ? CURED_TYPE_FLOAT64 : t;
-    /* rows of 16 and 64 (exact_quick reads them by vectors) */
+    /* rows of 16 and 64 (exact_quick reads them by vectors); of 2, 4 and 8 (a vector of rows a lane); outputs
+     * of one term along either axis (a vector of them a lane) */
     /* columns of 16 and 3 (fewer than a warp: lanes wrap over rows; thousands of parts meet in chunks) */
     static const int64_t shapes[][3] = {{70000, 1, 1}, {20000, 3, 1}, {20000, 16, 1}, {6000, 64, 1}, {300, 1000, 1},
-                                        {5, 9000, 0}, {200, 300, 0}, {3000, 700, 0}, {20000, 40, 0}, {100000, 16, 0},
+                                        {40000, 2, 1}, {40000, 4, 1}, {24000, 8, 1}, {1, 70000, 0},
+                                        {5, 9000, 0},  {200, 300, 0}, {3000, 700, 0}, {20000, 40, 0}, {100000, 16, 0},
                                         {300000, 3, 0}};
     struct rng r;
     rng_init(&r, "exact-short", _i);
