@@ -127,8 +127,8 @@ __device__ __forceinline__ void exact_output(const ExactJob &j, u64 o, long long
 // the marked outputs.
 __device__ __forceinline__ bool exact_marked(const ExactJob &j, u64 o)
 {
-    // a bit a group is the columns' rule; a 64-bit division an output cost the units' pass over 65536
-    // marked-or-not outputs 12 us
+    // a bit a group (the columns' rule) is a shift: a 64-bit division an output would be most of the units'
+    // pass over the outputs (bench/NOTES.md)
     const u64 g = o / 32, b = j.per_bit == 1 ? g : g >> 32 == 0 ? (unsigned)g / j.per_bit : g / j.per_bit;
     return (j.retry[b / 32] >> (b % 32) & 1u) != 0;
 }
@@ -1055,7 +1055,7 @@ template <class T, int OP> __device__ __forceinline__ void exact_quick_vector_co
     const unsigned len = (unsigned)j.len; // a lane's outputs: at most EXACT_LANE_LONG terms (the planner's)
     const u64 vectors = j.nout / V;
     // a lane's V outputs are neighbours in the output too, output o at o (one kept dimension: the general
-    // offset's divisions here cost the kernel ten registers)
+    // offset's divisions here would raise the kernel's registers, bench/NOTES.md)
     const bool together = j.kept.n == 1 && j.kept.out_stride[0] == 1;
     for (u64 w = (u64)blockIdx.x * WARPS + (threadIdx.x >> 5); w * 32 < vectors; w += (u64)gridDim.x * WARPS) {
         const u64 o0 = (w * 32 + lane) * V;
@@ -1107,8 +1107,8 @@ template <class T, int OP> __device__ __forceinline__ void exact_quick_vector_co
 // exact_quick's rows of L terms, V / L of them a 16-byte vector (j.vec 3, the planner's: L = j.len of 2, 4
 // or 8 dividing V; one kept dimension, the rows neighbours, everything aligned): a lane takes K vectors at
 // once, 32 apart (the warp's loads whole lines), sums each row of each by TwoSum and stores the vector's
-// V / L results together where the output's stride is 1. Rows of one vector took exact_quick's groups at
-// ~50 instructions a term (bench/NOTES.md).
+// V / L results together where the output's stride is 1. In exact_quick's groups, an output's bookkeeping
+// cost more instructions than a row of one vector has terms (bench/NOTES.md).
 template <class T, int OP, unsigned L> __device__ __forceinline__ void exact_quick_packed_rows(const ExactJob &j)
 {
     enum { WARPS = 256 / 32, K = 4 };

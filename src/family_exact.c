@@ -197,7 +197,7 @@ int cr_exact_quick_vec(const struct cr_exact_job *j, size_t elem)
     if (j->view != EXACT_VIEW_LINEAR || j->red.n > 1 || j->len == 0 || j->in % 16 || j->kept.n < 1)
         return 0;
     /* 3: rows of 2, 4 or 8 terms (dividing the vector), neighbours, in one kept dimension: a lane takes a
-     * vector of rows (rows of one vector took ~50 instructions a term in 1's groups) */
+     * vector of rows (in 1's groups an output's bookkeeping outweighed a row of one vector, bench/NOTES.md) */
     const long long len = (long long)j->len;
     if (j->kept.n == 1 && j->red.stride[0] == 1 && len >= 2 && len <= v && v % len == 0 && j->kept.in_stride[0] == len &&
         j->kept.extent[0] % (v / len) == 0)
