@@ -1168,15 +1168,20 @@ __global__ void __launch_bounds__(256) exact_quick(ExactJob j)
         exact_quick_vector_columns<T, OP>(j);
         return;
     }
-    if (j.vec == 3) {
-        if (j.len == 2)
-            exact_quick_packed_rows<T, OP, 2>(j);
-        else if (j.len == 4)
-            exact_quick_packed_rows<T, OP, 4>(j);
-        else if constexpr (sizeof(T) == 2)
-            exact_quick_packed_rows<T, OP, 8>(j);
+    if (j.vec == 3 && j.len == 2) {
+        exact_quick_packed_rows<T, OP, 2>(j);
         return;
     }
+    if (j.vec == 3 && j.len == 4) {
+        exact_quick_packed_rows<T, OP, 4>(j);
+        return;
+    }
+    if constexpr (sizeof(T) == 2)
+        if (j.vec == 3 && j.len == 8) {
+            exact_quick_packed_rows<T, OP, 8>(j);
+            return;
+        }
+    // any other vec 3 (not the planner's) is read by terms below: slower, the same sums
     const T *x = (const T *)j.in;
     // G is a power of two: shifts, not a 64-bit division by G an item (what bound short rows)
     const unsigned G = j.group, lg = __ffs(G) - 1, lane = threadIdx.x & 31, sub = lane & (G - 1), per = 32 >> lg;

@@ -290,9 +290,9 @@ struct cr_exact_force {
 #define CR_EXACT_LONG_MIN 512u
 #define CR_EXACT_LONG_CAP 65536u
 uint32_t cr_exact_long_len(unsigned group);
-/* exact_quick_columns' parts a column (at most `most`) for `groups` groups of 32 columns, its items (a part
- * of a group) filling whole waves of `wave` resident warps. */
-uint64_t cr_exact_cols_parts(uint64_t groups, uint64_t most, uint64_t wave);
+/* exact_quick_columns' parts a column of len rows (at most `most`, each of ceil(len / parts) rows) for `groups`
+ * groups of 32 columns, its items (a part of a group) filling whole waves of `wave` resident warps. */
+uint64_t cr_exact_cols_parts(uint64_t groups, uint64_t len, uint64_t most, uint64_t wave);
 /* Outputs of at most this many elements take a lane each (when there are 32 or more). */
 #define CR_EXACT_LANE_LEN 256
 extern struct cr_exact_force cr_exact_force;

@@ -239,17 +239,18 @@ unsigned cr_exact_quick_group(const struct cr_exact_job *j, size_t elem)
     return g == 1 && len >= 2 ? 2 : g;
 }
 
-uint64_t cr_exact_cols_parts(uint64_t groups, uint64_t most, uint64_t wave)
+uint64_t cr_exact_cols_parts(uint64_t groups, uint64_t len, uint64_t most, uint64_t wave)
 {
     /* Each item (a group's part, a warp) takes about as long as any other, so items that fill 1.6 waves of
-     * exact_quick_columns' resident warps cost two waves (bench/NOTES.md, "Columns in whole waves"): the
-     * fewest parts from two waves' worth of items on (up to twice as many) whose last wave is 95% full,
-     * else the fullest */
-    if (groups == 0 || wave == 0 || most <= 1)
+     * exact_quick_columns' resident warps cost two waves (bench/NOTES.md, "What ncu found"): the fewest
+     * parts from two waves' worth of items on (up to twice as many) whose last wave is 95% full, else the
+     * fullest; counted as the kernel splits them (parts of ceil(len / parts) rows) */
+    if (groups == 0 || wave == 0 || most <= 1 || len <= 1)
         return 1;
     const uint64_t least = min_u64((2 * wave + groups - 1) / groups, most);
-    uint64_t best = least, best_fill = 0;
-    for (uint64_t parts = least; parts <= most && parts <= 2 * least; parts++) {
+    uint64_t best = 1, best_fill = 0;
+    for (uint64_t p = least; p <= most && p <= 2 * least; p++) {
+        const uint64_t rows = (len + p - 1) / p, parts = (len + rows - 1) / rows;
         const uint64_t items = groups * parts, waves = (items + wave - 1) / wave, fill = items * 100 / (waves * wave);
         if (fill >= 95)
             return parts;
@@ -415,7 +416,7 @@ static void plan(const struct cr_request *r, const struct cr_unit *u, const stru
                 most--;
         }
         const uint64_t cols_wave = (uint64_t)(k->fn_blocks_per_sm[4] > 0 ? k->fn_blocks_per_sm[4] : 1) * dev->sms * warps;
-        uint64_t parts = cr_exact_cols_parts(groups, most, cols_wave);
+        uint64_t parts = cr_exact_cols_parts(groups, j.len, most, cols_wave);
         if (groups > CR_EXACT_COLS_TICKETS || parts < 1)
             parts = 1;
         q.part = (j.len + parts - 1) / parts;

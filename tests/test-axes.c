@@ -660,15 +660,23 @@ START_TEST(test_plan_exact_segments)
     /* the parts' rule on an H100's 660 resident blocks (5 an SM): the fewest parts from two waves on that fill
      * the last to 95%; the fullest where none does within twice the least; never more than `most` */
     static const struct {
-        uint64_t groups, most, wave, parts;
-    } fill[] = {{2048, 32, 5280, 10}, {8192, 8, 5280, 3},  {512, 512, 5280, 30}, {32, 2048, 5280, 330},
-                {2048, 6, 5280, 6},   {2048, 1, 5280, 1},  {1 << 20, 64, 5280, 1}, {0, 8, 5280, 1}};
-    for (size_t i = 0; i < sizeof fill / sizeof *fill; i++)
-        ck_assert_msg(cr_exact_cols_parts(fill[i].groups, fill[i].most, fill[i].wave) == fill[i].parts,
-                      "%llu groups, at most %llu parts: %llu (want %llu)", (unsigned long long)fill[i].groups,
-                      (unsigned long long)fill[i].most,
-                      (unsigned long long)cr_exact_cols_parts(fill[i].groups, fill[i].most, fill[i].wave),
-                      (unsigned long long)fill[i].parts);
+        uint64_t groups, len, most, wave, parts;
+    } fill[] = {{2048, 1024, 32, 5280, 10},  {8192, 256, 8, 5280, 3},      {512, 16384, 512, 5280, 30},
+                {32, 65536, 2048, 5280, 330}, {2048, 192, 6, 5280, 6},     {2048, 32, 1, 5280, 1},
+                {1 << 20, 2048, 64, 5280, 1}, {0, 256, 8, 5280, 1},        {2048, 1, 8, 5280, 1},
+                /* counted as the kernel splits: 217 parts of 7000 rows would run as 213 of 33 (87% of the
+                 * last wave); 219 of 32 fill 90% */
+                {13, 7000, 219, 1056, 219}};
+    for (size_t i = 0; i < sizeof fill / sizeof *fill; i++) {
+        const uint64_t got = cr_exact_cols_parts(fill[i].groups, fill[i].len, fill[i].most, fill[i].wave);
+        ck_assert_msg(got == fill[i].parts, "%llu groups of %llu rows, at most %llu parts: %llu (want %llu)",
+                      (unsigned long long)fill[i].groups, (unsigned long long)fill[i].len,
+                      (unsigned long long)fill[i].most, (unsigned long long)got, (unsigned long long)fill[i].parts);
+        if (fill[i].len > 1) { /* what the kernel runs: parts of ceil(len / parts) rows, as many */
+            const uint64_t rows = (fill[i].len + got - 1) / got;
+            ck_assert_uint_eq((fill[i].len + rows - 1) / rows, got);
+        }
+    }
     /* the list's length: 32 terms a lane of exact_quick's group, at least CR_EXACT_LONG_MIN */
     ck_assert_uint_eq(cr_exact_long_len(1), CR_EXACT_LONG_MIN);
     ck_assert_uint_eq(cr_exact_long_len(16), CR_EXACT_LONG_MIN);

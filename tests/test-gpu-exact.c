@@ -414,10 +414,12 @@ START_TEST(test_short)
     const cured_op op = _i / 4 ? CURED_OP_EXACT_MEAN : CURED_OP_EXACT_SUM;
     const cured_type out = t == CURED_TYPE_FLOAT64 ? t : _i % 2 ? CURED_TYPE_FLOAT64 : t;
     /* rows of 16 and 64 (exact_quick reads them by vectors); of 2, 4 and 8 (a vector of rows a lane); outputs
-     * of one term along either axis (a vector of them a lane) */
+     * of one term and columns of 4 rows, a vector of outputs a lane where they are many (over four waves of
+     * exact_quick_columns' groups: 2^20 and 600000 of them) */
     /* columns of 16 and 3 (fewer than a warp: lanes wrap over rows; thousands of parts meet in chunks) */
     static const int64_t shapes[][3] = {{70000, 1, 1}, {20000, 3, 1}, {20000, 16, 1}, {6000, 64, 1}, {300, 1000, 1},
                                         {40000, 2, 1}, {40000, 4, 1}, {24000, 8, 1}, {1, 70000, 0},
+                                        {1, 1 << 20, 0}, {4, 600000, 0},
                                         {5, 9000, 0},  {200, 300, 0}, {3000, 700, 0}, {20000, 40, 0}, {100000, 16, 0},
                                         {300000, 3, 0}};
     struct rng r;
