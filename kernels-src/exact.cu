@@ -133,6 +133,13 @@ __device__ __forceinline__ bool exact_marked(const ExactJob &j, u64 o)
     return (j.retry[b / 32] >> (b % 32) & 1u) != 0;
 }
 
+// Group g of 32 outputs marked in j.retry (j.per_bit groups a bit) for the exact state.
+__device__ __forceinline__ void exact_mark(const ExactJob &j, u64 g)
+{
+    const u64 b = g / j.per_bit;
+    atomicOr(j.retry + b / 32, 1u << (b % 32));
+}
+
 // The bits of a result of type R.
 template <class R> __device__ __forceinline__ void exact_store(void *out, long long at, u64 bits)
 {
@@ -757,39 +764,86 @@ template <class R, int OP> __device__ __forceinline__ bool exact_quick_bits(doub
     return true;
 }
 
-// exact_quick_bits' result stored at out[at], or false with nothing stored.
-template <class R, int OP> __device__ __forceinline__ bool exact_quick_store(void *out, long long at, double s, u64 n)
+// The unsigned word of a result's bits.
+template <int BYTES> struct ExactWord;
+template <> struct ExactWord<2> { typedef unsigned short U; };
+template <> struct ExactWord<4> { typedef unsigned U; };
+template <> struct ExactWord<8> { typedef u64 U; };
+
+// V neighbouring outputs' results of type R (exact_quick_bits of their sums s, n terms each) at out[at],
+// out[at + 1], ...: 16-byte stores (8-byte ones for 8 bytes of results) where out[at] is on such a boundary
+// (outputs of one term write as many bytes as they read; V stores of one result a lane, 16 bytes apart,
+// wrote each sector of the L2 V times, which bound them, bench/NOTES.md); every result store of
+// exact_quick's kernels comes here (V 1 for one). False, with nothing stored, where exact_quick_bits
+// cannot tell one.
+template <class R, int OP, unsigned V>
+__device__ __forceinline__ bool exact_quick_store_vector(void *out, long long at, const double (&s)[V], u64 n)
 {
-    u64 bits;
-    if (!exact_quick_bits<R, OP>(s, n, bits))
-        return false;
-    exact_store<R>(out, at, bits);
+    if constexpr (V == 1) { // one result: its own store (through the union, float64 means spilled, ptxas)
+        u64 bits;
+        if (!exact_quick_bits<R, OP>(s[0], n, bits))
+            return false;
+        exact_store<R>(out, at, bits);
+        return true;
+    }
+    typedef typename ExactWord<sizeof(R)>::U U;
+    constexpr unsigned BYTES = V * sizeof(U), W = BYTES >= 16 ? 16 : BYTES == 8 ? 8 : 0;
+    union {
+        U b[V];
+        uint4 w[BYTES / 16 ? BYTES / 16 : 1];
+        uint2 h;
+    } u;
+#pragma unroll
+    for (unsigned q = 0; q < V; q++) {
+        u64 bits;
+        if (!exact_quick_bits<R, OP>(s[q], n, bits))
+            return false;
+        u.b[q] = (U)bits;
+    }
+    U *p = (U *)out + at;
+    if (W == 16 && ((unsigned long long)p & 15u) == 0) {
+#pragma unroll
+        for (unsigned c = 0; c < BYTES / 16; c++)
+            ((uint4 *)p)[c] = u.w[c];
+    } else if (W == 8 && ((unsigned long long)p & 7u) == 0) {
+        *(uint2 *)p = u.h;
+    } else {
+#pragma unroll
+        for (unsigned q = 0; q < V; q++)
+            p[q] = u.b[q];
+    }
     return true;
 }
 
-// Output o's result from s, the exact sum of its len terms of type T, into
-// j.result's type: false, with nothing stored, where exact_quick_bits cannot
-// tell it.
-template <class T, int OP> __device__ __forceinline__ bool exact_quick_result_at(const ExactJob &j, long long at, double s,
-                                                                               u64 len);
-template <class T, int OP> __device__ __forceinline__ bool exact_quick_result(const ExactJob &j, u64 o, double s, u64 len)
-{
-    return exact_quick_result_at<T, OP>(j, exact_out_offset(j, o), s, len);
-}
-// The same, stored at out[at].
-template <class T, int OP> __device__ __forceinline__ bool exact_quick_result_at(const ExactJob &j, long long at, double s,
-                                                                               u64 len)
+// exact_quick_store_vector into j.result's type, for V outputs whose results are out[at], out[at + 1], ...
+template <class T, int OP, unsigned V>
+__device__ __forceinline__ bool exact_quick_results(const ExactJob &j, long long at, const double (&s)[V], u64 len)
 {
     if constexpr (exact_same<T, half_t>::V)
         if (j.result == CR_EXACT_R_FLOAT16)
-            return exact_quick_store<half_t, OP>(j.out, at, s, len);
+            return exact_quick_store_vector<half_t, OP, V>(j.out, at, s, len);
     if constexpr (exact_same<T, bf16_t>::V)
         if (j.result == CR_EXACT_R_BFLOAT16)
-            return exact_quick_store<bf16_t, OP>(j.out, at, s, len);
+            return exact_quick_store_vector<bf16_t, OP, V>(j.out, at, s, len);
     if constexpr (sizeof(T) <= 4)
         if (j.result == CR_EXACT_R_FLOAT32)
-            return exact_quick_store<float, OP>(j.out, at, s, len);
-    return exact_quick_store<double, OP>(j.out, at, s, len);
+            return exact_quick_store_vector<float, OP, V>(j.out, at, s, len);
+    return exact_quick_store_vector<double, OP, V>(j.out, at, s, len);
+}
+
+// Output o's result from s, the exact sum of its len terms of type T, into
+// j.result's type at out[at]: false, with nothing stored, where
+// exact_quick_bits cannot tell it.
+template <class T, int OP> __device__ __forceinline__ bool exact_quick_result_at(const ExactJob &j, long long at, double s,
+                                                                               u64 len)
+{
+    const double one[1] = {s};
+    return exact_quick_results<T, OP, 1>(j, at, one, len);
+}
+// The same at output o's place.
+template <class T, int OP> __device__ __forceinline__ bool exact_quick_result(const ExactJob &j, u64 o, double s, u64 len)
+{
+    return exact_quick_result_at<T, OP>(j, exact_out_offset(j, o), s, len);
 }
 
 // s + v into s by TwoSum, lost set where the addition was not exact (NaN
@@ -980,65 +1034,6 @@ __device__ __forceinline__ void exact_quick_vectors(const T *x, const long long 
     }
 }
 
-// The unsigned word of a result's bits.
-template <int BYTES> struct ExactWord;
-template <> struct ExactWord<2> { typedef unsigned short U; };
-template <> struct ExactWord<4> { typedef unsigned U; };
-template <> struct ExactWord<8> { typedef u64 U; };
-
-// V neighbouring outputs' results of type R (exact_quick_bits of their sums s, n terms each) at out[at],
-// out[at + 1], ...: 16-byte stores (8-byte ones for 8 bytes of results) where out[at] is on such a boundary
-// (outputs of one term write as many bytes as they read; V stores of one result a lane, 16 bytes apart,
-// wrote each sector of the L2 V times, which bound them, bench/NOTES.md). False, with nothing stored,
-// where exact_quick_bits cannot tell one.
-template <class R, int OP, unsigned V>
-__device__ __forceinline__ bool exact_quick_store_vector(void *out, long long at, const double (&s)[V], u64 n)
-{
-    typedef typename ExactWord<sizeof(R)>::U U;
-    constexpr unsigned BYTES = V * sizeof(U), W = BYTES >= 16 ? 16 : BYTES == 8 ? 8 : 0;
-    union {
-        U b[V];
-        uint4 w[BYTES / 16 ? BYTES / 16 : 1];
-        uint2 h;
-    } u;
-#pragma unroll
-    for (unsigned q = 0; q < V; q++) {
-        u64 bits;
-        if (!exact_quick_bits<R, OP>(s[q], n, bits))
-            return false;
-        u.b[q] = (U)bits;
-    }
-    U *p = (U *)out + at;
-    if (W == 16 && ((unsigned long long)p & 15u) == 0) {
-#pragma unroll
-        for (unsigned c = 0; c < BYTES / 16; c++)
-            ((uint4 *)p)[c] = u.w[c];
-    } else if (W == 8 && ((unsigned long long)p & 7u) == 0) {
-        *(uint2 *)p = u.h;
-    } else {
-#pragma unroll
-        for (unsigned q = 0; q < V; q++)
-            p[q] = u.b[q];
-    }
-    return true;
-}
-
-// exact_quick_store_vector into j.result's type, for V outputs whose results are out[at], out[at + 1], ...
-template <class T, int OP, unsigned V>
-__device__ __forceinline__ bool exact_quick_results(const ExactJob &j, long long at, const double (&s)[V], u64 len)
-{
-    if constexpr (exact_same<T, half_t>::V)
-        if (j.result == CR_EXACT_R_FLOAT16)
-            return exact_quick_store_vector<half_t, OP, V>(j.out, at, s, len);
-    if constexpr (exact_same<T, bf16_t>::V)
-        if (j.result == CR_EXACT_R_BFLOAT16)
-            return exact_quick_store_vector<bf16_t, OP, V>(j.out, at, s, len);
-    if constexpr (sizeof(T) <= 4)
-        if (j.result == CR_EXACT_R_FLOAT32)
-            return exact_quick_store_vector<float, OP, V>(j.out, at, s, len);
-    return exact_quick_store_vector<double, OP, V>(j.out, at, s, len);
-}
-
 // exact_quick's columns of whole 16-byte vectors (j.vec 2, the planner's:
 // neighbouring outputs neighbours in memory, everything aligned; outputs of
 // one term too): a lane takes V neighbouring outputs, a 16-byte vector a
@@ -1097,10 +1092,8 @@ template <class T, int OP> __device__ __forceinline__ void exact_quick_vector_co
             for (unsigned q = 0; q < V; q++)
                 bad = bad || !exact_quick_result<T, OP>(j, o0 + q, s[q], len);
         }
-        if (bad) { // this lane's outputs' group, for the exact lanes (rare but for spread data)
-            const u64 b = o0 / 32 / j.per_bit;
-            atomicOr(j.retry + b / 32, 1u << (b % 32));
-        }
+        if (bad) // this lane's outputs' group, for the exact lanes (rare but for spread data)
+            exact_mark(j, o0 / 32);
     }
 }
 
@@ -1151,10 +1144,8 @@ template <class T, int OP, unsigned L> __device__ __forceinline__ void exact_qui
                 for (unsigned q = 0; q < N; q++) // one kept dimension: output o at o * os
                     bad = bad || !exact_quick_result_at<T, OP>(j, (long long)(o0 + q) * os, s[q], L);
             }
-            if (bad) { // this vector's outputs' group, for the exact lanes
-                const u64 b = o0 / 32 / j.per_bit;
-                atomicOr(j.retry + b / 32, 1u << (b % 32));
-            }
+            if (bad) // this vector's outputs' group, for the exact lanes
+                exact_mark(j, o0 / 32);
         }
     }
 }
@@ -1247,10 +1238,8 @@ __global__ void __launch_bounds__(256) exact_quick(ExactJob j)
             const u64 t = t0 + k, o = (t >> lg) * 32 + (t & (G - 1)) * per + (lane >> lg);
             const bool bad = t < items && o < j.nout && sub == 0 && !(j.long_len && base[k] == -1) &&
                              (any || !exact_quick_result<T, OP>(j, o, s[k], len[k]));
-            if (__ballot_sync(EXACT_FULL, bad) && lane == 0) {
-                const u64 b = (t >> lg) / j.per_bit;
-                atomicOr(j.retry + b / 32, 1u << (b % 32));
-            }
+            if (__ballot_sync(EXACT_FULL, bad) && lane == 0)
+                exact_mark(j, t >> lg);
         }
     }
 }
@@ -1334,10 +1323,8 @@ __global__ void __launch_bounds__(256) exact_quick_long(ExactJob j)
                 exact_two_sum(sum, part[w], bad);
                 bad |= lost_in[w] != 0u;
             }
-            if (bad || !exact_quick_result<T, OP>(j, seg, sum, n)) {
-                const u64 b = seg / 32 / j.per_bit;
-                atomicOr(j.retry + b / 32, 1u << (b % 32));
-            }
+            if (bad || !exact_quick_result<T, OP>(j, seg, sum, n))
+                exact_mark(j, seg / 32);
         }
     }
     if (t == 0) {

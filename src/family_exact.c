@@ -399,8 +399,9 @@ static void plan(const struct cr_request *r, const struct cr_unit *u, const stru
          * fewer than 8 float32 ones, faster in the warp units: 4 columns 0.72 against 0.62, 0.71 against 0.34
          * on spread data; bfloat16's 2 and 8 columns faster here, 0.51 against 0.20):
          * exact_quick_columns first, a warp 32 of them (fewer: 32 / nout lanes each) over a part of the rows
-         * (parts for two waves of warps, of at least 32 rows, their doubles and their chunks' in the partials
-         * area, a ticket a chunk of CR_EXACT_COLS_FAN parts and one more a group), then the units above
+         * (cr_exact_cols_parts: whole waves of its warps, parts of at least 32 rows, their doubles and their
+         * chunks' in the partials area, a ticket a chunk of CR_EXACT_COLS_FAN parts and one more a group),
+         * then the units above
          * over the outputs it marked (one wave of them: most have nothing to do). It writes every group's
          * bit: the units' bits (CR_WS_RETRY_COLS) need no zeroing, and the lanes, which clear what they
          * take, keep theirs (CR_WS_RETRY) at zero. */
