@@ -1,5 +1,8 @@
 /* Shared pieces of the test-gpu-stats suite; see gpu_stats.h. */
 #include "gpu_stats.h"
+#ifndef CURED_STATS_EMU
+#include "pool.h"
+#endif
 
 #include <math.h>
 #include <stdio.h>
@@ -64,9 +67,64 @@ void gs_free(void *p)
         }
 }
 
+#ifndef CURED_STATS_EMU
+/* Before the first test, every statistic's kernels for each type and result
+ * type are compiled on every CPU (CURED_TEST_JOBS threads): the requests
+ * gs_check_all makes (whole arrays, columns of (n, 4) and rows of (4, n) for
+ * n = 1, 33 and 1003) on zeros, results unread. One after another they cost
+ * minutes of NVRTC (~300 kernels) before the first result. A kernel the list
+ * misses compiles at its first call, as it would anyway. */
+struct warm {
+    CUdeviceptr in, out;
+};
+
+static void warm_one(void *user, size_t i)
+{
+    const struct warm *w = user;
+    const cured_op op = (cured_op)(i / (2 * CURED_TYPE_COUNT));
+    const cured_type t = (cured_type)(i / 2 % CURED_TYPE_COUNT);
+    const cured_type out = i % 2 ? CURED_TYPE_FLOAT64 : CURED_TYPE_FLOAT32;
+    void *o = DP(w->out + 256 * i);
+    if (!stats_is_op(op))
+        return;
+    static const int64_t sizes[] = {1, 33, 1003};
+    for (size_t k = 0; k < sizeof sizes / sizeof *sizes; k++) {
+        const int64_t n = sizes[k];
+        if (cured_reduce_stats_async(H, op, DP(w->in), t, (size_t)n, 0, o, out, NULL) != CURED_SUCCESS)
+            return; /* not offered */
+        for (int axis = 0; axis < 2; axis++) {
+            const cured_layout lay = {2, {axis ? 4 : n, axis ? n : 4}, {axis ? n : 4, 1}};
+            (void)cured_reduce_axes_stats_async(H, op, DP(w->in), t, &lay, 1u << axis, 0, o, out, NULL, NULL);
+        }
+    }
+    (void)cured_reduce_stats_async(H, op, DP(w->in), t, (size_t)1 << 20, 0, o, out, NULL);
+}
+
+static void warm_kernels(void)
+{
+    const size_t count = (size_t)CURED_OP_COUNT * CURED_TYPE_COUNT * 2;
+    struct warm w = {dev_alloc(((size_t)1 << 20) * 8), dev_alloc(256 * count)};
+    void *zeros = gs_malloc(((size_t)1 << 20) * 8);
+    upload(w.in, zeros, ((size_t)1 << 20) * 8);
+    gs_free(zeros);
+    const char *env = getenv("CURED_TEST_JOBS");
+    pool_run(count, env != NULL && atoi(env) > 0 ? atoi(env) : pool_cpus(), warm_one, NULL, &w);
+    CU_OK(D->CtxSynchronize());
+    dev_free(w.in);
+    dev_free(w.out);
+}
+#endif
+
 void gs_setup(void)
 {
     gpu_setup();
+#ifndef CURED_STATS_EMU
+    static int warmed;
+    if (!warmed && !gs_light()) {
+        warmed = 1;
+        warm_kernels();
+    }
+#endif
 }
 
 void gs_teardown(void)
