@@ -1363,23 +1363,25 @@ __device__ __forceinline__ void exact_merge_parts(volatile double *parts, u64 fr
 }
 
 // Rows r, r + step, ... below r1 of a column (its first term at col, rows
-// stride apart) into s by TwoSum, four loads in flight; STEP 1: a step of
-// one, known to the compiler (32 columns a warp, the common case).
+// stride apart) into s by TwoSum, IN loads in flight (a lane's element is
+// 2 or 4 bytes: few bytes a load, so many loads); STEP 1: a step of one,
+// known to the compiler (32 columns a warp, the common case).
 template <class T, int STEP>
 __device__ __forceinline__ void exact_column_rows(const T *col, long long stride, u64 r, u64 r1, unsigned step,
                                                   double &s, bool &lost)
 {
+    enum { IN = 8 };
     const u64 by = STEP == 1 ? 1u : step;
     const long long d = (long long)by * stride;
     const T *p = col + (long long)r * stride;
-    for (; r + 3 * by < r1; r += 4 * by, p += 4 * d) { // loads first: four in flight
-        double v[4];
+    for (; r + (IN - 1) * by < r1; r += IN * by, p += IN * d) { // loads first: IN in flight
+        T v[IN];
 #pragma unroll
-        for (int k = 0; k < 4; k++)
-            v[k] = widen<double, T>(p[k * d]);
+        for (int k = 0; k < IN; k++)
+            v[k] = p[k * d];
 #pragma unroll
-        for (int k = 0; k < 4; k++)
-            exact_two_sum(s, v[k], lost);
+        for (int k = 0; k < IN; k++)
+            exact_two_sum(s, widen<double, T>(v[k]), lost);
     }
     for (; r < r1; r += by, p += d)
         exact_two_sum(s, widen<double, T>(*p), lost);
