@@ -12,6 +12,7 @@
  */
 #include "gpu_util.h"
 #include "exact_emu.h"
+#include "pool.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -626,11 +627,32 @@ START_TEST(test_digest)
 }
 END_TEST
 
+/* Every operator's unit for each type and result type, through cured_prepare: seconds of NVRTC
+ * each, so they compile on every CPU (CURED_TEST_JOBS threads) before the first test instead of
+ * one after another inside the tests. */
+static void prepare_one(void *user, size_t i)
+{
+    (void)user;
+    const cured_type t = FT[i / 3 % 4], out = i % 3 == 0 ? t : i % 3 == 1 ? CURED_TYPE_FLOAT32 : CURED_TYPE_FLOAT64;
+    (void)cured_prepare(H, XOP[i / 12], CURED_ALGO_AUTO, t, out); /* a pair not offered is refused: no unit */
+}
+
+static void exact_setup(void)
+{
+    static int prepared;
+    gpu_setup();
+    if (!prepared) {
+        prepared = 1;
+        const char *env = getenv("CURED_TEST_JOBS");
+        pool_run(5 * 4 * 3, env != NULL && atoi(env) > 0 ? atoi(env) : pool_cpus(), prepare_one, NULL, NULL);
+    }
+}
+
 static Suite *exact_suite(void)
 {
     Suite *s = suite_create("gpu-exact");
     TCase *c = tcase_create("exact");
-    tcase_add_checked_fixture(c, gpu_setup, gpu_teardown);
+    tcase_add_checked_fixture(c, exact_setup, gpu_teardown);
     tcase_set_timeout(c, 600);
     tcase_add_loop_test(c, test_whole, 0, 20);
     tcase_add_loop_test(c, test_forced_splits, 0, 8);
