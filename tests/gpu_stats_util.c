@@ -174,58 +174,77 @@ static void check_got(const char *what, cured_op op, cured_type t, cured_type ou
     expect_poison(got, ref_result_size(op, out), what);
 }
 
+/* Device buffers gs_check_all sets up once for all its checks: a result slot and, on the GPU,
+ * the input as 4 columns of an (n, 4) array and as 4 rows of a (4, n) one with their results'
+ * slots (each alloc, free and upload synchronises, and there are hundreds of checks an input). */
+struct gs_bufs {
+    CUdeviceptr slot;
+    CUdeviceptr views[2], out; /* 0 when n is 0 or above 2^16 (no axis checks) */
+};
+
+enum { AXIS_C = 4 };
+
 #ifndef CURED_STATS_EMU
-/* The same data as each of 4 columns of an (n, 4) array (reduce_cols: a thread's run of
- * rows) and as each of 4 rows of a (4, n) one (the row kernels), along the reduced axis;
- * every result is checked. The emulation (test-stats-emu) runs the column pass itself. */
-static void check_axes(const char *what, cured_op op, cured_type t, cured_type out, double ddof, const void *h,
-                       size_t n, const struct ref_result *r)
+static void views_make(struct gs_bufs *b, cured_type t, const void *h, size_t n)
 {
-    enum { C = 4 };
-    const size_t size = ref_size(t), rsize = ref_result_size(op, out);
-    if (n == 0 || n > ((size_t)1 << 16))
+    const size_t size = ref_size(t);
+    b->views[0] = b->views[1] = b->out = 0;
+    if (n == 0 || n > ((size_t)1 << 16) || gs_light())
         return;
-    unsigned char *cols = gs_malloc(n * C * size), *rows = gs_malloc(n * C * size);
+    unsigned char *cols = gs_malloc(n * AXIS_C * size), *rows = gs_malloc(n * AXIS_C * size);
     for (size_t i = 0; i < n; i++)
-        for (size_t j = 0; j < C; j++) {
-            memcpy(cols + (i * C + j) * size, (const unsigned char *)h + i * size, size);
+        for (size_t j = 0; j < AXIS_C; j++) {
+            memcpy(cols + (i * AXIS_C + j) * size, (const unsigned char *)h + i * size, size);
             memcpy(rows + (j * n + i) * size, (const unsigned char *)h + i * size, size);
         }
     for (int axis = 0; axis < 2; axis++) {
+        b->views[axis] = dev_alloc(n * AXIS_C * size);
+        upload(b->views[axis], axis ? rows : cols, n * AXIS_C * size);
+    }
+    b->out = dev_alloc(SLOT * AXIS_C);
+    gs_free(cols);
+    gs_free(rows);
+}
+
+/* The same data as each of 4 columns of an (n, 4) array (reduce_cols: a thread's run of
+ * rows) and as each of 4 rows of a (4, n) one (the row kernels), along the reduced axis;
+ * every result is checked. The emulation (test-stats-emu) runs the column pass itself. */
+static void check_axes(const char *what, cured_op op, cured_type t, cured_type out, double ddof,
+                       const struct gs_bufs *b, size_t n, const struct ref_result *r)
+{
+    const int64_t C = AXIS_C;
+    const size_t rsize = ref_result_size(op, out);
+    if (b->out == 0)
+        return;
+    for (int axis = 0; axis < 2; axis++) {
         const cured_layout lay = {2, {axis ? C : (int64_t)n, axis ? (int64_t)n : C}, {axis ? (int64_t)n : C, 1}};
-        CUdeviceptr d = dev_alloc(n * C * size), o = dev_alloc(SLOT * C);
-        upload(d, axis ? rows : cols, n * C * size);
-        poison(o, SLOT * C);
+        const CUdeviceptr d = b->views[axis], o = b->out;
+        poison(o, SLOT * AXIS_C);
         char w[300];
         snprintf(w, sizeof w, "%s %s %s->%s ddof %g along axis %d of (%s), %s, n=%zu", axis ? "rows" : "columns",
                  cured_op_name(op), cured_type_name(t), cured_type_name(out), ddof, axis, axis ? "4, n" : "n, 4",
                  what, n);
         CURED_OK(cured_reduce_axes_stats_async(H, op, DP(d), t, &lay, 1u << axis, ddof, DP(o), out, NULL, NULL));
-        unsigned char got[SLOT * C];
+        unsigned char got[SLOT * AXIS_C];
         download(got, o, sizeof got);
-        for (size_t j = 0; j < C; j++) {
+        for (size_t j = 0; j < AXIS_C; j++) {
             char wj[340];
             snprintf(wj, sizeof wj, "%s, result %zu", w, j);
             ref_check(op, t, out, got + j * rsize, r, wj);
         }
-        for (size_t k = C * rsize; k < sizeof got; k++)
+        for (size_t k = AXIS_C * rsize; k < sizeof got; k++)
             ck_assert_msg(got[k] == POISON_BYTE, "%s: byte %zu written (0x%02x) (seed %llu)", w, k, got[k], test_seed);
-        dev_free(d);
-        dev_free(o);
     }
-    gs_free(cols);
-    gs_free(rows);
 }
 #endif
 
 /* n elements at d, s the references of those op reduces (stats_ref_compute_op). */
 static void check_n(const char *what, cured_op op, cured_type t, cured_type out, double ddof,
-                    const struct stats_ref *s, CUdeviceptr d, size_t n)
+                    const struct stats_ref *s, CUdeviceptr d, size_t n, CUdeviceptr slot)
 {
     struct ref_result r;
     stats_ref_result(op, out, s, ddof, &r);
     char w[300];
-    CUdeviceptr slot = dev_alloc(SLOT);
     poison(slot, SLOT);
     snprintf(w, sizeof w, "async %s %s->%s ddof %g, %s, n=%zu", cured_op_name(op), cured_type_name(t),
              cured_type_name(out), ddof, what, n);
@@ -235,7 +254,6 @@ static void check_n(const char *what, cured_op op, cured_type t, cured_type out,
     if (gs_table_on())
         gs_table_row(what, op, t, out, ddof, s, got);
     check_got(w, op, t, out, got, &r);
-    dev_free(slot);
     if (gs_light())
         return;
 
@@ -262,18 +280,35 @@ static void check_n(const char *what, cured_op op, cured_type t, cured_type out,
 void gs_check(const char *what, cured_op op, cured_type t, cured_type out, double ddof, const struct stats_ref *s,
               CUdeviceptr d)
 {
-    check_n(what, op, t, out, ddof, s, d, s->n);
+    const CUdeviceptr slot = dev_alloc(SLOT);
+    check_n(what, op, t, out, ddof, s, d, s->n, slot);
+    dev_free(slot);
 }
 
 /* Every statistic of the operator table, the NaN-skipping ones against the references of the
  * elements that are not NaN (m of them: ddof up to m, so that NaNs leave too few). */
 void gs_check_all(const char *what, cured_type t, const void *h, CUdeviceptr d, size_t n)
 {
+    /* The references of every statistic are those of x, or for the NaN-skipping ones those of its
+     * elements that are not NaN: each computed once (a long double pass over 2^20 elements takes
+     * a fifth of a second, and there are a dozen statistics). */
+    struct stats_ref refs[2];
+    size_t counts[2];
+    int have[2] = {0, 0};
+    struct gs_bufs b = {dev_alloc(SLOT), {0, 0}, 0};
+#ifndef CURED_STATS_EMU
+    views_make(&b, t, h, n);
+#endif
     for (int op = 0; op < CURED_OP_COUNT; op++) {
         if (!stats_is_op((cured_op)op))
             continue;
-        struct stats_ref s;
-        const size_t m = stats_ref_compute_op((cured_op)op, t, h, n, &s);
+        const int skips = ref_op((cured_op)op)->base != (cured_op)op && ref_is_float(t);
+        if (!have[skips]) {
+            counts[skips] = stats_ref_compute_op((cured_op)op, t, h, n, &refs[skips]);
+            have[skips] = 1;
+        }
+        const struct stats_ref s = refs[skips];
+        const size_t m = counts[skips];
         const double ddofs[] = {0, 1, m > 1 ? (double)m - 1 : 0.5, (double)m};
         const cured_op base = cr_op_base((cured_op)op);
         for (int out = CURED_TYPE_FLOAT32; out <= CURED_TYPE_FLOAT64; out++) {
@@ -281,15 +316,23 @@ void gs_check_all(const char *what, cured_type t, const void *h, CUdeviceptr d, 
                 continue;
             const int moments = base != CURED_OP_MEAN && base != CURED_OP_LOGSUMEXP;
             for (size_t j = 0; j < (moments && !gs_light() ? 4 : 1); j++) {
-                check_n(what, (cured_op)op, t, (cured_type)out, ddofs[j], &s, d, n);
+                check_n(what, (cured_op)op, t, (cured_type)out, ddofs[j], &s, d, n, b.slot);
 #ifndef CURED_STATS_EMU
                 if (j < 2 && !gs_light()) {
                     struct ref_result r;
                     stats_ref_result((cured_op)op, (cured_type)out, &s, ddofs[j], &r);
-                    check_axes(what, (cured_op)op, t, (cured_type)out, ddofs[j], h, n, &r);
+                    check_axes(what, (cured_op)op, t, (cured_type)out, ddofs[j], &b, n, &r);
                 }
 #endif
             }
         }
     }
+    dev_free(b.slot);
+#ifndef CURED_STATS_EMU
+    for (int axis = 0; axis < 2; axis++)
+        if (b.views[axis] != 0)
+            dev_free(b.views[axis]);
+    if (b.out != 0)
+        dev_free(b.out);
+#endif
 }
