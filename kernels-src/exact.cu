@@ -1413,7 +1413,7 @@ __device__ __forceinline__ bool exact_arrive_part(volatile double *parts, u64 at
 // float32; a reduced stride other than 1), first in doubles: a warp takes 32
 // neighbouring outputs (a line of each row; with fewer than 32 outputs, each
 // column's 32 / nout lanes take every (32 / nout)-th row, and meet by
-// shuffles) over a part of j.part rows, four rows in flight a lane, each
+// shuffles) over a part of j.part rows, eight rows in flight a lane, each
 // addition a TwoSum. With j.splits parts an output, each part leaves its
 // double (NaN where a bit was lost) in j.states and takes a ticket; the last
 // of CR_EXACT_COLS_FAN parts sums them, and with more parts than that, each

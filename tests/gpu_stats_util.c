@@ -70,10 +70,12 @@ void gs_free(void *p)
 #ifndef CURED_STATS_EMU
 /* Before the first test, every statistic's kernels for each type and result
  * type are compiled on every CPU (CURED_TEST_JOBS threads): the requests
- * gs_check_all makes (whole arrays, columns of (n, 4) and rows of (4, n) for
- * n = 1, 33 and 1003) on zeros, results unread. One after another they cost
- * minutes of NVRTC (~300 kernels) before the first result. A kernel the list
- * misses compiles at its first call, as it would anyway. */
+ * gs_check_all makes (whole arrays of 1, 33, 1003 and 2^20 elements, columns
+ * of (n, 4) and rows of (4, n) for n = 1, 33 and 1003) on zeros, results
+ * unread. One after another they cost minutes of NVRTC (~480 kernels) before
+ * the first result. A kernel the list misses compiles at its first call, as it
+ * would anyway. Not under CURED_TEST_SANITIZE, nor when CURED_TEST_ONLY or
+ * CK_RUN_CASE picks some of the tests. */
 struct warm {
     CUdeviceptr in, out;
 };
@@ -120,7 +122,8 @@ void gs_setup(void)
     gpu_setup();
 #ifndef CURED_STATS_EMU
     static int warmed;
-    if (!warmed && !gs_light()) {
+    const char *only = getenv("CURED_TEST_ONLY"), *tcase = getenv("CK_RUN_CASE");
+    if (!warmed && !gs_light() && (only == NULL || *only == '\0') && (tcase == NULL || *tcase == '\0')) {
         warmed = 1;
         warm_kernels();
     }
@@ -179,7 +182,7 @@ static void check_got(const char *what, cured_op op, cured_type t, cured_type ou
  * slots (each alloc, free and upload synchronises, and there are hundreds of checks an input). */
 struct gs_bufs {
     CUdeviceptr slot;
-    CUdeviceptr views[2], out; /* 0 when n is 0 or above 2^16 (no axis checks) */
+    CUdeviceptr views[2], out; /* 0 without axis checks: n 0 or above 2^16, CURED_TEST_SANITIZE, the emulation */
 };
 
 enum { AXIS_C = 4 };

@@ -442,7 +442,8 @@ START_TEST(test_determinism)
 }
 END_TEST
 
-/* Arguments through a real handle: nothing written, nothing launched; cured_prepare loads the kernel. */
+/* Arguments through a real handle: nothing written, nothing launched; cured_prepare finds the kernel
+ * (the warm-up loaded it; run alone, the test compiles it). */
 START_TEST(test_arguments)
 {
     CUdeviceptr d = dev_alloc(64);
