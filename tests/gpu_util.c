@@ -1,5 +1,6 @@
 /* Shared pieces of the GPU suites; see gpu_util.h. */
 #include "gpu_util.h"
+#include "pool.h"
 
 #include <dlfcn.h>
 #include <stdio.h>
@@ -38,6 +39,12 @@ static void probe_child(const char *prog)
         _exit(1);
     }
     _exit(0);
+}
+
+int test_jobs(void)
+{
+    const char *env = getenv("CURED_TEST_JOBS");
+    return env != NULL && atoi(env) > 0 ? atoi(env) : pool_cpus();
 }
 
 int gpu_main(const char *prog, Suite *s)

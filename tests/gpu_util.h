@@ -16,6 +16,9 @@
 #define POISON32 0xa5a5a5a5u
 #define POISON64 0xa5a5a5a5a5a5a5a5ull
 
+/* Threads for the suites' parallel compiles: CURED_TEST_JOBS, else the number of CPUs. */
+int test_jobs(void);
+
 /* Set up by gpu_setup() (a checked fixture: it runs inside the runner). */
 extern const struct cr_driver_all *D; /* the tests' driver table (tools/driver_all.h) */
 extern CUdevice DEV;              /* device 0 */

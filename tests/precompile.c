@@ -6,6 +6,7 @@
  */
 #include "cured.h"
 #include "precompile.h"
+#include "gpu_util.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -94,8 +95,7 @@ int precompile(size_t table_kernels, const int *archs, int narchs, const int *ma
     for (size_t k = 0; k < nk; k++)
         if (k % group % kernel_stride == 0 && (k < table_kernels || k % ptx_stride == 0) && !precompile_sampled(k))
             add_job(&j, k, archs[narchs - 1], 1);
-    const char *env = getenv("CURED_TEST_JOBS");
-    int threads = env != NULL && atoi(env) > 0 ? atoi(env) : pool_cpus();
+    const int threads = test_jobs();
     printf("compiling %zu images (%zu kernels; cubins for %d architectures; PTX for compute_%d) "
            "on %d thread%s\n", j.n, nk, narchs, archs[narchs - 1], threads, threads == 1 ? "" : "s");
     fflush(stdout);

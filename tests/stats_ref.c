@@ -13,9 +13,14 @@ int stats_is_op(cured_op op)
     return o != NULL && o->kind == REF_STATS && (o->base == op || o->nan != REF_NAN_PROPAGATES);
 }
 
+int stats_ref_skips_nan(cured_op op, cured_type t)
+{
+    return ref_op(op)->base != op && ref_is_float(t); /* the oracle's row names its base */
+}
+
 size_t stats_ref_compute_op(cured_op op, cured_type t, const void *x, size_t n, struct stats_ref *s)
 {
-    if (ref_op(op)->base == op || !ref_is_float(t)) { /* not NaN-skipping (the oracle's row names its base) */
+    if (!stats_ref_skips_nan(op, t)) {
         stats_ref_compute(t, x, n, s);
         return n;
     }

@@ -33,6 +33,9 @@ void stats_ref_compute(cured_type t, const void *x, size_t n, struct stats_ref *
  * NaN-skipping one (NANMEAN, NANVAR, NANSTD) those of its elements that
  * are not NaN; returns how many elements they are. */
 size_t stats_ref_compute_op(cured_op op, cured_type t, const void *x, size_t n, struct stats_ref *s);
+/* 1 where stats_ref_compute_op takes only the elements that are not NaN
+ * (a NaN-skipping op of a float type; the same references for all of them). */
+int stats_ref_skips_nan(cured_op op, cured_type t);
 
 /*
  * The expected result of a statistic with ddof (MEAN and LOGSUMEXP ignore

@@ -645,8 +645,7 @@ static void exact_setup(void)
     gpu_setup();
     if (!prepared) {
         prepared = 1;
-        const char *env = getenv("CURED_TEST_JOBS");
-        pool_run(5 * 4 * 3, env != NULL && atoi(env) > 0 ? atoi(env) : pool_cpus(), prepare_one, NULL, NULL);
+        pool_run(5 * 4 * 3, test_jobs(), prepare_one, NULL, NULL);
     }
 }
 
