@@ -224,10 +224,15 @@ typedef struct cr_exact_job {
     struct cr_kept kept;
     struct cr_reduced red;
     CR_DEVPTR(LongEntry) longs;      /* exact_quick over segments: where it lists those over long_len terms
-                                      * for exact_quick_long (long_len 0: it lists none; ticket and pad unused) */
-    CR_DEVPTR(unsigned) long_count;  /* three words, kept at zero: the count listed (it goes on past long_cap),
+                                      * for exact_quick_long, in pieces (long_len 0: it lists none). An entry is
+                                      * a piece: seg, begin and len its own; pad = k | pieces << 16 (pieces 0:
+                                      * no piece); the segment's first piece's ticket counts its pieces done.
+                                      * A piece's block leaves its double at begin (NaN where it lost a bit). */
+    CR_DEVPTR(unsigned) long_count;  /* three words, kept at zero: the entries listed (it goes on past long_cap),
                                       * exact_quick_long's counter and its done word */
-    cr_u32 long_len, long_cap;       /* segments over long_len terms are listed, the first long_cap of them */
+    cr_u32 long_len, long_cap;       /* segments over long_len terms are listed, the first long_cap entries */
+    cr_u32 long_piece, pad_long;     /* a listed segment's pieces: long_piece terms each (the last fewer), or
+                                      * more where it would take over CR_EXACT_LONG_PIECES of them */
 } ExactJob;
 CR_ABI_AT(struct cr_exact_job, retry, 56);
 CR_ABI_AT(struct cr_exact_job, nout, 64);
@@ -240,8 +245,11 @@ CR_ABI_AT(struct cr_exact_job, kept, 136);
 CR_ABI_AT(struct cr_exact_job, red, 136 + 8 + 24 * CR_ABI_MAX_RANK);
 CR_ABI_AT(struct cr_exact_job, longs, 136 + sizeof(struct cr_kept) + sizeof(struct cr_reduced));
 CR_ABI_ASSERT(sizeof(struct cr_exact_job) == 8 * 8 + 3 * 8 + 16 + 8 * 4 + sizeof(struct cr_kept) + sizeof(struct cr_reduced) +
-                  2 * 8 + 2 * 4,
+                  2 * 8 + 4 * 4,
               "sizeof ExactJob");
+/* The most pieces of one segment on exact_quick's list (pad's 16 bits; few enough that the list's count, which
+ * no lane adds to once it has reached long_cap, cannot wrap past 2^32 however many lanes add at once). */
+#define CR_EXACT_LONG_PIECES 1024u
 
 /* exact_quick's retry bits (CR_WS_RETRY of the stream's workspace): groups of 32 outputs share a bit past
  * this many groups. exact_quick_columns' bits (a group each, so at most this many groups) and tickets (for

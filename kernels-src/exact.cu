@@ -1007,6 +1007,14 @@ __device__ __forceinline__ void exact_lanes(const ExactJob &j, long long *lanes,
 // LINEAR and SEGMENTS (GENERAL's offsets go to the lanes).
 #define EXACT_QUICK_K 4
 
+// The terms of each piece of a listed segment of n terms: j.long_piece, or
+// more where that would make over CR_EXACT_LONG_PIECES pieces.
+__device__ __forceinline__ u64 exact_piece_len(const ExactJob &j, u64 n)
+{
+    const u64 least = (n + CR_EXACT_LONG_PIECES - 1) / CR_EXACT_LONG_PIECES;
+    return least > j.long_piece ? least : j.long_piece;
+}
+
 // exact_quick's rows of whole 16-byte vectors: lane sub of a group of G
 // takes every G-th vector of its K outputs (len terms from base, a multiple
 // of the vector), K vectors in flight.
@@ -1191,18 +1199,27 @@ __global__ void __launch_bounds__(256) exact_quick(ExactJob j)
             if (t < items && o < j.nout)
                 exact_output(j, o, base[k], n, sub == 0);
             // A segment over long_len terms would hold its warp long after the others: its group's first lane
-            // lists it for exact_quick_long's blocks (past long_cap, the exact lanes take it, in a warp)
-            unsigned at = ~0u;
-            if (sub == 0 && j.long_len && n > j.long_len) {
-                at = atomicAdd(j.long_count, 1u);
-                if (at < j.long_cap) {
-                    LongEntry *e = j.longs + at;
-                    e->seg = o;
-                    e->begin = base[k];
-                    e->len = n;
+            // lists it for exact_quick_long's blocks, in pieces (past long_cap, the exact lanes take it, in a
+            // warp), unless the list is full (so that the count, however many lanes add, cannot wrap)
+            bool listed = false;
+            if (sub == 0 && j.long_len && n > j.long_len && *(volatile unsigned *)j.long_count < j.long_cap) {
+                const u64 plen = exact_piece_len(j, n);
+                const unsigned pieces = (unsigned)((n + plen - 1) / plen), at = atomicAdd(j.long_count, pieces);
+                listed = at < j.long_cap && pieces <= j.long_cap - at;
+                // pieces that do not all fit leave empty entries up to long_cap
+                const unsigned end = listed ? at + pieces : at < j.long_cap ? j.long_cap : at;
+                for (unsigned e = at; e < end; e++) {
+                    const u64 q = e - at, from = q * plen;
+                    LongEntry *p = j.longs + e;
+                    p->seg = o;
+                    p->begin = base[k] + (long long)from;
+                    p->len = !listed ? 0 : n - from < plen ? n - from : plen;
+                    p->ticket = 0u;
+                    p->pad = listed ? (unsigned)q | pieces << 16 : 0u;
                 }
             }
-            const bool listed = j.long_len && __shfl_sync(EXACT_FULL, at < j.long_cap, lane & ~(G - 1)); // j.long_len: the same for the warp
+            if (j.long_len) // the same for the warp
+                listed = __shfl_sync(EXACT_FULL, listed, lane & ~(G - 1));
             fail[k] = !listed && n > (j.long_len ? j.long_len : EXACT_LANE_LONG * G); // the exact lanes give it a warp
             len[k] = fail[k] || listed ? 0u : (unsigned)n;
             if (listed)
@@ -1245,16 +1262,19 @@ __global__ void __launch_bounds__(256) exact_quick(ExactJob j)
 }
 
 // The segments over j.long_len terms that exact_quick listed (SUM and MEAN
-// of float16, bfloat16 and float32): a block an entry, taken from a counter
-// (a block that drew short segments takes more), its threads summing
-// 16-byte vectors in doubles by TwoSum, four in flight a thread, then
-// merging by shuffles and, in warp order, through shared memory. Where no
-// addition lost a bit, the double is the exact sum and is rounded once;
-// otherwise the segment's group is marked in j.retry, and the exact lanes
-// (whose warp takes a long segment) sum it again. The last block out puts
-// the list's three words back to zero.
+// of float16, bfloat16 and float32), in pieces of about j.long_piece terms:
+// a block a piece, taken from a counter (a block that drew short pieces
+// takes more), its threads summing 16-byte vectors in doubles by TwoSum,
+// four in flight a thread, then merging by shuffles and, in warp order,
+// through shared memory. A segment of several pieces meets at its first
+// piece's ticket: each piece leaves its double in its entry, and the last
+// to arrive adds them. Where no addition lost a bit, the double is the exact
+// sum (whatever the order of the additions) and is rounded once; otherwise
+// the segment's group is marked in j.retry, and the exact lanes (whose warp
+// takes a long segment) sum it again. The last block out puts the list's
+// three words back to zero.
 template <class T, int OP>
-__global__ void __launch_bounds__(256) exact_quick_long(ExactJob j)
+__global__ void __launch_bounds__(256, 8) exact_quick_long(ExactJob j)
 {
     enum { K = 4, BLOCK = 256, WARPS = BLOCK / 32 };
     constexpr unsigned V = 16 / sizeof(T);
@@ -1271,7 +1291,8 @@ __global__ void __launch_bounds__(256) exact_quick_long(ExactJob j)
         const unsigned e = take;
         if (e >= listed) // the same for the block
             break;
-        const u64 seg = j.longs[e].seg, n = j.longs[e].len;
+        const u64 seg = j.longs[e].seg, n = j.longs[e].len; // an empty entry has no terms
+        const unsigned piece = j.longs[e].pad & 0xffffu, pieces = j.longs[e].pad >> 16;
         const T *x = (const T *)j.in + j.longs[e].begin;
         // terms up to the first 16-byte boundary, then whole vectors, then the rest (fewer than V)
         const u64 a = (u64)x;
@@ -1323,8 +1344,26 @@ __global__ void __launch_bounds__(256) exact_quick_long(ExactJob j)
                 exact_two_sum(sum, part[w], bad);
                 bad |= lost_in[w] != 0u;
             }
-            if (bad || !exact_quick_result<T, OP>(j, seg, sum, n))
-                exact_mark(j, seg / 32);
+            if (pieces == 1) {
+                if (bad || !exact_quick_result<T, OP>(j, seg, sum, n))
+                    exact_mark(j, seg / 32);
+            } else if (pieces > 1) {
+                volatile LongEntry *first = j.longs + (e - piece);
+                j.longs[e].begin = __double_as_longlong(bad ? __longlong_as_double(0x7ff8000000000000ll) : sum);
+                __threadfence(); // the double before the ticket
+                if (atomicAdd((unsigned *)&first->ticket, 1u) == pieces - 1u) {
+                    __threadfence(); // the ticket before the others' doubles
+                    double total = -0.0; // a NaN (a piece that lost a bit) loses one here
+                    bool lost = false;
+                    u64 terms = 0;
+                    for (unsigned q = 0; q < pieces; q++) {
+                        exact_two_sum(total, __longlong_as_double(first[q].begin), lost);
+                        terms += first[q].len;
+                    }
+                    if (lost || !exact_quick_result<T, OP>(j, seg, total, terms))
+                        exact_mark(j, seg / 32);
+                }
+            }
         }
     }
     if (t == 0) {

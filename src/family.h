@@ -283,12 +283,15 @@ struct cr_exact_force {
     int lanes;
     int finish; /* 1: split outputs through exact_finish's records, not the accumulators */
     int quick;  /* -1: short SUM and MEAN outputs without exact_quick first; 0: the planner's choice */
-    unsigned long_cap; /* exact_quick's list of long segments: the entries it holds (0: the planner's) */
+    unsigned long_cap;   /* exact_quick's list of long segments: the entries it holds (0: the planner's) */
+    unsigned long_piece; /* the terms of a listed segment's pieces (0: the planner's) */
 };
-/* exact_quick lists the segments over cr_exact_long_len(its lanes an output) terms for exact_quick_long, up
- * to CR_EXACT_LONG_CAP of them (and what the partials area holds). */
+/* exact_quick lists the segments over cr_exact_long_len(its lanes an output) terms for exact_quick_long, in
+ * pieces of CR_EXACT_LONG_PIECE_BYTES (a block each), up to CR_EXACT_LONG_CAP pieces (and what the partials
+ * area holds). */
 #define CR_EXACT_LONG_MIN 512u
 #define CR_EXACT_LONG_CAP 65536u
+#define CR_EXACT_LONG_PIECE_BYTES 32768u
 uint32_t cr_exact_long_len(unsigned group);
 /* exact_quick_columns' parts a column of len rows (at most `most`, each of ceil(len / parts) rows) for `groups`
  * groups of 32 columns, its items (a part of a group) filling whole waves of `wave` resident warps. */

@@ -384,10 +384,14 @@ static void plan(const struct cr_request *r, const struct cr_unit *u, const stru
             j.long_cap = (cr_u32)min_u64(cr_partials_area(dev) / sizeof(struct cr_long_entry), CR_EXACT_LONG_CAP);
             if (cr_exact_force.long_cap)
                 j.long_cap = (cr_u32)min_u64(cr_exact_force.long_cap, j.long_cap);
+            /* a block a piece: the longest segment no longer holds one block long after the rest (one block
+             * took the power law's 758K terms alone, 256 segments of 1 MiB kept 256 blocks busy) */
+            j.long_piece = cr_exact_force.long_piece ? cr_exact_force.long_piece
+                                                     : (cr_u32)(CR_EXACT_LONG_PIECE_BYTES / cr_type_size(r->in));
         }
         l = cr_plan_launch(p, 3, cr_div_up(qgrid, 1), 256);
         cr_plan_struct(p, l, &j, sizeof j);
-        if (j.long_len) { /* a block a listed segment: one wave of them takes the list from a counter */
+        if (j.long_len) { /* a block a listed piece: one wave of them takes the list from a counter */
             const uint64_t per_sm = k->fn_blocks_per_sm[5] > 0 ? (uint64_t)k->fn_blocks_per_sm[5] : 1;
             l = cr_plan_launch(p, 5, cr_div_up(cr_exact_force.grid ? cr_exact_force.grid : per_sm * dev->sms, 1), 256);
             cr_plan_struct(p, l, &j, sizeof j);

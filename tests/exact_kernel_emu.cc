@@ -12,6 +12,7 @@
 #include <vector>
 
 emu_exact_bounds emu_exact_inputs;
+unsigned long long emu_exact_quick_marked;
 
 namespace {
 
@@ -92,6 +93,13 @@ int run(const ExactJob &j, unsigned grid, unsigned finish_grid, const ExactJob *
     if (quick && !quick_columns && quick->long_len &&
         launch(Kernels<T, OP>::quick_long, *quick, long_grid, 256, seed ^ 0x2545f491u, error))
         return -1;
+    if (quick && !quick_columns) {
+        const u64 groups = (quick->nout + 31) / 32, bits = (groups + quick->per_bit - 1) / quick->per_bit;
+        const unsigned *retry = (const unsigned *)(uintptr_t)quick->retry;
+        emu_exact_quick_marked = 0;
+        for (u64 b = 0; b < bits; b++)
+            emu_exact_quick_marked += retry[b / 32] >> (b % 32) & 1u;
+    }
     if (launch(j.unit_warps ? Kernels<T, OP>::reduce : Kernels<T, OP>::lanes, j, grid, Kernels<T, OP>::BLOCK, seed, error))
         return -1;
     if (j.splits > 1 && !j.tickets && launch(Kernels<T, OP>::finish, j, finish_grid, 256, ~seed, error))

@@ -40,6 +40,10 @@ int emu_exact_kernel_run(int type, int rtype, int op, const struct cr_exact_job 
                          unsigned long_grid, const void *in,
                          size_t in_bytes, const void *in2, size_t in2_bytes, uint64_t seed, const char **error);
 
+/* The bits of quick's j.retry set after exact_quick and exact_quick_long, before the lanes (which clear them),
+ * in the last emu_exact_kernel_run with quick set (not exact_quick_columns'). */
+extern unsigned long long emu_exact_quick_marked;
+
 #ifdef __cplusplus
 }
 #endif

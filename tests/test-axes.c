@@ -562,11 +562,14 @@ START_TEST(test_plan_exact_segments)
                       "case %zu: %u entries, %u parts, tickets 0x%llx", i, q.long_cap, q.splits,
                       (unsigned long long)q.tickets);
         ck_assert_uint_eq((uint64_t)q.long_cap * 32, (uint64_t)q.long_cap * sizeof(struct cr_long_entry));
+        /* pieces of 32 KiB: a block each */
+        ck_assert_uint_eq(q.long_piece, CR_EXACT_LONG_PIECE_BYTES / (cases[i].in == CURED_TYPE_FLOAT32 ? 4 : 2));
         /* the fake kernel has no occupancy of its own: a block an SM */
         ck_assert_uint_eq(p.l[1].grid, (unsigned)fake.facts.sms);
     }
     /* the tests' force: a shorter list, and grid 1 for every kernel */
     cr_exact_force.long_cap = 3;
+    cr_exact_force.long_piece = 5;
     cr_exact_force.grid = 1;
     struct cr_request r;
     ck_assert_int_eq(cr_request_make(CURED_OP_EXACT_SUM, CURED_ALGO_AUTO, CURED_TYPE_FLOAT32, CURED_TYPE_FLOAT32, &r),
@@ -580,8 +583,9 @@ START_TEST(test_plan_exact_segments)
     fake_plan(&r, &u, &g, 0.0, &p);
     struct cr_exact_job q;
     memcpy(&q, p.l[0].params[0], sizeof q);
-    ck_assert_msg(p.nlaunch == 3 && q.long_cap == 3 && p.l[0].grid == 1 && p.l[1].grid == 1 && p.l[2].grid == 1,
-                  "forced: %d launches, cap %u", p.nlaunch, q.long_cap);
+    ck_assert_msg(p.nlaunch == 3 && q.long_cap == 3 && q.long_piece == 5 && p.l[0].grid == 1 && p.l[1].grid == 1 &&
+                      p.l[2].grid == 1,
+                  "forced: %d launches, cap %u, pieces of %u", p.nlaunch, q.long_cap, q.long_piece);
     memset(&cr_exact_force, 0, sizeof cr_exact_force);
     /* columns for exact_quick_columns (the fifth kernel, first): few columns' thousands of parts meet in chunks of
      * CR_EXACT_COLS_FAN, their doubles and the chunks' inside the partials area, their tickets inside the slot's */

@@ -170,6 +170,8 @@ struct job_case {
     uint64_t *want;       /* nout results' bits */
     uint64_t out_words;   /* results' slots, from out's start (strided outputs leave gaps) */
     uint64_t bad;         /* the guard word expected (segments) */
+    int doubles_exact;    /* SUM or MEAN of segments whose terms a double sums exactly: where the long ones all fit
+                           * on exact_quick's list, exact_quick and exact_quick_long leave no group to the lanes */
     char what[160];
 };
 
@@ -260,6 +262,7 @@ struct variant {
     unsigned vec;            /* exact_quick reads 16-byte vectors (where the planner would allow it) */
     unsigned qsplits, quick_grid; /* exact_quick_columns' parts an output; the first kernel's grid */
     unsigned long_len, long_cap, long_grid; /* segments: exact_quick's list for exact_quick_long (long_len 0: none) */
+    unsigned long_piece;                    /* the terms of the list's pieces */
 };
 #define MAX_OUT 4096
 static uint64_t got_bits[MAX_VARIANTS][MAX_OUT], owner[4 * MAX_OUT];
@@ -280,6 +283,23 @@ static void split_of(uint64_t len, uint64_t n, unsigned grain, unsigned *splits,
     n = (len + p - 1) / p;
     *splits = n < 1 ? 1 : (unsigned)n;
     *part = n <= 1 ? (uint64_t)1 << 62 : p;
+}
+
+/* The entries of exact_quick's list for a job's segments over long_len terms, in pieces of long_piece (exact.cu's
+ * exact_piece_len). */
+static uint64_t pieces_needed(const struct cr_exact_job *j, unsigned long_len, unsigned long_piece)
+{
+    uint64_t all = 0;
+    for (uint64_t o = 0; o < j->nout; o++) {
+        long long base;
+        uint64_t n;
+        output_span(j, o, &base, &n);
+        if (n <= long_len)
+            continue;
+        const uint64_t least = (n + CR_EXACT_LONG_PIECES - 1) / CR_EXACT_LONG_PIECES, plen = least > long_piece ? least : long_piece;
+        all += (n + plen - 1) / plen;
+    }
+    return all;
 }
 
 /* Runs the job under each variant; every output's bits must be the
@@ -337,6 +357,7 @@ static void run_job(struct job_case *c, const struct variant *v, int nv)
             j.long_count = (uintptr_t)long_count;
             j.long_len = v[k].long_len;
             j.long_cap = v[k].long_cap;
+            j.long_piece = v[k].long_piece;
         }
         struct cr_exact_job q = j;
         if (v[k].quick == 2) {
@@ -366,14 +387,20 @@ static void run_job(struct job_case *c, const struct variant *v, int nv)
                                             c->in_bytes, (const void *)(uintptr_t)j.in2, j.in2 ? c->in_bytes : 0,
                                             run_seed, &err);
         if (rc)
-            ck_abort_msg("%s, splits %u, unit_warps %u, grid %u, quick lanes %u, vec %u, long %u/%u/%u: %s (seed %llu; rerun with: "
+            ck_abort_msg("%s, splits %u, unit_warps %u, grid %u, quick lanes %u, vec %u, long %u/%u/%u, pieces of %u: %s (seed %llu; rerun with: "
                          "CURED_TEST_SEED=%llu ./tests/test-exact-emu)",
                          c->what, v[k].splits, v[k].uw, v[k].grid, v[k].group, v[k].vec, v[k].long_len, v[k].long_cap,
-                         v[k].long_grid, err, seed, seed);
+                         v[k].long_grid, v[k].long_piece, err, seed, seed);
+        if (c->doubles_exact && v[k].quick == 1 && v[k].long_len &&
+            pieces_needed(&c->j, v[k].long_len, v[k].long_piece) <= v[k].long_cap && emu_exact_quick_marked)
+            ck_abort_msg("%s, quick lanes %u, long %u/%u/%u, pieces of %u: %llu groups left to the lanes, where doubles sum "
+                         "every segment exactly (seed %llu; rerun with: CURED_TEST_SEED=%llu ./tests/test-exact-emu)",
+                         c->what, v[k].group, v[k].long_len, v[k].long_cap, v[k].long_grid, v[k].long_piece,
+                         emu_exact_quick_marked, seed, seed);
         if (long_count[0] || long_count[1] || long_count[2])
-            ck_abort_msg("%s, quick lanes %u, long %u/%u/%u: the list's words left at %u %u %u, not zero (seed %llu; rerun with: "
+            ck_abort_msg("%s, quick lanes %u, long %u/%u/%u, pieces of %u: the list's words left at %u %u %u, not zero (seed %llu; rerun with: "
                          "CURED_TEST_SEED=%llu ./tests/test-exact-emu)",
-                         c->what, v[k].group, v[k].long_len, v[k].long_cap, v[k].long_grid, long_count[0], long_count[1],
+                         c->what, v[k].group, v[k].long_len, v[k].long_cap, v[k].long_grid, v[k].long_piece, long_count[0], long_count[1],
                          long_count[2], seed, seed);
         if (v[k].long_len)
             guarded_free(&longs);
@@ -387,10 +414,10 @@ static void run_job(struct job_case *c, const struct variant *v, int nv)
                 const uint64_t o = owner[s] - 1;
                 got_bits[k][o] = b;
                 if (b != c->want[o])
-                    ck_abort_msg("%s, splits %u, unit_warps %u, grid %u, quick lanes %u, vec %u, long %u/%u: output %llu of %llu is 0x%llx, "
+                    ck_abort_msg("%s, splits %u, unit_warps %u, grid %u, quick lanes %u, vec %u, long %u/%u, pieces of %u: output %llu of %llu is 0x%llx, "
                                  "want 0x%llx (seed %llu; rerun with: CURED_TEST_SEED=%llu ./tests/test-exact-emu)",
                                  c->what, v[k].splits, v[k].uw, v[k].grid, v[k].group, v[k].vec, v[k].long_len, v[k].long_cap,
-                                 (unsigned long long)o,
+                                 v[k].long_piece, (unsigned long long)o,
                                  (unsigned long long)j.nout, (unsigned long long)b, (unsigned long long)c->want[o],
                                  seed, seed);
                 if (k && b != got_bits[0][o])
@@ -492,7 +519,10 @@ static int variants(struct rng *r, const struct job_case *c, uint64_t len, struc
             if (c->j.view == EXACT_VIEW_SEGMENTS && rnd_below(r, 4)) { /* the long ones listed: short lists, full ones */
                 static const unsigned lens[] = {1, 8, 40, 64, 300};
                 x.long_len = rnd_below(r, 2) ? lens[rnd_below(r, 5)] : cr_exact_long_len(x.group);
-                x.long_cap = rnd_below(r, 3) ? (unsigned)c->j.nout : 1 + (unsigned)rnd_below(r, 8);
+                /* pieces of a few terms (many a segment: their tickets), odd ones (unaligned vectors), the planner's */
+                static const unsigned pieces[] = {1, 7, 64, 100, 256};
+                x.long_piece = rnd_below(r, 3) ? pieces[rnd_below(r, 5)] : CR_EXACT_LONG_PIECE_BYTES / (unsigned)type_size(c->t);
+                x.long_cap = rnd_below(r, 3) ? (unsigned)c->j.nout * (rnd_below(r, 2) ? 1 : 64) : 1 + (unsigned)rnd_below(r, 8);
                 x.long_grid = 1 + (unsigned)rnd_below(r, rnd_below(r, 2) ? 3 : 40);
             }
             v[nv++] = x;
@@ -841,8 +871,13 @@ START_TEST(test_segments)
         y = gy.p + mis * es;
     }
     fill(&r, c.t, mode, x, y, n);
-    if (quick && mode == 2)
-        salt(&r, c.t, x, n, rnd_below(&r, 3) ? rnd_below(&r, 1 + nseg / 16) : 0);
+    size_t salted = 0;
+    if (quick && mode == 2) {
+        salted = rnd_below(&r, 3) ? rnd_below(&r, 1 + nseg / 16) : 0;
+        salt(&r, c.t, x, n, salted);
+    }
+    /* one binade (24 bits at most) in n < 2^29 terms: a double holds every sum */
+    c.doubles_exact = mode == 2 && salted == 0 && (c.op == EOP_SUM || c.op == EOP_MEAN);
     guarded_alloc(&gb, nseg * 8);
     guarded_alloc(&ge, nseg * 8);
     for (uint64_t s = 0; s < nseg; s++) {
@@ -901,6 +936,101 @@ START_TEST(test_segments)
 }
 END_TEST
 
+/* Long segments in pieces: SUM and MEAN of many short segments and some of hundreds to thousands of terms that
+ * a double sums exactly, under exact_quick's list (its pieces of a few terms to the planner's, lists that hold
+ * every piece and lists that end inside a segment's pieces). Besides the bits, no group may go to the lanes
+ * where every piece fits: a segment whose pieces met wrongly (their tickets, their doubles) still comes out
+ * right from the lanes, and only this shows it. */
+START_TEST(test_long_pieces)
+{
+    struct job_case c;
+    memset(&c, 0, sizeof c);
+    static const int types[3] = {ET_HALF, ET_BF16, ET_FLOAT};
+    c.t = types[_i % 3];
+    c.op = _i / 3 % 2 ? EOP_MEAN : EOP_SUM;
+    const int o32 = _i / 6 % 2;
+    struct rng r;
+    rng_for(&r, "long pieces", _i);
+    c.rt = result_type(c.t, rnd(&r));
+    const size_t es = type_size(c.t), n = 6000 + rnd_below(&r, 30000), mis = rnd_below(&r, 16 / es);
+    const uint64_t nseg = 32 + rnd_below(&r, 150);
+    struct guarded gx, gb, ge;
+    guarded_alloc(&gx, (n + mis) * es);
+    void *x = gx.p + mis * es;
+    const int mode = rnd_below(&r, 2) ? 2 : 1; /* one binade; or four, both signs: a double sums either exactly */
+    fill(&r, c.t, mode, x, NULL, n);
+    guarded_alloc(&gb, nseg * 8);
+    guarded_alloc(&ge, nseg * 8);
+    for (uint64_t k = 0; k < nseg; k++) {
+        const long long b = (long long)rnd_below(&r, n + 1);
+        long long e = b + (long long)(rnd_below(&r, 8) ? rnd_below(&r, 70) : 300 + rnd_below(&r, 2000));
+        e = e > (long long)n ? (long long)n : e;
+        if (o32) {
+            ((int *)gb.p)[k] = (int)b;
+            ((int *)ge.p)[k] = (int)e;
+        } else {
+            ((long long *)gb.p)[k] = b;
+            ((long long *)ge.p)[k] = e;
+        }
+    }
+    /* in a third of the cases, the largest finite and its negation side by side in a long segment: the piece
+     * that holds both loses the terms beside them (the lanes must take the segment, not that piece's double) */
+    int pair = 0;
+    for (uint64_t k = 0; k < nseg && rnd_below(&r, 3) == 0 && !pair; k++) {
+        const long long b = o32 ? ((int *)gb.p)[k] : ((long long *)gb.p)[k], e = o32 ? ((int *)ge.p)[k] : ((long long *)ge.p)[k];
+        if (e - b >= 300) {
+            const size_t at = (size_t)b + (size_t)rnd_below(&r, (uint64_t)(e - b - 1));
+            store_bits(c.t, x, at, max_bits(c.t));
+            store_bits(c.t, x, at + 1, max_bits(c.t) | sign_bit(c.t));
+            pair = 1;
+            c.rt = ET_DOUBLE; /* where the terms lost beside them show */
+        }
+    }
+    struct cr_exact_job *j = &c.j;
+    memset(j, 0, sizeof *j);
+    j->in = (uintptr_t)x;
+    j->nout = nseg;
+    j->begin = (uintptr_t)gb.p;
+    j->end = (uintptr_t)ge.p;
+    j->offsets_32 = (unsigned)o32;
+    j->guard.limit = n;
+    j->view = EXACT_VIEW_SEGMENTS;
+    c.in_bytes = n * es;
+    c.doubles_exact = !pair;
+    snprintf(c.what, sizeof c.what, "%s of %llu segments of %zu %s (int%d offsets, %s%s, %zu elements off 16 bytes) into %s, in pieces",
+             op_names[c.op], (unsigned long long)nseg, n, tys[c.t].name, o32 ? 32 : 64, mode_names[mode],
+             pair ? ", +-largest" : "", mis, tys[c.rt].name);
+    struct variant v[4];
+    const uint64_t groups = (nseg + 31) / 32;
+    for (int k = 0; k < 4; k++) {
+        struct variant *w = v + k;
+        memset(w, 0, sizeof *w);
+        w->quick = 1;
+        w->splits = 1;
+        w->part = (uint64_t)1 << 62;
+        w->group = 1u << rnd_below(&r, 6);
+        w->per_bit = 1 + (unsigned)rnd_below(&r, 3);
+        w->grid = (unsigned)(1 + rnd_below(&r, groups));
+        w->quick_grid = (unsigned)(1 + rnd_below(&r, (groups * w->group + 31) / 32));
+        w->finish_grid = 1;
+        static const unsigned lens[] = {40, 64, 300};
+        w->long_len = k % 2 ? lens[rnd_below(&r, 3)] : cr_exact_long_len(w->group);
+        static const unsigned pieces[] = {61, 64, 100, 256}; /* (a block each in the emulation: not too many) */
+        w->long_piece = k % 4 < 2 ? pieces[rnd_below(&r, 4)] : CR_EXACT_LONG_PIECE_BYTES / (unsigned)es;
+        const uint64_t all = pieces_needed(j, w->long_len, w->long_piece);
+        /* most lists hold every piece; some end inside a segment's (its pieces then go to the lanes) */
+        w->long_cap = (unsigned)(rnd_below(&r, 3) || all < 2 ? all + rnd_below(&r, 3) : 1 + rnd_below(&r, all - 1));
+        w->long_cap = w->long_cap ? w->long_cap : 1;
+        w->long_grid = 1 + (unsigned)rnd_below(&r, rnd_below(&r, 2) ? 3 : 40);
+    }
+    run_job(&c, v, 4);
+    guarded_free(&gx);
+    guarded_free(&gb);
+    guarded_free(&ge);
+    free(c.want);
+}
+END_TEST
+
 /* ---- The emulation finds races and divergent barriers (emu_block_check.cc) ---- */
 const char *emu_block_check(void);
 START_TEST(test_emulation)
@@ -924,7 +1054,8 @@ int main(void)
                  {"adversarial", test_adversarial, 4 * EOP_COUNT},
                  {"whole", test_whole, 4 * EOP_COUNT * 4},
                  {"axes", test_axes, 4 * EOP_COUNT * 4},
-                 {"segments", test_segments, 4 * EOP_COUNT * 4}};
+                 {"segments", test_segments, 4 * EOP_COUNT * 4},
+                 {"long pieces", test_long_pieces, 24}};
     for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
         TCase *tc = tcase_create(cases[k].name);
         tcase_set_timeout(tc, 120);

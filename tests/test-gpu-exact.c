@@ -407,7 +407,8 @@ END_TEST
  * warp units): rows of 1 to 1000 elements along axis 1, columns of 5 to 20000 along axis 0 and short segments (a
  * few past 1024: exact_quick_long's list), on data a double sums exactly, with some
  * outputs salted with terms it cannot take beside the others; every output against the host, and the same bits
- * without exact_quick, on a forced grid of one block and with a list of 3 (the rest to the lanes). _i: element
+ * without exact_quick, on a forced grid of one block, with a list of 3 (the rest to the lanes) and with the long
+ * segments in pieces of 300 terms. _i: element
  * type x (SUM, MEAN). */
 START_TEST(test_short)
 {
@@ -439,22 +440,25 @@ START_TEST(test_short)
         fill(&r, t, M_NORMAL, x, n);
         for (size_t k = 0; k < n / 500; k++) /* about one output in 100: a term of another binade, an infinity */
             x[rnd64(&r) % n] = k % 7 ? element(&r, t, 1, 3, (int)(k & 1)) : inf;
-        for (size_t s = 0; seg && s < nout; s++) { /* mean 15; one in 500 past 1024 */
-            const uint64_t len = rnd64(&r) % 500 == 0 ? 1025 + rnd64(&r) % 3000 : rnd64(&r) % 31;
+        for (size_t s = 0; seg && s < nout; s++) { /* mean 15; one in 500 past 1024 (some in several pieces) */
+            const uint64_t len = rnd64(&r) % 500 == 0 ? 1025 + rnd64(&r) % (rnd64(&r) % 4 ? 3000 : 40000) : rnd64(&r) % 31;
             b[s] = (int64_t)(rnd64(&r) % n);
             e[s] = b[s] + (int64_t)len < (int64_t)n ? b[s] + (int64_t)len : (int64_t)n;
         }
         CUdeviceptr dx = upload_bits(t, x, n), db = dev_alloc(nout * 8), de = dev_alloc(nout * 8),
-                    o[4] = {dev_alloc(nout * 8), dev_alloc(nout * 8), dev_alloc(nout * 8), dev_alloc(nout * 8)};
+                    o[5] = {dev_alloc(nout * 8), dev_alloc(nout * 8), dev_alloc(nout * 8), dev_alloc(nout * 8),
+                            dev_alloc(nout * 8)};
         if (seg) {
             upload(db, b, nout * 8);
             upload(de, e, nout * 8);
         }
         const cured_layout la = {2, {R, C}, {C, 1}};
-        for (int v = 0; v < 4; v++) { /* the planner's; without exact_quick; on one block; a list of 3 long segments */
+        for (int v = 0; v < 5; v++) { /* the planner's; without exact_quick; on one block; a list of 3 entries; the
+                                         * long segments in pieces of 300 terms, which meet by their tickets */
             cr_exact_force.quick = v == 1 ? -1 : 0;
             cr_exact_force.grid = v == 2 ? 1 : 0;
             cr_exact_force.long_cap = v == 3 ? 3 : 0;
+            cr_exact_force.long_piece = v == 4 ? 300 : 0;
             poison(o[v], nout * 8);
             if (seg)
                 CURED_OK(cured_segmented_reduce_async(H, op, DP(dx), t, nout, DP(db), DP(de), CURED_TYPE_INT64,
@@ -465,9 +469,9 @@ START_TEST(test_short)
         }
         memset(&cr_exact_force, 0, sizeof cr_exact_force);
         const size_t sz = cr_type_size(out);
-        unsigned char *got = malloc(4 * nout * sz);
+        unsigned char *got = malloc(5 * nout * sz);
         ck_assert_ptr_nonnull(got);
-        for (int v = 0; v < 4; v++)
+        for (int v = 0; v < 5; v++)
             download(got + (size_t)v * nout * sz, o[v], nout * sz);
         for (size_t k = 0; k < nout; k++) {
             size_t len = 0;
@@ -480,11 +484,15 @@ START_TEST(test_short)
             struct ref rf;
             ref_make(&rf, op, t, row, row, len);
             const uint64_t want = ref_result(&rf, op, out);
-            for (int v = 0; v < 4; v++) {
+            for (int v = 0; v < 5; v++) {
                 char what[200];
                 snprintf(what, sizeof what, "%s %s->%s %s, output %zu of %zu (%s)", cured_op_name(op), cr_type_name(t),
                          cr_type_name(out), seg ? "segments" : axis ? "rows" : "columns", k, nout,
-                         v == 0 ? "the planner's" : v == 1 ? "without exact_quick" : v == 2 ? "one block" : "3 listed");
+                         v == 0   ? "the planner's"
+                         : v == 1 ? "without exact_quick"
+                         : v == 2 ? "one block"
+                         : v == 3 ? "3 listed"
+                                  : "pieces of 300");
                 uint64_t bits = 0;
                 memcpy(&bits, got + ((size_t)v * nout + k) * sz, sz); /* little-endian: the low bytes */
                 expect_bits(bits, want, what);
@@ -494,7 +502,7 @@ START_TEST(test_short)
         dev_free(dx);
         dev_free(db);
         dev_free(de);
-        for (int v = 0; v < 4; v++)
+        for (int v = 0; v < 5; v++)
             dev_free(o[v]);
         free(x);
         free(row);
