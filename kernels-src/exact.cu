@@ -1042,67 +1042,6 @@ __device__ __forceinline__ void exact_quick_vectors(const T *x, const long long 
     }
 }
 
-// exact_quick's segments one after another: lane sub of a group of G takes
-// positions sub, sub + G, ... of the stream of its K segments' terms, K
-// positions in flight, so that the group runs to the sum of its segments'
-// lengths where side by side it ran to the longest (over power-law lengths
-// 71% of the lanes busy instead of 35%, bench/NOTES.md). A lane's positions
-// rise, so it keeps one running sum and moves it to s[k] as the segment
-// changes (each segment's positions are one run of them).
-template <class T, int K>
-__device__ __forceinline__ void exact_quick_stream(const T *x, const long long (&base)[K], const unsigned (&len)[K],
-                                                   unsigned sub, unsigned G, double (&s)[K], bool (&lost)[K])
-{
-    enum { U = 4 }; // positions in flight, loaded as T and widened at the addition (doubles: 80 registers, spills)
-    unsigned at[K + 1];
-    long long from[K]; // segment k's position p is at x[from[k] + p]
-    at[0] = 0;
-#pragma unroll
-    for (int k = 0; k < K; k++) {
-        at[k + 1] = at[k] + len[k];
-        from[k] = base[k] - (long long)at[k];
-    }
-    int kc = 0;
-    double cur = -0.0; // -0.0 adds nothing and keeps a sum of -0.0 terms -0.0
-    bool cl = false;
-    for (unsigned p0 = sub; p0 < at[K]; p0 += G * U) {
-        T v[U];
-#pragma unroll
-        for (int u = 0; u < U; u++) { // loads first
-            const unsigned p = p0 + (unsigned)u * G;
-            long long f = from[0];
-#pragma unroll
-            for (int q = 1; q < K; q++)
-                if (p >= at[q]) // past an empty segment too
-                    f = from[q];
-            if (p < at[K])
-                v[u] = x[f + (long long)p];
-        }
-#pragma unroll
-        for (int u = 0; u < U; u++) {
-            const unsigned p = p0 + (unsigned)u * G;
-            int k = 0;
-#pragma unroll
-            for (int q = 1; q < K; q++)
-                k += p >= at[q];
-            if (k != kc) {
-#pragma unroll
-                for (int q = 0; q < K; q++)
-                    if (q == kc)
-                        s[q] = cur, lost[q] = cl;
-                kc = k;
-                cur = -0.0;
-                cl = false;
-            }
-            exact_two_sum(cur, p < at[K] ? widen<double, T>(v[u]) : -0.0, cl);
-        }
-    }
-#pragma unroll
-    for (int q = 0; q < K; q++)
-        if (q == kc)
-            s[q] = cur, lost[q] = cl;
-}
-
 // exact_quick's columns of whole 16-byte vectors (j.vec 2, the planner's:
 // neighbouring outputs neighbours in memory, everything aligned; outputs of
 // one term too): a lane takes V neighbouring outputs, a 16-byte vector a
@@ -1219,11 +1158,29 @@ template <class T, int OP, unsigned L> __device__ __forceinline__ void exact_qui
     }
 }
 
-// exact_quick's items (its groups of outputs, K a warp at a time); with
-// STREAM, a segment group's outputs one after another (exact_quick_stream).
-template <class T, int OP, bool STREAM> __device__ __forceinline__ void exact_quick_items(const ExactJob &j)
+template <class T, int OP>
+__global__ void __launch_bounds__(256) exact_quick(ExactJob j)
 {
     enum { K = EXACT_QUICK_K, WARPS = 256 / 32 };
+    static_assert(sizeof(T) <= 4 && (OP == EXACT_OP_SUM || OP == EXACT_OP_MEAN), "exact_quick's terms");
+    if (j.vec == 2) {
+        exact_quick_vector_columns<T, OP>(j);
+        return;
+    }
+    if (j.vec == 3 && j.len == 2) {
+        exact_quick_packed_rows<T, OP, 2>(j);
+        return;
+    }
+    if (j.vec == 3 && j.len == 4) {
+        exact_quick_packed_rows<T, OP, 4>(j);
+        return;
+    }
+    if constexpr (sizeof(T) == 2)
+        if (j.vec == 3 && j.len == 8) {
+            exact_quick_packed_rows<T, OP, 8>(j);
+            return;
+        }
+    // any other vec 3 (not the planner's) is read by terms below: slower, the same sums
     const T *x = (const T *)j.in;
     // G is a power of two: shifts, not a 64-bit division by G an item (what bound short rows)
     const unsigned G = j.group, lg = __ffs(G) - 1, lane = threadIdx.x & 31, sub = lane & (G - 1), per = 32 >> lg;
@@ -1276,8 +1233,6 @@ template <class T, int OP, bool STREAM> __device__ __forceinline__ void exact_qu
             s[k] = -0.0, lost[k] = false; // -0.0 adds nothing and keeps a sum of -0.0 terms -0.0
         if (j.vec == 1) // rows of whole, aligned 16-byte vectors (the planner's)
             exact_quick_vectors<T, K>(x, base, len, most, sub, G, s, lost);
-        else if (STREAM && j.view == EXACT_VIEW_SEGMENTS)
-            exact_quick_stream<T, K>(x, base, len, sub, G, s, lost);
         else {
             for (unsigned i = sub; i < most; i += G) {
                 double v[K];
@@ -1304,41 +1259,6 @@ template <class T, int OP, bool STREAM> __device__ __forceinline__ void exact_qu
                 exact_mark(j, t >> lg);
         }
     }
-}
-
-template <class T, int OP>
-__global__ void __launch_bounds__(256) exact_quick(ExactJob j)
-{
-    static_assert(sizeof(T) <= 4 && (OP == EXACT_OP_SUM || OP == EXACT_OP_MEAN), "exact_quick's terms");
-    if (j.vec == 2) {
-        exact_quick_vector_columns<T, OP>(j);
-        return;
-    }
-    if (j.vec == 3 && j.len == 2) {
-        exact_quick_packed_rows<T, OP, 2>(j);
-        return;
-    }
-    if (j.vec == 3 && j.len == 4) {
-        exact_quick_packed_rows<T, OP, 4>(j);
-        return;
-    }
-    if constexpr (sizeof(T) == 2)
-        if (j.vec == 3 && j.len == 8) {
-            exact_quick_packed_rows<T, OP, 8>(j);
-            return;
-        }
-    // any other vec 3 (not the planner's) is read by terms: slower, the same sums
-    exact_quick_items<T, OP, false>(j);
-}
-
-// exact_quick over segments (the planner's), each group's segments one after
-// another: a kernel of its own, whose registers (76 for float32) are not
-// exact_quick's (64, four blocks an SM for rows and columns).
-template <class T, int OP>
-__global__ void __launch_bounds__(256) exact_quick_segments(ExactJob j)
-{
-    static_assert(sizeof(T) <= 4 && (OP == EXACT_OP_SUM || OP == EXACT_OP_MEAN), "exact_quick_segments' terms");
-    exact_quick_items<T, OP, true>(j);
 }
 
 // The segments over j.long_len terms that exact_quick listed (SUM and MEAN

@@ -117,11 +117,10 @@ static void build(const struct cr_request *r, struct cr_unit *u)
         snprintf(u->kernels[2], sizeof u->kernels[2], "exact_reduce_lanes<%s, %d, %u, %s>", t, op_index(r->op),
                  s.block, state);
         if (quick_unit(r)) {
-            u->nkernels = 7;
+            u->nkernels = 6;
             snprintf(u->kernels[3], sizeof u->kernels[3], "exact_quick<%s, %d>", t, op_index(r->op));
             snprintf(u->kernels[4], sizeof u->kernels[4], "exact_quick_columns<%s, %d>", t, op_index(r->op));
             snprintf(u->kernels[5], sizeof u->kernels[5], "exact_quick_long<%s, %d>", t, op_index(r->op));
-            snprintf(u->kernels[6], sizeof u->kernels[6], "exact_quick_segments<%s, %d>", t, op_index(r->op));
         }
     }
     snprintf(u->label, sizeof u->label, "%s %s %s->%s%s (kernels-src/exact.cu)",
@@ -359,8 +358,8 @@ static void plan(const struct cr_request *r, const struct cr_unit *u, const stru
     const int quick = quick_unit(r) && cr_exact_force.quick >= 0 && j.view != EXACT_VIEW_GENERAL,
               columns = j.view == EXACT_VIEW_LINEAR && j.red.stride[0] != 1;
     if (quick && j.unit_warps == 0 && j.splits == 1 && !(columns && groups < 4 * wave && groups <= CR_EXACT_RETRY_BITS)) {
-        /* exact_quick (segments: exact_quick_segments) first (each item a warp's group of 32 outputs at one of
-         * its `group` steps, four items a warp at a time), then the lanes over the groups it marked */
+        /* exact_quick first (each item a warp's group of 32 outputs at one of its `group` steps, four items a
+         * warp at a time), then the lanes over the groups it marked */
         j.vec = (unsigned)cr_exact_quick_vec(&j, cr_type_size(r->in));
         j.group = cr_exact_quick_group(&j, cr_type_size(r->in));
         j.per_bit = (unsigned)((groups + CR_EXACT_RETRY_BITS - 1) / CR_EXACT_RETRY_BITS);
@@ -390,8 +389,7 @@ static void plan(const struct cr_request *r, const struct cr_unit *u, const stru
             j.long_piece = cr_exact_force.long_piece ? cr_exact_force.long_piece
                                                      : (cr_u32)(CR_EXACT_LONG_PIECE_BYTES / cr_type_size(r->in));
         }
-        /* segments: exact_quick_segments (a group's segments one after another, registers of its own) */
-        l = cr_plan_launch(p, j.view == EXACT_VIEW_SEGMENTS ? 6 : 3, cr_div_up(qgrid, 1), 256);
+        l = cr_plan_launch(p, 3, cr_div_up(qgrid, 1), 256);
         cr_plan_struct(p, l, &j, sizeof j);
         if (j.long_len) { /* a block a listed piece: one wave of them takes the list from a counter */
             const uint64_t per_sm = k->fn_blocks_per_sm[5] > 0 ? (uint64_t)k->fn_blocks_per_sm[5] : 1;

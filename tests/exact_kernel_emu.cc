@@ -41,13 +41,6 @@ template <class T, int OP> struct Kernels {
         else
             emu_fail("exact_quick takes SUM and MEAN of 16- and 32-bit floats");
     }
-    static void quick_segments(void *j)
-    {
-        if constexpr (sizeof(T) <= 4 && (OP == EXACT_OP_SUM || OP == EXACT_OP_MEAN))
-            exact_quick_segments<T, OP>(*(const ExactJob *)j);
-        else
-            emu_fail("exact_quick_segments takes SUM and MEAN of 16- and 32-bit floats");
-    }
     static void quick_long(void *j)
     {
         if constexpr (sizeof(T) <= 4 && (OP == EXACT_OP_SUM || OP == EXACT_OP_MEAN))
@@ -91,18 +84,16 @@ int launch(void (*kernel)(void *), const ExactJob &j, unsigned grid, unsigned th
 }
 
 template <class T, int OP>
-int run(const ExactJob &j, unsigned grid, unsigned finish_grid, const ExactJob *quick, int quick_kernel,
+int run(const ExactJob &j, unsigned grid, unsigned finish_grid, const ExactJob *quick, int quick_columns,
         unsigned quick_grid, unsigned long_grid, uint64_t seed, const char **error)
 {
-    if (quick && launch(quick_kernel == 1   ? Kernels<T, OP>::quick_columns
-                        : quick_kernel == 2 ? Kernels<T, OP>::quick_segments
-                                             : Kernels<T, OP>::quick,
-                        *quick, quick_grid, 256, seed ^ 0x5bd1e995u, error))
+    if (quick && launch(quick_columns ? Kernels<T, OP>::quick_columns : Kernels<T, OP>::quick, *quick, quick_grid, 256,
+                        seed ^ 0x5bd1e995u, error))
         return -1;
-    if (quick && quick_kernel != 1 && quick->long_len &&
+    if (quick && !quick_columns && quick->long_len &&
         launch(Kernels<T, OP>::quick_long, *quick, long_grid, 256, seed ^ 0x2545f491u, error))
         return -1;
-    if (quick && quick_kernel != 1) {
+    if (quick && !quick_columns) {
         const u64 groups = (quick->nout + 31) / 32, bits = (groups + quick->per_bit - 1) / quick->per_bit;
         const unsigned *retry = (const unsigned *)(uintptr_t)quick->retry;
         emu_exact_quick_marked = 0;
@@ -117,15 +108,15 @@ int run(const ExactJob &j, unsigned grid, unsigned finish_grid, const ExactJob *
 }
 
 template <class T>
-int run_op(int op, const ExactJob &j, unsigned grid, unsigned finish_grid, const ExactJob *quick, int quick_kernel,
+int run_op(int op, const ExactJob &j, unsigned grid, unsigned finish_grid, const ExactJob *quick, int quick_columns,
            unsigned quick_grid, unsigned long_grid, uint64_t seed, const char **error)
 {
     switch (op) {
-    case EOP_SUM: return run<T, EXACT_OP_SUM>(j, grid, finish_grid, quick, quick_kernel, quick_grid, long_grid, seed, error);
-    case EOP_MEAN: return run<T, EXACT_OP_MEAN>(j, grid, finish_grid, quick, quick_kernel, quick_grid, long_grid, seed, error);
-    case EOP_SUM_SQUARES: return run<T, EXACT_OP_SUM_SQUARES>(j, grid, finish_grid, quick, quick_kernel, quick_grid, long_grid, seed, error);
-    case EOP_NORM2: return run<T, EXACT_OP_NORM2>(j, grid, finish_grid, quick, quick_kernel, quick_grid, long_grid, seed, error);
-    default: return run<T, EXACT_OP_DOT>(j, grid, finish_grid, quick, quick_kernel, quick_grid, long_grid, seed, error);
+    case EOP_SUM: return run<T, EXACT_OP_SUM>(j, grid, finish_grid, quick, quick_columns, quick_grid, long_grid, seed, error);
+    case EOP_MEAN: return run<T, EXACT_OP_MEAN>(j, grid, finish_grid, quick, quick_columns, quick_grid, long_grid, seed, error);
+    case EOP_SUM_SQUARES: return run<T, EXACT_OP_SUM_SQUARES>(j, grid, finish_grid, quick, quick_columns, quick_grid, long_grid, seed, error);
+    case EOP_NORM2: return run<T, EXACT_OP_NORM2>(j, grid, finish_grid, quick, quick_columns, quick_grid, long_grid, seed, error);
+    default: return run<T, EXACT_OP_DOT>(j, grid, finish_grid, quick, quick_columns, quick_grid, long_grid, seed, error);
     }
 }
 
@@ -168,7 +159,7 @@ unsigned emu_exact_kernel_chunk(int type, int op) { return shape_of(type, op, 1)
 unsigned emu_exact_kernel_record_words(int type, int op) { return shape_of(type, op, 2); }
 
 int emu_exact_kernel_run(int type, int rtype, int op, const struct cr_exact_job *job, unsigned grid,
-                         unsigned finish_grid, const struct cr_exact_job *quick, int quick_kernel, unsigned quick_grid,
+                         unsigned finish_grid, const struct cr_exact_job *quick, int quick_columns, unsigned quick_grid,
                          unsigned long_grid, const void *in, size_t in_bytes, const void *in2, size_t in2_bytes, uint64_t seed, const char **error)
 {
     emu_exact_inputs.lo[0] = in;
@@ -189,10 +180,10 @@ int emu_exact_kernel_run(int type, int rtype, int op, const struct cr_exact_job 
     }
     const ExactJob *qj = quick ? &q : nullptr;
     switch (type) {
-    case ET_HALF: return run_op<half_t>(op, j, grid, finish_grid, qj, quick_kernel, quick_grid, long_grid, seed, error);
-    case ET_BF16: return run_op<bf16_t>(op, j, grid, finish_grid, qj, quick_kernel, quick_grid, long_grid, seed, error);
-    case ET_FLOAT: return run_op<float>(op, j, grid, finish_grid, qj, quick_kernel, quick_grid, long_grid, seed, error);
-    default: return run_op<double>(op, j, grid, finish_grid, qj, quick_kernel, quick_grid, long_grid, seed, error);
+    case ET_HALF: return run_op<half_t>(op, j, grid, finish_grid, qj, quick_columns, quick_grid, long_grid, seed, error);
+    case ET_BF16: return run_op<bf16_t>(op, j, grid, finish_grid, qj, quick_columns, quick_grid, long_grid, seed, error);
+    case ET_FLOAT: return run_op<float>(op, j, grid, finish_grid, qj, quick_columns, quick_grid, long_grid, seed, error);
+    default: return run_op<double>(op, j, grid, finish_grid, qj, quick_columns, quick_grid, long_grid, seed, error);
     }
 }
 }

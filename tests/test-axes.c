@@ -537,9 +537,9 @@ START_TEST(test_plan_exact_segments)
             continue;
         }
         const int want = cases[i].long_len ? 3 : 2;
-        ck_assert_msg(u.nkernels == 7 && p.nlaunch == want && p.l[0].fn == 6 && p.l[want - 1].fn == 2 &&
+        ck_assert_msg(u.nkernels == 6 && p.nlaunch == want && p.l[0].fn == 3 && p.l[want - 1].fn == 2 &&
                           (want == 2 || p.l[1].fn == 5),
-                      "case %zu: %d launches (want %d: exact_quick_segments, %sthe lanes)", i, p.nlaunch, want,
+                      "case %zu: %d launches (want %d: exact_quick, %sthe lanes)", i, p.nlaunch, want,
                       want == 3 ? "exact_quick_long, " : "");
         struct cr_exact_job q;
         memcpy(&q, p.l[0].params[0], sizeof q);

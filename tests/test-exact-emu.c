@@ -257,8 +257,7 @@ struct variant {
     unsigned splits, uw, grid, finish_grid;
     int fused; /* split outputs meet in accumulators by tickets (no exact_finish) */
     uint64_t part;
-    int quick;               /* 1: exact_quick first (a lane variant), 2: exact_quick_columns first (a unit variant),
-                              * 3: exact_quick_segments first (a lane variant, segments) */
+    int quick;               /* 1: exact_quick first (a lane variant), 2: exact_quick_columns first (a unit variant) */
     unsigned group, per_bit; /* exact_quick's lanes an output and groups a bit */
     unsigned vec;            /* exact_quick reads 16-byte vectors (where the planner would allow it) */
     unsigned qsplits, quick_grid; /* exact_quick_columns' parts an output; the first kernel's grid */
@@ -383,8 +382,7 @@ static void run_job(struct job_case *c, const struct variant *v, int nv)
         const char *err = NULL;
         const uint64_t run_seed = seed * 31 + (uint64_t)k;
         const int rc = emu_exact_kernel_run(c->t, c->rt, c->op, &j, v[k].grid, v[k].finish_grid,
-                                            v[k].quick ? &q : NULL, v[k].quick ? v[k].quick - 1 : 0, v[k].quick_grid,
-                                            v[k].long_grid,
+                                            v[k].quick ? &q : NULL, v[k].quick == 2, v[k].quick_grid, v[k].long_grid,
                                             (const void *)(uintptr_t)j.in,
                                             c->in_bytes, (const void *)(uintptr_t)j.in2, j.in2 ? c->in_bytes : 0,
                                             run_seed, &err);
@@ -393,7 +391,7 @@ static void run_job(struct job_case *c, const struct variant *v, int nv)
                          "CURED_TEST_SEED=%llu ./tests/test-exact-emu)",
                          c->what, v[k].splits, v[k].uw, v[k].grid, v[k].group, v[k].vec, v[k].long_len, v[k].long_cap,
                          v[k].long_grid, v[k].long_piece, err, seed, seed);
-        if (c->doubles_exact && (v[k].quick == 1 || v[k].quick == 3) && v[k].long_len &&
+        if (c->doubles_exact && v[k].quick == 1 && v[k].long_len &&
             pieces_needed(&c->j, v[k].long_len, v[k].long_piece) <= v[k].long_cap && emu_exact_quick_marked)
             ck_abort_msg("%s, quick lanes %u, long %u/%u/%u, pieces of %u: %llu groups left to the lanes, where doubles sum "
                          "every segment exactly (seed %llu; rerun with: CURED_TEST_SEED=%llu ./tests/test-exact-emu)",
@@ -450,7 +448,7 @@ static void run_job(struct job_case *c, const struct variant *v, int nv)
                              c->what, v[k].qsplits, (unsigned long long)g, qtickets[g], seed, seed);
         free(qtickets);
         free(qparts);
-        for (size_t w = 0; (v[k].quick == 1 || v[k].quick == 3 || (v[k].quick == 2 && !j.unit_warps)) && w < retry_words; w++)
+        for (size_t w = 0; (v[k].quick == 1 || (v[k].quick == 2 && !j.unit_warps)) && w < retry_words; w++)
             if (retry[w])
                 ck_abort_msg("%s, %u lanes an output: retry word %zu left at 0x%x, not zero (seed %llu; rerun with: "
                              "CURED_TEST_SEED=%llu ./tests/test-exact-emu)",
@@ -507,8 +505,7 @@ static int variants(struct rng *r, const struct job_case *c, uint64_t len, struc
         if (k == 5) { /* exact_quick first, any lanes an output, the bits' groups and both grids drawn */
             if (!quick)
                 continue;
-            /* segments: exact_quick_segments (the planner's) or exact_quick */
-            x.quick = c->j.view == EXACT_VIEW_SEGMENTS && rnd_below(r, 3) ? 3 : 1;
+            x.quick = 1;
             x.splits = 1;
             x.part = (uint64_t)1 << 62;
             x.group = 1u << rnd_below(r, 6);
@@ -1008,7 +1005,7 @@ START_TEST(test_long_pieces)
     for (int k = 0; k < 4; k++) {
         struct variant *w = v + k;
         memset(w, 0, sizeof *w);
-        w->quick = k % 2 ? 1 : 3;
+        w->quick = 1;
         w->splits = 1;
         w->part = (uint64_t)1 << 62;
         w->group = 1u << rnd_below(&r, 6);
