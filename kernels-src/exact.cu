@@ -1200,10 +1200,16 @@ __global__ void __launch_bounds__(256) exact_quick(ExactJob j)
                 exact_output(j, o, base[k], n, sub == 0);
             // A segment over long_len terms would hold its warp long after the others: its group's first lane
             // lists it for exact_quick_long's blocks, in pieces (past long_cap, the exact lanes take it, in a
-            // warp), unless the list is full (so that the count, however many lanes add, cannot wrap)
+            // warp), unless the list is full (so that the count, however many lanes add, cannot wrap). As the
+            // list fills, a segment takes fewer, longer pieces (at most an eighth of the room it sees), so
+            // that a few huge segments leave room for the rest; which pieces a segment gets changes no bit.
             bool listed = false;
-            if (sub == 0 && j.long_len && n > j.long_len && *(volatile unsigned *)j.long_count < j.long_cap) {
-                const u64 plen = exact_piece_len(j, n);
+            const unsigned seen = sub == 0 && j.long_len && n > j.long_len ? *(volatile unsigned *)j.long_count : ~0u;
+            if (seen < j.long_cap) {
+                u64 plen = exact_piece_len(j, n);
+                const unsigned room = (j.long_cap - seen) / 8;
+                if ((n + plen - 1) / plen > room)
+                    plen = room > 1 ? (n + room - 1) / room : n;
                 const unsigned pieces = (unsigned)((n + plen - 1) / plen), at = atomicAdd(j.long_count, pieces);
                 listed = at < j.long_cap && pieces <= j.long_cap - at;
                 // pieces that do not all fit leave empty entries up to long_cap
