@@ -128,6 +128,11 @@ static void build(const struct cr_request *r, struct cr_unit *u)
              cr_type_name(r->out), r->state ? " state" : "");
 }
 
+/* A plan holds up to three ExactJobs (exact_quick, exact_quick_long and the lanes; columns: exact_quick_columns'
+ * and the units'): a job that outgrows the plan's blob would be refused at launch. */
+_Static_assert(3 * ((sizeof(struct cr_exact_job) + 7) / 8) <= sizeof(((struct cr_plan *)0)->blob) / 8,
+               "three ExactJobs fit a plan");
+
 static uint64_t min_u64(uint64_t a, uint64_t b)
 {
     return a < b ? a : b;
