@@ -844,6 +844,36 @@ START_TEST(test_axes)
 END_TEST
 
 /* ---- Segments ---- */
+/* Segment k's offsets into the begin and end arrays (int32 or int64). */
+static void store_offsets(struct guarded *gb, struct guarded *ge, int o32, uint64_t k, long long b, long long e)
+{
+    if (o32) {
+        ((int *)gb->p)[k] = (int)b;
+        ((int *)ge->p)[k] = (int)e;
+    } else {
+        ((long long *)gb->p)[k] = b;
+        ((long long *)ge->p)[k] = e;
+    }
+}
+
+/* c's job over nseg segments of x (and y) given by gb and ge, n elements of es bytes, as family_exact.c fills
+ * it: no reduced dimensions. */
+static void segments_job(struct job_case *c, const void *x, const void *y, uint64_t nseg, const struct guarded *gb,
+                         const struct guarded *ge, int o32, size_t n, size_t es)
+{
+    struct cr_exact_job *j = &c->j;
+    memset(j, 0, sizeof *j);
+    j->in = (uintptr_t)x;
+    j->in2 = (uintptr_t)y;
+    j->nout = nseg;
+    j->begin = (uintptr_t)gb->p;
+    j->end = (uintptr_t)ge->p;
+    j->offsets_32 = (unsigned)o32;
+    j->guard.limit = n;
+    j->view = EXACT_VIEW_SEGMENTS;
+    c->in_bytes = n * es;
+}
+
 START_TEST(test_segments)
 {
     struct job_case c;
@@ -903,25 +933,9 @@ START_TEST(test_segments)
                                                      : (long long)n + 1 + (long long)rnd_below(&r, o32 ? 100 : 1ull << 40);
             *(rnd_below(&r, 2) ? &b : &e) = wrong;
         }
-        if (o32) {
-            ((int *)gb.p)[s] = (int)b;
-            ((int *)ge.p)[s] = (int)e;
-        } else {
-            ((long long *)gb.p)[s] = b;
-            ((long long *)ge.p)[s] = e;
-        }
+        store_offsets(&gb, &ge, o32, s, b, e);
     }
-    struct cr_exact_job *j = &c.j; /* as family_exact.c fills it: no reduced dimensions */
-    memset(j, 0, sizeof *j);
-    j->in = (uintptr_t)x;
-    j->in2 = (uintptr_t)y;
-    j->nout = nseg;
-    j->begin = (uintptr_t)gb.p;
-    j->end = (uintptr_t)ge.p;
-    j->offsets_32 = (unsigned)o32;
-    j->guard.limit = n;
-    j->view = EXACT_VIEW_SEGMENTS;
-    c.in_bytes = n * es;
+    segments_job(&c, x, y, nseg, &gb, &ge, o32, n, es);
     snprintf(c.what, sizeof c.what, "%s of %llu segments of %zu %s (int%d offsets%s, %s, %zu elements off 16 bytes) into %s",
              op_names[c.op], (unsigned long long)nseg, n, tys[c.t].name, o32 ? 32 : 64, with_bad ? ", some bad" : "",
              mode_names[mode], mis, tys[c.rt].name);
@@ -963,39 +977,26 @@ START_TEST(test_long_pieces)
     guarded_alloc(&ge, nseg * 8);
     for (uint64_t k = 0; k < nseg; k++) {
         const long long b = (long long)rnd_below(&r, n + 1);
-        long long e = b + (long long)(rnd_below(&r, 8) ? rnd_below(&r, 70) : 300 + rnd_below(&r, 2000));
-        e = e > (long long)n ? (long long)n : e;
-        if (o32) {
-            ((int *)gb.p)[k] = (int)b;
-            ((int *)ge.p)[k] = (int)e;
-        } else {
-            ((long long *)gb.p)[k] = b;
-            ((long long *)ge.p)[k] = e;
-        }
+        const long long e = b + (long long)(rnd_below(&r, 8) ? rnd_below(&r, 70) : 300 + rnd_below(&r, 2000));
+        store_offsets(&gb, &ge, o32, k, b, e > (long long)n ? (long long)n : e);
     }
+    segments_job(&c, x, NULL, nseg, &gb, &ge, o32, n, es);
+    struct cr_exact_job *j = &c.j;
     /* in a third of the cases, the largest finite and its negation side by side in a long segment: the piece
      * that holds both loses the terms beside them (the lanes must take the segment, not that piece's double) */
     int pair = 0;
     for (uint64_t k = 0; k < nseg && rnd_below(&r, 3) == 0 && !pair; k++) {
-        const long long b = o32 ? ((int *)gb.p)[k] : ((long long *)gb.p)[k], e = o32 ? ((int *)ge.p)[k] : ((long long *)ge.p)[k];
-        if (e - b >= 300) {
-            const size_t at = (size_t)b + (size_t)rnd_below(&r, (uint64_t)(e - b - 1));
+        long long b;
+        uint64_t len;
+        output_span(j, k, &b, &len);
+        if (len >= 300) {
+            const size_t at = (size_t)b + (size_t)rnd_below(&r, len - 1);
             store_bits(c.t, x, at, max_bits(c.t));
             store_bits(c.t, x, at + 1, max_bits(c.t) | sign_bit(c.t));
             pair = 1;
             c.rt = ET_DOUBLE; /* where the terms lost beside them show */
         }
     }
-    struct cr_exact_job *j = &c.j;
-    memset(j, 0, sizeof *j);
-    j->in = (uintptr_t)x;
-    j->nout = nseg;
-    j->begin = (uintptr_t)gb.p;
-    j->end = (uintptr_t)ge.p;
-    j->offsets_32 = (unsigned)o32;
-    j->guard.limit = n;
-    j->view = EXACT_VIEW_SEGMENTS;
-    c.in_bytes = n * es;
     c.doubles_exact = !pair;
     snprintf(c.what, sizeof c.what, "%s of %llu segments of %zu %s (int%d offsets, %s%s, %zu elements off 16 bytes) into %s, in pieces",
              op_names[c.op], (unsigned long long)nseg, n, tys[c.t].name, o32 ? 32 : 64, mode_names[mode],
