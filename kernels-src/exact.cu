@@ -1008,10 +1008,10 @@ __device__ __forceinline__ void exact_lanes(const ExactJob &j, long long *lanes,
 #define EXACT_QUICK_K 4
 
 // The terms of each piece of a listed segment of n terms: j.long_piece, or
-// more where that would make over CR_EXACT_LONG_PIECES pieces.
-__device__ __forceinline__ u64 exact_piece_len(const ExactJob &j, u64 n)
+// more where that would make over `most` pieces.
+__device__ __forceinline__ u64 exact_piece_len(const ExactJob &j, u64 n, unsigned most)
 {
-    const u64 least = (n + CR_EXACT_LONG_PIECES - 1) / CR_EXACT_LONG_PIECES;
+    const u64 least = (n + most - 1) / most;
     return least > j.long_piece ? least : j.long_piece;
 }
 
@@ -1206,10 +1206,8 @@ __global__ void __launch_bounds__(256) exact_quick(ExactJob j)
             bool listed = false;
             const unsigned seen = sub == 0 && j.long_len && n > j.long_len ? *(volatile unsigned *)j.long_count : ~0u;
             if (seen < j.long_cap) {
-                u64 plen = exact_piece_len(j, n);
                 const unsigned room = (j.long_cap - seen) / 8;
-                if ((n + plen - 1) / plen > room)
-                    plen = room > 1 ? (n + room - 1) / room : n;
+                const u64 plen = exact_piece_len(j, n, room < 1 ? 1 : room < CR_EXACT_LONG_PIECES ? room : CR_EXACT_LONG_PIECES);
                 const unsigned pieces = (unsigned)((n + plen - 1) / plen), at = atomicAdd(j.long_count, pieces);
                 listed = at < j.long_cap && pieces <= j.long_cap - at;
                 // pieces that do not all fit leave empty entries up to long_cap
