@@ -220,7 +220,8 @@ typedef struct cr_exact_job {
     cr_u32 per_bit, vec;       /* groups of 32 outputs a bit of retry; exact_quick: 1 where every output's
                                 * terms are whole aligned 16-byte vectors (a lane reads vectors, not terms), 2
                                 * where neighbouring outputs' terms are (columns: a lane a vector of outputs),
-                                * 3 where a vector holds whole rows (of len 2, 4 or 8 terms) */
+                                * 3 where a vector holds whole rows (of len 2, 4 or 8 terms), 4 for segments
+                                * of an aligned input (a lane reads the 16-byte lines that hold its terms) */
     struct cr_kept kept;
     struct cr_reduced red;
     CR_DEVPTR(LongEntry) longs;      /* exact_quick over segments: where it lists those over long_len terms

@@ -1042,6 +1042,66 @@ __device__ __forceinline__ void exact_quick_vectors(const T *x, const long long 
     }
 }
 
+// exact_quick's segments in 16-byte lines (j.vec 4, the planner's where the input is aligned): lane sub of a
+// group of G takes every G-th line that holds one of its K outputs' terms (len from base), K lines in flight;
+// the line's other terms become -0.0, which adds nothing. A lane loads 16 bytes where a term a lane loaded 4:
+// segments of a few dozen terms were bound by the bytes in flight (bench/NOTES.md). A line lies in the
+// input's elements [0, limit) but for the input's last, whose terms are read one by one.
+template <class T, int K>
+__device__ __forceinline__ void exact_quick_lines(const T *x, u64 limit, const long long (&base)[K],
+                                                 const unsigned (&len)[K], unsigned sub, unsigned G, double (&s)[K],
+                                                 bool (&lost)[K])
+{
+    constexpr unsigned V = 16 / sizeof(T), TW = 4 / sizeof(T); // terms a line, a 32-bit word
+    constexpr unsigned NEG0 = sizeof(T) == 4 ? 0x80000000u : 0x80008000u; // -0.0 in each of a word's terms
+    const uint4 *lines_of = (const uint4 *)x;
+    unsigned line[K], at[K], most = 0; // output k's first line (the planner's: fewer than 2^32 lines); at: its whole
+                                       // lines, and (from bit 29) where its first term lies in the first
+#pragma unroll
+    for (int k = 0; k < K; k++) {
+        const long long first = base[k] & ~(long long)(V - 1); // the input starts on a line
+        const unsigned lo = (unsigned)(base[k] - first), lines = len[k] ? (lo + len[k] + V - 1) / V : 0u;
+        const u64 whole = (limit - (u64)first) / V; // lines before the input's end (a segment ends at limit or before)
+        line[k] = (unsigned)(first / V);
+        at[k] = (whole < lines ? (unsigned)whole : lines) | lo << 29;
+        most = (at[k] & 0x1fffffffu) > most ? at[k] & 0x1fffffffu : most;
+        // the terms of a last line that passes the input's end, one by one
+        if (sub == 0 && whole < lines)
+            for (unsigned q = whole ? 0u : lo; q < lo + len[k] - (unsigned)whole * V; q++)
+                exact_two_sum(s[k], widen<double, T>(x[first + (long long)whole * V + q]), lost[k]);
+    }
+    for (unsigned i = sub; i < most; i += G) {
+        uint4 w[K];
+#pragma unroll
+        for (int k = 0; k < K; k++) {
+            w[k].x = w[k].y = w[k].z = w[k].w = NEG0;
+            if (i < (at[k] & 0x1fffffffu))
+                w[k] = __ldg(lines_of + (line[k] + i));
+        }
+#pragma unroll
+        for (int k = 0; k < K; k++) {
+            // the line's terms [lo, hi) are output k's (a line past its lines is -0.0 whatever it keeps)
+            const unsigned lo = i == 0 ? at[k] >> 29 : 0u, end = (at[k] >> 29) + len[k] - i * V,
+                           hi = end < V ? end : V;
+            const unsigned keep = ((1u << hi) - 1u) & ~((1u << lo) - 1u);
+            unsigned *word = reinterpret_cast<unsigned *>(&w[k]);
+#pragma unroll
+            for (unsigned q = 0; q < 4; q++) {
+                unsigned m;
+                if constexpr (TW == 1)
+                    m = keep >> q & 1u ? ~0u : 0u;
+                else
+                    m = (keep >> 2 * q & 1u ? 0xffffu : 0u) | (keep >> (2 * q + 1) & 1u ? 0xffff0000u : 0u);
+                word[q] = (word[q] & m) | (NEG0 & ~m);
+            }
+            const T *e = reinterpret_cast<const T *>(&w[k]);
+#pragma unroll
+            for (unsigned q = 0; q < V; q++)
+                exact_two_sum(s[k], widen<double, T>(e[q]), lost[k]);
+        }
+    }
+}
+
 // exact_quick's columns of whole 16-byte vectors (j.vec 2, the planner's:
 // neighbouring outputs neighbours in memory, everything aligned; outputs of
 // one term too): a lane takes V neighbouring outputs, a 16-byte vector a
@@ -1158,33 +1218,17 @@ template <class T, int OP, unsigned L> __device__ __forceinline__ void exact_qui
     }
 }
 
-template <class T, int OP>
-__global__ void __launch_bounds__(256) exact_quick(ExactJob j)
+// exact_quick's items, a warp's group of 32 outputs at one of the group's G steps, K a warp at a time: rows of a
+// LINEAR view (SEGMENTS false), or segments (true: the long ones listed for exact_quick_long, aligned inputs
+// read in lines). Segments have a kernel of their own: their listing and lines cost registers that the rows'
+// occupancy would pay for.
+template <class T, int OP, bool SEGMENTS> __device__ __forceinline__ void exact_quick_items(const ExactJob &j)
 {
     enum { K = EXACT_QUICK_K, WARPS = 256 / 32 };
-    static_assert(sizeof(T) <= 4 && (OP == EXACT_OP_SUM || OP == EXACT_OP_MEAN), "exact_quick's terms");
-    if (j.vec == 2) {
-        exact_quick_vector_columns<T, OP>(j);
-        return;
-    }
-    if (j.vec == 3 && j.len == 2) {
-        exact_quick_packed_rows<T, OP, 2>(j);
-        return;
-    }
-    if (j.vec == 3 && j.len == 4) {
-        exact_quick_packed_rows<T, OP, 4>(j);
-        return;
-    }
-    if constexpr (sizeof(T) == 2)
-        if (j.vec == 3 && j.len == 8) {
-            exact_quick_packed_rows<T, OP, 8>(j);
-            return;
-        }
-    // any other vec 3 (not the planner's) is read by terms below: slower, the same sums
     const T *x = (const T *)j.in;
     // G is a power of two: shifts, not a 64-bit division by G an item (what bound short rows)
     const unsigned G = j.group, lg = __ffs(G) - 1, lane = threadIdx.x & 31, sub = lane & (G - 1), per = 32 >> lg;
-    const long long stride = j.view == EXACT_VIEW_SEGMENTS ? 1 : j.red.stride[0]; // LINEAR or SEGMENTS (the planner's)
+    const long long stride = SEGMENTS ? 1 : j.red.stride[0];
     const u64 groups = (j.nout + 31) / 32, items = groups * G; // an item: a group's outputs a warp takes at once
     const u64 first = ((u64)blockIdx.x * WARPS + (threadIdx.x >> 5)) * K, step = (u64)gridDim.x * WARPS * K;
     for (u64 t0 = first; t0 < items; t0 += step) { // the same for the warp
@@ -1204,8 +1248,8 @@ __global__ void __launch_bounds__(256) exact_quick(ExactJob j)
             // list fills, a segment takes fewer, longer pieces (at most an eighth of the room it sees), so
             // that a few huge segments leave room for the rest; which pieces a segment gets changes no bit.
             bool listed = false;
-            const unsigned seen = sub == 0 && j.long_len && n > j.long_len ? *(volatile unsigned *)j.long_count : ~0u;
-            if (seen < j.long_cap) {
+            const unsigned seen = SEGMENTS && sub == 0 && j.long_len && n > j.long_len ? *(volatile unsigned *)j.long_count : ~0u;
+            if (SEGMENTS && seen < j.long_cap) {
                 const unsigned room = (j.long_cap - seen) / 8;
                 const u64 plen = exact_piece_len(j, n, room < 1 ? 1 : room < CR_EXACT_LONG_PIECES ? room : CR_EXACT_LONG_PIECES);
                 const unsigned pieces = (unsigned)((n + plen - 1) / plen), at = atomicAdd(j.long_count, pieces);
@@ -1222,7 +1266,7 @@ __global__ void __launch_bounds__(256) exact_quick(ExactJob j)
                     p->pad = listed ? (unsigned)q | pieces << 16 : 0u;
                 }
             }
-            if (j.long_len) // the same for the warp
+            if (SEGMENTS && j.long_len) // the same for the warp
                 listed = __shfl_sync(EXACT_FULL, listed, lane & ~(G - 1));
             fail[k] = !listed && n > (j.long_len ? j.long_len : EXACT_LANE_LONG * G); // the exact lanes give it a warp
             len[k] = fail[k] || listed ? 0u : (unsigned)n;
@@ -1235,8 +1279,10 @@ __global__ void __launch_bounds__(256) exact_quick(ExactJob j)
 #pragma unroll
         for (int k = 0; k < K; k++)
             s[k] = -0.0, lost[k] = false; // -0.0 adds nothing and keeps a sum of -0.0 terms -0.0
-        if (j.vec == 1) // rows of whole, aligned 16-byte vectors (the planner's)
+        if (!SEGMENTS && j.vec == 1) // rows of whole, aligned 16-byte vectors (the planner's)
             exact_quick_vectors<T, K>(x, base, len, most, sub, G, s, lost);
+        else if (SEGMENTS && j.vec == 4) // segments in aligned 16-byte lines (the planner's)
+            exact_quick_lines<T, K>(x, j.guard.limit, base, len, sub, G, s, lost);
         else {
             for (unsigned i = sub; i < most; i += G) {
                 double v[K];
@@ -1257,12 +1303,44 @@ __global__ void __launch_bounds__(256) exact_quick(ExactJob j)
         for (int k = 0; k < K; k++) {
             const bool any = (__ballot_sync(EXACT_FULL, lost[k] || fail[k]) & mine) != 0;
             const u64 t = t0 + k, o = (t >> lg) * 32 + (t & (G - 1)) * per + (lane >> lg);
-            const bool bad = t < items && o < j.nout && sub == 0 && !(j.long_len && base[k] == -1) &&
+            const bool bad = t < items && o < j.nout && sub == 0 && !(SEGMENTS && j.long_len && base[k] == -1) &&
                              (any || !exact_quick_result<T, OP>(j, o, s[k], len[k]));
             if (__ballot_sync(EXACT_FULL, bad) && lane == 0)
                 exact_mark(j, t >> lg);
         }
     }
+}
+
+template <class T, int OP>
+__global__ void __launch_bounds__(256) exact_quick(ExactJob j)
+{
+    static_assert(sizeof(T) <= 4 && (OP == EXACT_OP_SUM || OP == EXACT_OP_MEAN), "exact_quick's terms");
+    if (j.vec == 2) {
+        exact_quick_vector_columns<T, OP>(j);
+        return;
+    }
+    if (j.vec == 3 && j.len == 2) {
+        exact_quick_packed_rows<T, OP, 2>(j);
+        return;
+    }
+    if (j.vec == 3 && j.len == 4) {
+        exact_quick_packed_rows<T, OP, 4>(j);
+        return;
+    }
+    if constexpr (sizeof(T) == 2)
+        if (j.vec == 3 && j.len == 8) {
+            exact_quick_packed_rows<T, OP, 8>(j);
+            return;
+        }
+    // any other vec 3 (not the planner's) is read by terms below: slower, the same sums
+    exact_quick_items<T, OP, false>(j);
+}
+
+template <class T, int OP>
+__global__ void __launch_bounds__(256, 3) exact_quick_segments(ExactJob j)
+{
+    static_assert(sizeof(T) <= 4 && (OP == EXACT_OP_SUM || OP == EXACT_OP_MEAN), "exact_quick_segments' terms");
+    exact_quick_items<T, OP, true>(j);
 }
 
 // The segments over j.long_len terms that exact_quick listed (SUM and MEAN

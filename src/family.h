@@ -131,7 +131,7 @@ struct cr_request {
     int state;             /* write the state record, not the result (state.c, kernels-src/state.cuh) */
 };
 
-#define CR_MAX_KERNELS 6 /* name expressions in one program (two-pass: 2; exact sums: 6) */
+#define CR_MAX_KERNELS 7 /* name expressions in one program (two-pass: 2; exact sums: 7) */
 struct cr_unit {
     const char *file;   /* kernels-src file, e.g. "fast.cu" */
     const char *source; /* its text; NULL = the embedded file */

@@ -31,7 +31,7 @@ static int is_exact(const struct cr_request *r)
     return r->user == NULL && cr_op(r->op) != NULL && (cr_op(r->op)->flags & CR_OP_EXACT) != 0;
 }
 
-/* Short SUM and MEAN outputs of 16- and 32-bit floats take exact_quick first (kernels[3]). */
+/* Short SUM and MEAN outputs of 16- and 32-bit floats take exact_quick first (kernels[3]; segments kernels[6]). */
 static int quick_unit(const struct cr_request *r)
 {
     return !r->state && (r->op == CURED_OP_EXACT_SUM || r->op == CURED_OP_EXACT_MEAN) &&
@@ -117,10 +117,11 @@ static void build(const struct cr_request *r, struct cr_unit *u)
         snprintf(u->kernels[2], sizeof u->kernels[2], "exact_reduce_lanes<%s, %d, %u, %s>", t, op_index(r->op),
                  s.block, state);
         if (quick_unit(r)) {
-            u->nkernels = 6;
+            u->nkernels = 7;
             snprintf(u->kernels[3], sizeof u->kernels[3], "exact_quick<%s, %d>", t, op_index(r->op));
             snprintf(u->kernels[4], sizeof u->kernels[4], "exact_quick_columns<%s, %d>", t, op_index(r->op));
             snprintf(u->kernels[5], sizeof u->kernels[5], "exact_quick_long<%s, %d>", t, op_index(r->op));
+            snprintf(u->kernels[6], sizeof u->kernels[6], "exact_quick_segments<%s, %d>", t, op_index(r->op));
         }
     }
     snprintf(u->label, sizeof u->label, "%s %s %s->%s%s (kernels-src/exact.cu)",
@@ -197,8 +198,11 @@ int cr_exact_quick_vec(const struct cr_exact_job *j, size_t elem)
     /* 1: rows whose every output starts on a 16-byte boundary and holds whole vectors: a lane loads 16 bytes
      * at a time, four outputs in flight (64 bytes a lane, against 16 in terms of 4 bytes). 2: columns (or
      * outputs of one term) whose neighbouring outputs are neighbours in memory, in whole aligned vectors: a
-     * lane takes a vector's outputs, a vector a row */
+     * lane takes a vector's outputs, a vector a row. 4: segments of an aligned input of terms of up to 4 bytes:
+     * a lane loads the 16-byte lines that hold its segment's terms */
     const long long v = (long long)(16 / elem);
+    if (j->view == EXACT_VIEW_SEGMENTS)
+        return j->in % 16 == 0 && elem <= 4 ? 4 : 0;
     if (j->view != EXACT_VIEW_LINEAR || j->red.n > 1 || j->len == 0 || j->in % 16 || j->kept.n < 1)
         return 0;
     /* 3: rows of 2, 4 or 8 terms (dividing the vector), neighbours, in one kept dimension: a lane takes a
@@ -230,8 +234,18 @@ unsigned cr_exact_quick_group(const struct cr_exact_job *j, size_t elem)
      * stride other than 1): a lane an output, a line by 32 neighbouring outputs. Segments by their mean
      * length. */
     uint64_t len = j->len;
-    if (j->vec >= 2) /* a lane a vector of outputs */
+    if (j->vec == 2 || j->vec == 3) /* a lane a vector of outputs */
         return 1;
+    if (j->view == EXACT_VIEW_SEGMENTS && j->vec == 4) {
+        /* about two lines a lane for a segment of the mean length (one line more than its vectors, on
+         * average): a warp's items wait for their longest segment, and wider groups keep more of its lanes
+         * busy where lengths are mixed (bench/NOTES.md, "Segments in lines") */
+        const uint64_t lines = j->guard.limit / (j->nout ? j->nout : 1) / (16 / elem) + 1;
+        unsigned g = 1;
+        while (g < 32 && 4 * (uint64_t)g <= lines)
+            g *= 2;
+        return g;
+    }
     if (j->view == EXACT_VIEW_SEGMENTS)
         len = j->guard.limit / (j->nout ? j->nout : 1);
     else if (j->vec)
@@ -394,7 +408,7 @@ static void plan(const struct cr_request *r, const struct cr_unit *u, const stru
             j.long_piece = cr_exact_force.long_piece ? cr_exact_force.long_piece
                                                      : (cr_u32)(CR_EXACT_LONG_PIECE_BYTES / cr_type_size(r->in));
         }
-        l = cr_plan_launch(p, 3, cr_div_up(qgrid, 1), 256);
+        l = cr_plan_launch(p, j.view == EXACT_VIEW_SEGMENTS ? 6 : 3, cr_div_up(qgrid, 1), 256);
         cr_plan_struct(p, l, &j, sizeof j);
         if (j.long_len) { /* a block a listed piece: one wave of them takes the list from a counter */
             const uint64_t per_sm = k->fn_blocks_per_sm[5] > 0 ? (uint64_t)k->fn_blocks_per_sm[5] : 1;

@@ -37,7 +37,13 @@ template <class T, int OP> struct Kernels {
     static void quick(void *j)
     {
         if constexpr (sizeof(T) <= 4 && (OP == EXACT_OP_SUM || OP == EXACT_OP_MEAN))
-            exact_quick<T, OP>(*(const ExactJob *)j);
+        {
+            const ExactJob &e = *(const ExactJob *)j;
+            if (e.view == EXACT_VIEW_SEGMENTS) // the plan's kernels[6]
+                exact_quick_segments<T, OP>(e);
+            else
+                exact_quick<T, OP>(e);
+        }
         else
             emu_fail("exact_quick takes SUM and MEAN of 16- and 32-bit floats");
     }

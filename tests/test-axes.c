@@ -507,7 +507,7 @@ START_TEST(test_plan_exact_segments)
         uint64_t nout, limit;
         unsigned group, long_len; /* long_len 0: no list, no exact_quick_long; group 0: no exact_quick */
     } cases[] = {
-        {CURED_OP_EXACT_SUM, CURED_TYPE_FLOAT32, 1 << 20, 64 << 20, 16, 512},   /* a mean of 64 */
+        {CURED_OP_EXACT_SUM, CURED_TYPE_FLOAT32, 1 << 20, 64 << 20, 8, 512},    /* a mean of 64: 17 lines */
         {CURED_OP_EXACT_MEAN, CURED_TYPE_BFLOAT16, 2048, 2048 * 8192, 32, 1024}, /* a mean of 8192 */
         {CURED_OP_EXACT_SUM, CURED_TYPE_FLOAT16, 1000, 500, 1, 0},              /* none can be long */
         {CURED_OP_EXACT_SUM, CURED_TYPE_FLOAT32, 1000, 512, 1, 0},              /* none over 512 */
@@ -537,15 +537,16 @@ START_TEST(test_plan_exact_segments)
             continue;
         }
         const int want = cases[i].long_len ? 3 : 2;
-        ck_assert_msg(u.nkernels == 6 && p.nlaunch == want && p.l[0].fn == 3 && p.l[want - 1].fn == 2 &&
+        ck_assert_msg(u.nkernels == 7 && p.nlaunch == want && p.l[0].fn == 6 && p.l[want - 1].fn == 2 &&
                           (want == 2 || p.l[1].fn == 5),
-                      "case %zu: %d launches (want %d: exact_quick, %sthe lanes)", i, p.nlaunch, want,
+                      "case %zu: %d launches (want %d: exact_quick_segments, %sthe lanes)", i, p.nlaunch, want,
                       want == 3 ? "exact_quick_long, " : "");
         struct cr_exact_job q;
         memcpy(&q, p.l[0].params[0], sizeof q);
-        ck_assert_msg(q.view == EXACT_VIEW_SEGMENTS && q.group == cases[i].group && q.long_len == cases[i].long_len,
-                      "case %zu: group %u, long_len %u (want %u, %u)", i, q.group, q.long_len, cases[i].group,
-                      cases[i].long_len);
+        ck_assert_msg(q.view == EXACT_VIEW_SEGMENTS && q.group == cases[i].group && q.long_len == cases[i].long_len &&
+                          q.vec == 4,
+                      "case %zu: group %u, long_len %u, vec %u (want %u, %u, 4: the input is aligned)", i, q.group,
+                      q.long_len, q.vec, cases[i].group, cases[i].long_len);
         if (!cases[i].long_len) {
             ck_assert_msg(q.longs == 0 && q.long_count == 0 && q.long_cap == 0, "case %zu: a list without long_len", i);
             continue;

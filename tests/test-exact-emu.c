@@ -886,10 +886,12 @@ START_TEST(test_segments)
     c.rt = result_type(c.t, rnd(&r));
     const unsigned chunk = emu_exact_kernel_chunk(c.t, c.op);
     const int mode = quick && rnd_below(&r, 4) ? 2 : (int)rnd_below(&r, NMODES), with_bad = rnd_below(&r, 3) == 0;
-    /* most float32 cases: an aligned input of whole vectors (exact_quick_long reads whole vectors from the
-     * first 16-byte boundary) */
-    const int aligned = c.t == ET_FLOAT && rnd_below(&r, 4);
-    const size_t es = type_size(c.t), n = (chunk + rnd_below(&r, 2 * chunk)) / (aligned ? 4 : 1) * (aligned ? 4 : 1),
+    /* most float32 cases and half the others: an aligned input (exact_quick_segments reads 16-byte lines, and
+     * exact_quick_long whole vectors from the first 16-byte boundary); half of those end inside a line (the
+     * input's last line is read term by term) */
+    const int aligned = rnd_below(&r, c.t == ET_FLOAT ? 4 : 2) != 0, whole = aligned && rnd_below(&r, 2);
+    const size_t es = type_size(c.t), per_line = 16 / es,
+                 n = (chunk + rnd_below(&r, 2 * chunk)) / (whole ? per_line : 1) * (whole ? per_line : 1),
                  mis = aligned ? 0 : rnd_below(&r, 16 / es);
     const uint64_t nseg = quick ? 32 + rnd_below(&r, 600) : 1 + rnd_below(&r, 48);
     struct guarded gx, gy, gb, ge;
@@ -1010,6 +1012,7 @@ START_TEST(test_long_pieces)
         w->splits = 1;
         w->part = (uint64_t)1 << 62;
         w->group = 1u << rnd_below(&r, 6);
+        w->vec = k >= 2 ? (unsigned)cr_exact_quick_vec(j, es) : 0; /* lines where the input is aligned, or terms */
         w->per_bit = 1 + (unsigned)rnd_below(&r, 3);
         w->grid = (unsigned)(1 + rnd_below(&r, groups));
         w->quick_grid = (unsigned)(1 + rnd_below(&r, (groups * w->group + 31) / 32));
@@ -1025,6 +1028,76 @@ START_TEST(test_long_pieces)
         w->long_grid = 1 + (unsigned)rnd_below(&r, rnd_below(&r, 2) ? 3 : 40);
     }
     run_job(&c, v, 4);
+    guarded_free(&gx);
+    guarded_free(&gb);
+    guarded_free(&ge);
+    free(c.want);
+}
+END_TEST
+
+/* Segments in 16-byte lines (exact_quick_segments, vec 4): an aligned input that mostly ends inside a line, short
+ * segments that start and end anywhere in their lines, many ending at the input's end (its last line is read
+ * term by term: the first lane adds those terms, whatever the group), every group width, with and without the
+ * list of long ones. Where doubles sum every segment exactly, no group may go to the lanes. */
+START_TEST(test_segment_lines)
+{
+    struct job_case c;
+    memset(&c, 0, sizeof c);
+    static const int types[3] = {ET_HALF, ET_BF16, ET_FLOAT};
+    c.t = types[_i % 3];
+    c.op = _i / 3 % 2 ? EOP_MEAN : EOP_SUM;
+    const int o32 = _i / 6 % 2;
+    struct rng r;
+    rng_for(&r, "segment lines", _i);
+    c.rt = result_type(c.t, rnd(&r));
+    const size_t es = type_size(c.t), per_line = 16 / es, n = 1000 + rnd_below(&r, 8000);
+    const size_t total = rnd_below(&r, 4) ? n : n / per_line * per_line; /* mostly ending inside a line */
+    const uint64_t nseg = 40 + rnd_below(&r, 600);
+    struct guarded gx, gb, ge;
+    guarded_alloc(&gx, total * es);
+    void *x = gx.p;
+    const int mode = rnd_below(&r, 3) ? 2 : (int)rnd_below(&r, NMODES); /* mostly one binade: doubles sum it */
+    fill(&r, c.t, mode, x, NULL, total);
+    guarded_alloc(&gb, nseg * 8);
+    guarded_alloc(&ge, nseg * 8);
+    for (uint64_t k = 0; k < nseg; k++) {
+        const uint64_t len = rnd_below(&r, 8)   ? rnd_below(&r, 3 * per_line + 2)
+                             : rnd_below(&r, 4) ? rnd_below(&r, 200)
+                                                : 300 + rnd_below(&r, 900);
+        long long b = (long long)rnd_below(&r, total + 1);
+        if (rnd_below(&r, 4) == 0) /* ending at the input's end */
+            b = len < total ? (long long)(total - len) : 0;
+        const long long e = b + (long long)len;
+        store_offsets(&gb, &ge, o32, k, b, e > (long long)total ? (long long)total : e);
+    }
+    segments_job(&c, x, NULL, nseg, &gb, &ge, o32, total, es);
+    ck_assert_int_eq(cr_exact_quick_vec(&c.j, es), 4);
+    c.doubles_exact = mode == 2;
+    snprintf(c.what, sizeof c.what, "%s of %llu segments of %zu %s (int%d offsets, %s) into %s, in lines",
+             op_names[c.op], (unsigned long long)nseg, total, tys[c.t].name, o32 ? 32 : 64, mode_names[mode],
+             tys[c.rt].name);
+    struct variant v[6];
+    const uint64_t groups = (nseg + 31) / 32;
+    for (int k = 0; k < 6; k++) {
+        struct variant *w = v + k;
+        memset(w, 0, sizeof *w);
+        w->quick = 1;
+        w->splits = 1;
+        w->part = (uint64_t)1 << 62;
+        w->group = 1u << k;
+        w->vec = 4;
+        w->per_bit = 1 + (unsigned)rnd_below(&r, 3);
+        w->grid = (unsigned)(1 + rnd_below(&r, groups));
+        w->quick_grid = (unsigned)(1 + rnd_below(&r, (groups * w->group + 31) / 32));
+        w->finish_grid = 1;
+        if (rnd_below(&r, 2)) { /* the long ones listed, every piece held */
+            w->long_len = cr_exact_long_len(w->group);
+            w->long_piece = rnd_below(&r, 2) ? 100 : CR_EXACT_LONG_PIECE_BYTES / (unsigned)es;
+            w->long_cap = (unsigned)pieces_needed(&c.j, w->long_len, w->long_piece) + 1;
+            w->long_grid = 1 + (unsigned)rnd_below(&r, 3);
+        }
+    }
+    run_job(&c, v, 6);
     guarded_free(&gx);
     guarded_free(&gb);
     guarded_free(&ge);
@@ -1056,7 +1129,8 @@ int main(void)
                  {"whole", test_whole, 4 * EOP_COUNT * 4},
                  {"axes", test_axes, 4 * EOP_COUNT * 4},
                  {"segments", test_segments, 4 * EOP_COUNT * 4},
-                 {"long pieces", test_long_pieces, 24}};
+                 {"long pieces", test_long_pieces, 24},
+                 {"segment lines", test_segment_lines, 24}};
     for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
         TCase *tc = tcase_create(cases[k].name);
         tcase_set_timeout(tc, 120);

@@ -677,7 +677,7 @@ START_TEST(test_quick_plan)
     k2.kept.in_stride[0] = 1624;
     ck_assert_int_eq(cr_exact_quick_vec(&k2, 2), 1);
     /* columns by vectors of neighbouring outputs (2) where those, the rows' stride and the start are whole
-     * aligned vectors, a lane a vector; outputs of one term likewise; segments never */
+     * aligned vectors, a lane a vector; outputs of one term likewise; segments in lines (4) where aligned */
     struct cr_exact_job c = rows_job(0x10000, 1000, 16, 1);
     c.red.stride[0] = 1000;
     ck_assert_int_eq(cr_exact_quick_vec(&c, 4), 2);
@@ -710,8 +710,21 @@ START_TEST(test_quick_plan)
     ck_assert_int_eq(cr_exact_quick_vec(&one, 4), 0);
     struct cr_exact_job sg = rows_job(0x10000, 1000, 16, 16);
     sg.view = EXACT_VIEW_SEGMENTS;
-    sg.guard.limit = 64000; /* a mean of 64 terms */
+    sg.guard.limit = 64000; /* a mean of 64 terms: 17 float32 lines, 9 of float16, about two a lane */
+    ck_assert_int_eq(cr_exact_quick_vec(&sg, 4), 4);
+    ck_assert_int_eq(cr_exact_quick_vec(&sg, 2), 4);
+    ck_assert_int_eq(cr_exact_quick_vec(&sg, 8), 0); /* exact_quick has no float64 terms */
+    sg.vec = 4;
+    ck_assert_uint_eq(cr_exact_quick_group(&sg, 4), 8);
+    ck_assert_uint_eq(cr_exact_quick_group(&sg, 2), 4);
+    sg.guard.limit = 1000; /* a mean under one line: one lane a segment */
+    ck_assert_uint_eq(cr_exact_quick_group(&sg, 4), 1);
+    sg.guard.limit = 1000 * 4096; /* 1025 lines: 32 lanes */
+    ck_assert_uint_eq(cr_exact_quick_group(&sg, 4), 32);
+    sg.guard.limit = 64000;
+    sg.in = 0x10008; /* misaligned: terms, about four a lane */
     ck_assert_int_eq(cr_exact_quick_vec(&sg, 4), 0);
+    sg.vec = 0;
     ck_assert_uint_eq(cr_exact_quick_group(&sg, 4), 16);
 }
 END_TEST
