@@ -199,10 +199,11 @@ int cr_exact_quick_vec(const struct cr_exact_job *j, size_t elem)
      * at a time, four outputs in flight (64 bytes a lane, against 16 in terms of 4 bytes). 2: columns (or
      * outputs of one term) whose neighbouring outputs are neighbours in memory, in whole aligned vectors: a
      * lane takes a vector's outputs, a vector a row. 4: segments of an aligned input of terms of up to 4 bytes:
-     * a lane loads the 16-byte lines that hold its segment's terms */
+     * a lane loads the 16-byte lines that hold its segment's terms, where the input's extent is known (a line
+     * ends at it) and under 2^32 lines (a line's index is 32 bits) */
     const long long v = (long long)(16 / elem);
     if (j->view == EXACT_VIEW_SEGMENTS)
-        return j->in % 16 == 0 && elem <= 4 ? 4 : 0;
+        return j->in % 16 == 0 && elem <= 4 && j->guard.limit / (uint64_t)v < ((uint64_t)1 << 32) ? 4 : 0;
     if (j->view != EXACT_VIEW_LINEAR || j->red.n > 1 || j->len == 0 || j->in % 16 || j->kept.n < 1)
         return 0;
     /* 3: rows of 2, 4 or 8 terms (dividing the vector), neighbours, in one kept dimension: a lane takes a

@@ -430,7 +430,9 @@ START_TEST(test_short)
         const int seg = sh == sizeof shapes / sizeof *shapes;
         const int64_t R = seg ? 0 : shapes[sh][0], C = seg ? 0 : shapes[sh][1];
         const int axis = seg ? 1 : (int)shapes[sh][2];
-        const size_t n = seg ? 300000 : (size_t)(R * C), nout = seg ? 20000 : (size_t)(axis ? R : C);
+        /* segments: an input that ends inside a 16-byte line (exact_quick_segments reads its last line term by
+         * term), exactly as long as its elements */
+        const size_t n = seg ? 300001 : (size_t)(R * C), nout = seg ? 20000 : (size_t)(axis ? R : C);
         uint64_t *x = malloc(n * 8), *row = malloc(n * 8);
         int64_t *b = malloc(nout * 8), *e = malloc(nout * 8);
         ck_assert(x && row && b && e);
@@ -442,35 +444,42 @@ START_TEST(test_short)
             x[rnd64(&r) % n] = k % 7 ? element(&r, t, 1, 3, (int)(k & 1)) : inf;
         for (size_t s = 0; seg && s < nout; s++) { /* mean 15; one in 500 past 1024 (some in several pieces) */
             const uint64_t len = rnd64(&r) % 500 == 0 ? 1025 + rnd64(&r) % (rnd64(&r) % 4 ? 3000 : 40000) : rnd64(&r) % 31;
-            b[s] = (int64_t)(rnd64(&r) % n);
+            b[s] = (int64_t)(s % 50 == 0 && len < n ? n - len : rnd64(&r) % n); /* one in 50 ends at the input's end */
             e[s] = b[s] + (int64_t)len < (int64_t)n ? b[s] + (int64_t)len : (int64_t)n;
         }
-        CUdeviceptr dx = upload_bits(t, x, n), db = dev_alloc(nout * 8), de = dev_alloc(nout * 8),
-                    o[5] = {dev_alloc(nout * 8), dev_alloc(nout * 8), dev_alloc(nout * 8), dev_alloc(nout * 8),
-                            dev_alloc(nout * 8)};
+        const size_t esz = cr_type_size(t);
+        CUdeviceptr dx = seg ? dev_alloc(n * esz) : upload_bits(t, x, n), dxm = seg ? dev_alloc((n + 1) * esz) : 0,
+                    db = dev_alloc(nout * 8), de = dev_alloc(nout * 8),
+                    o[6] = {dev_alloc(nout * 8), dev_alloc(nout * 8), dev_alloc(nout * 8), dev_alloc(nout * 8),
+                            dev_alloc(nout * 8), dev_alloc(nout * 8)};
         if (seg) {
+            void *h = pack(t, x, n);
+            upload(dx, h, n * esz);
+            upload(dxm + esz, h, n * esz); /* one element off 16 bytes: exact_quick_segments reads terms */
+            free(h);
             upload(db, b, nout * 8);
             upload(de, e, nout * 8);
         }
         const cured_layout la = {2, {R, C}, {C, 1}};
-        const int nv = seg ? 5 : 4; /* pieces of 300 terms only where there are segments */
+        const int nv = seg ? 6 : 4; /* pieces of 300 terms and a misaligned input only where there are segments */
         for (int v = 0; v < nv; v++) { /* the planner's; without exact_quick; on one block; a list of 3 entries;
-                                          * the long segments in pieces of 300 terms, which meet by their tickets */
+                                          * the long segments in pieces of 300 terms, which meet by their tickets;
+                                          * the input one element off its line */
             cr_exact_force.quick = v == 1 ? -1 : 0;
             cr_exact_force.grid = v == 2 ? 1 : 0;
             cr_exact_force.long_cap = v == 3 ? 3 : 0;
             cr_exact_force.long_piece = v == 4 ? 300 : 0;
             poison(o[v], nout * 8);
             if (seg)
-                CURED_OK(cured_segmented_reduce_async(H, op, DP(dx), t, nout, DP(db), DP(de), CURED_TYPE_INT64,
-                                                      DP(o[v]), out, NULL));
+                CURED_OK(cured_segmented_reduce_async(H, op, DP(v == 5 ? dxm + esz : dx), t, nout, DP(db), DP(de),
+                                                      CURED_TYPE_INT64, DP(o[v]), out, NULL));
             else
                 CURED_OK(cured_reduce_axes_async(H, op, DP(dx), t, &la, 1u << axis, DP(o[v]), out, NULL, NULL));
             CU_OK(D->CtxSynchronize());
         }
         memset(&cr_exact_force, 0, sizeof cr_exact_force);
         const size_t sz = cr_type_size(out);
-        unsigned char *got = malloc(5 * nout * sz);
+        unsigned char *got = malloc(6 * nout * sz);
         ck_assert_ptr_nonnull(got);
         for (int v = 0; v < nv; v++)
             download(got + (size_t)v * nout * sz, o[v], nout * sz);
@@ -493,7 +502,8 @@ START_TEST(test_short)
                          : v == 1 ? "without exact_quick"
                          : v == 2 ? "one block"
                          : v == 3 ? "3 listed"
-                                  : "pieces of 300");
+                         : v == 4 ? "pieces of 300"
+                                  : "misaligned input");
                 uint64_t bits = 0;
                 memcpy(&bits, got + ((size_t)v * nout + k) * sz, sz); /* little-endian: the low bytes */
                 expect_bits(bits, want, what);
@@ -501,9 +511,11 @@ START_TEST(test_short)
         }
         free(got);
         dev_free(dx);
+        if (dxm)
+            dev_free(dxm);
         dev_free(db);
         dev_free(de);
-        for (int v = 0; v < 5; v++)
+        for (int v = 0; v < 6; v++)
             dev_free(o[v]);
         free(x);
         free(row);
