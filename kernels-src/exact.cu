@@ -1218,6 +1218,61 @@ template <class T, int OP, unsigned L> __device__ __forceinline__ void exact_qui
     }
 }
 
+// A segment over long_len terms would hold its warp long after the others: its group's first lane lists it
+// for exact_quick_long's blocks, in pieces (past long_cap, the exact lanes take it, in a warp), unless the
+// list is full (so that the count, however many warps add, cannot wrap). As the list fills, a segment takes
+// fewer, longer pieces (at most an eighth of the room the warp sees), so that a few huge segments leave room
+// for the rest; which pieces a segment gets changes no bit. A warp lists its segments of one step together:
+// one read of the count and one atomic, the pieces in lane order, and a group's G lanes write its entries
+// side by side (a lane wrote a segment's entries alone, five stores an entry one after another: the 256
+// segments of 1 MiB spent ~18 us listing, bench/NOTES.md). Called by the whole warp; true for the group
+// whose segment is listed.
+__device__ __forceinline__ bool exact_list_long(const ExactJob &j, u64 o, long long b, u64 n, unsigned lane,
+                                                unsigned sub, unsigned G)
+{
+    const bool want = sub == 0 && n > j.long_len;
+    const unsigned wants = __ballot_sync(EXACT_FULL, want);
+    if (wants == 0u) // the same for the warp
+        return false;
+    const int reader = __ffs(wants) - 1;
+    unsigned seen = lane == (unsigned)reader ? *(volatile unsigned *)j.long_count : 0u;
+    seen = __shfl_sync(EXACT_FULL, seen, reader);
+    if (seen >= j.long_cap) // the same for the warp: the list is full
+        return false;
+    u64 plen = 0;
+    unsigned pieces = 0u;
+    if (want) {
+        const unsigned room = (j.long_cap - seen) / 8;
+        plen = exact_piece_len(j, n, room < 1 ? 1 : room < CR_EXACT_LONG_PIECES ? room : CR_EXACT_LONG_PIECES);
+        pieces = (unsigned)((n + plen - 1) / plen);
+    }
+    unsigned upto = pieces; // the warp's pieces up to this lane's, inclusive
+    for (unsigned d = 1; d < 32; d <<= 1) {
+        const unsigned v = __shfl_sync(EXACT_FULL, upto, lane >= d ? lane - d : lane);
+        upto += lane >= d ? v : 0u;
+    }
+    const unsigned total = __shfl_sync(EXACT_FULL, upto, 31);
+    unsigned first = lane == 0 ? atomicAdd(j.long_count, total) : 0u;
+    first = __shfl_sync(EXACT_FULL, first, 0);
+    // the group's segment (its first lane's), to its G lanes
+    const unsigned lead = lane & ~(G - 1), at = __shfl_sync(EXACT_FULL, first + upto - pieces, lead),
+                   np = __shfl_sync(EXACT_FULL, pieces, lead);
+    plen = __shfl_sync(EXACT_FULL, plen, lead);
+    const bool listed = np && at < j.long_cap && np <= j.long_cap - at;
+    // pieces that do not all fit leave empty entries up to long_cap
+    const unsigned end = listed ? at + np : np && at < j.long_cap ? j.long_cap : at;
+    for (unsigned e = at + sub; e < end; e += G) {
+        const u64 q = e - at, from = q * plen;
+        LongEntry *p = j.longs + e;
+        p->seg = o;
+        p->begin = b + (long long)from;
+        p->len = !listed ? 0 : n - from < plen ? n - from : plen;
+        p->ticket = 0u;
+        p->pad = listed ? (unsigned)q | np << 16 : 0u;
+    }
+    return listed;
+}
+
 // exact_quick's items, a warp's group of 32 outputs at one of the group's G steps, K a warp at a time: rows of a
 // LINEAR view (SEGMENTS false), or segments (true: the long ones listed for exact_quick_long, aligned inputs
 // read in lines). Segments have a kernel of their own: their listing and lines cost registers that the rows'
@@ -1242,32 +1297,9 @@ template <class T, int OP, bool SEGMENTS> __device__ __forceinline__ void exact_
             base[k] = 0;
             if (t < items && o < j.nout)
                 exact_output(j, o, base[k], n, sub == 0);
-            // A segment over long_len terms would hold its warp long after the others: its group's first lane
-            // lists it for exact_quick_long's blocks, in pieces (past long_cap, the exact lanes take it, in a
-            // warp), unless the list is full (so that the count, however many lanes add, cannot wrap). As the
-            // list fills, a segment takes fewer, longer pieces (at most an eighth of the room it sees), so
-            // that a few huge segments leave room for the rest; which pieces a segment gets changes no bit.
             bool listed = false;
-            const unsigned seen = SEGMENTS && sub == 0 && j.long_len && n > j.long_len ? *(volatile unsigned *)j.long_count : ~0u;
-            if (SEGMENTS && seen < j.long_cap) {
-                const unsigned room = (j.long_cap - seen) / 8;
-                const u64 plen = exact_piece_len(j, n, room < 1 ? 1 : room < CR_EXACT_LONG_PIECES ? room : CR_EXACT_LONG_PIECES);
-                const unsigned pieces = (unsigned)((n + plen - 1) / plen), at = atomicAdd(j.long_count, pieces);
-                listed = at < j.long_cap && pieces <= j.long_cap - at;
-                // pieces that do not all fit leave empty entries up to long_cap
-                const unsigned end = listed ? at + pieces : at < j.long_cap ? j.long_cap : at;
-                for (unsigned e = at; e < end; e++) {
-                    const u64 q = e - at, from = q * plen;
-                    LongEntry *p = j.longs + e;
-                    p->seg = o;
-                    p->begin = base[k] + (long long)from;
-                    p->len = !listed ? 0 : n - from < plen ? n - from : plen;
-                    p->ticket = 0u;
-                    p->pad = listed ? (unsigned)q | pieces << 16 : 0u;
-                }
-            }
             if (SEGMENTS && j.long_len) // the same for the warp
-                listed = __shfl_sync(EXACT_FULL, listed, lane & ~(G - 1));
+                listed = exact_list_long(j, o, base[k], n, lane, sub, G);
             fail[k] = !listed && n > (j.long_len ? j.long_len : EXACT_LANE_LONG * G); // the exact lanes give it a warp
             len[k] = fail[k] || listed ? 0u : (unsigned)n;
             if (listed)

@@ -77,10 +77,10 @@ static enum reach reach_of(const struct range *r, CUdeviceptr p, CUdeviceptr *en
     return MAPPED_TO;
 }
 
-enum walk { COVERED, GAP, TOO_MANY };
+enum walk { COVERED, UNSIZED_PIECE, GAP, TOO_MANY };
 
-/* Follow the mapped memory from p (which CUDA knows) for want bytes: COVERED
- * (also when the driver cannot size a piece: not checked), GAP at p + *have,
+/* Follow the mapped memory from p (which CUDA knows) for want bytes: COVERED,
+ * UNSIZED_PIECE (a piece the driver cannot size: not checked), GAP at p + *have,
  * or TOO_MANY allocations (CR_MAX_FOLLOWED) before want. *first: p's own
  * allocation, for messages. */
 static cured_status walk(cured_handle h, CUdeviceptr p, const struct range *at_p, uint64_t want, enum walk *w,
@@ -92,7 +92,7 @@ static cured_status walk(cured_handle h, CUdeviceptr p, const struct range *at_p
     for (unsigned followed = 0;; followed++) {
         const enum reach k = reach_of(&r, cur, &end);
         if (k == UNSIZED) {
-            *w = COVERED, *have = want;
+            *w = UNSIZED_PIECE, *have = want;
             return CURED_SUCCESS;
         }
         if (k == NOT_MAPPED) {
@@ -129,7 +129,7 @@ cured_status cr_check_device_range(cured_handle h, const void *p, size_t bytes, 
     enum walk w;
     uint64_t have;
     cured_status st = walk(h, begin, &r, bytes, &w, &have, &first);
-    if (st != CURED_SUCCESS || w == COVERED)
+    if (st != CURED_SUCCESS || w == COVERED || w == UNSIZED_PIECE)
         return st;
     if (w == TOO_MANY)
         return cr_fail(CURED_ERROR_OUT_OF_RANGE,
@@ -150,8 +150,9 @@ cured_status cr_check_device_range(cured_handle h, const void *p, size_t bytes, 
                    (unsigned long long)(bytes - have));
 }
 
-cured_status cr_device_extent(cured_handle h, const void *p, uint64_t most, uint64_t *bytes)
+cured_status cr_device_extent(cured_handle h, const void *p, uint64_t most, uint64_t *bytes, int *sized)
 {
+    *sized = 0;
     const CUdeviceptr begin = (CUdeviceptr)(uintptr_t)p;
     struct range r, first;
     CUresult e = query(h, begin, &r);
@@ -161,6 +162,7 @@ cured_status cr_device_extent(cured_handle h, const void *p, uint64_t most, uint
     cured_status st = walk(h, begin, &r, most, &w, bytes, &first);
     if (st == CURED_SUCCESS && *bytes > most)
         *bytes = most;
+    *sized = st == CURED_SUCCESS && w != UNSIZED_PIECE;
     return st;
 }
 

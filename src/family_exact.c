@@ -199,8 +199,8 @@ int cr_exact_quick_vec(const struct cr_exact_job *j, size_t elem)
      * at a time, four outputs in flight (64 bytes a lane, against 16 in terms of 4 bytes). 2: columns (or
      * outputs of one term) whose neighbouring outputs are neighbours in memory, in whole aligned vectors: a
      * lane takes a vector's outputs, a vector a row. 4: segments of an aligned input of terms of up to 4 bytes:
-     * a lane loads the 16-byte lines that hold its segment's terms, where the input's extent is known (a line
-     * ends at it) and under 2^32 lines (a line's index is 32 bits) */
+     * a lane loads the 16-byte lines that hold its segment's terms, under 2^32 lines (a line's index is 32
+     * bits); the plan keeps them only where the input's extent was measured (the last line ends at it) */
     const long long v = (long long)(16 / elem);
     if (j->view == EXACT_VIEW_SEGMENTS)
         return j->in % 16 == 0 && elem <= 4 && j->guard.limit / (uint64_t)v < ((uint64_t)1 << 32) ? 4 : 0;
@@ -381,6 +381,8 @@ static void plan(const struct cr_request *r, const struct cr_unit *u, const stru
         /* exact_quick first (each item a warp's group of 32 outputs at one of its `group` steps, four items a
          * warp at a time), then the lanes over the groups it marked */
         j.vec = (unsigned)cr_exact_quick_vec(&j, cr_type_size(r->in));
+        if (j.vec == 4 && !g->limit_sized) /* lines end at the input's extent: where none was measured, terms */
+            j.vec = 0;
         j.group = cr_exact_quick_group(&j, cr_type_size(r->in));
         j.per_bit = (unsigned)((groups + CR_EXACT_RETRY_BITS - 1) / CR_EXACT_RETRY_BITS);
         j.retry = a->ws + CR_WS_RETRY;

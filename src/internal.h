@@ -219,9 +219,10 @@ cured_status cr_check_device_pointer(cured_handle h, const void *p, const char *
 /* Adjacent allocations a range check follows; a range over more is refused (OUT_OF_RANGE). */
 #define CR_MAX_FOLLOWED (1u << 20)
 /* The bytes mapped from p on without a gap (following adjacent allocations),
- * at most `most`; memory the driver cannot size counts as `most`, and the walk
- * stops at CR_MAX_FOLLOWED allocations. Caller holds the context. */
-cured_status cr_device_extent(cured_handle h, const void *p, uint64_t most, uint64_t *bytes);
+ * at most `most`; memory the driver cannot size counts as `most` (*sized 0:
+ * no end was measured), and the walk stops at CR_MAX_FOLLOWED allocations.
+ * Caller holds the context. */
+cured_status cr_device_extent(cured_handle h, const void *p, uint64_t most, uint64_t *bytes, int *sized);
 /* Do the byte ranges [a, a + a_bytes) and [b, b + b_bytes) share a byte? */
 int cr_ranges_overlap(const void *a, uint64_t a_bytes, const void *b, uint64_t b_bytes);
 /* The host-side checks of cured_dot's y (NULL, alignment), named as y; after cr_check_args of x. */

@@ -77,10 +77,12 @@ cured_status cr_segment_limit(cured_handle h, const void *in, const void *out, s
     if (st != CURED_SUCCESS)
         return st;
     uint64_t bytes = 0;
-    st = cr_device_extent(h, in, most, &bytes);
+    int sized = 0;
+    st = cr_device_extent(h, in, most, &bytes, &sized);
     cr_leave(h, saved);
     /* UINT64_MAX: memory the driver cannot size, no limit */
     g->limit = bytes == UINT64_MAX || bytes / size > (uint64_t)INT64_MAX ? (uint64_t)INT64_MAX : bytes / size;
+    g->limit_sized = sized && g->limit != (uint64_t)INT64_MAX;
     return st;
 }
 

@@ -526,6 +526,7 @@ START_TEST(test_plan_exact_segments)
         g.begin = IN_OK;
         g.end = IN_OK;
         g.limit = cases[i].limit;
+        g.limit_sized = 1;
         struct cr_unit u;
         cr_family_for(&r)->build(&r, &u);
         struct cr_plan p;
@@ -567,6 +568,23 @@ START_TEST(test_plan_exact_segments)
         ck_assert_uint_eq(q.long_piece, CR_EXACT_LONG_PIECE_BYTES / (cases[i].in == CURED_TYPE_FLOAT32 ? 4 : 2));
         /* the fake kernel has no occupancy of its own: a block an SM */
         ck_assert_uint_eq(p.l[1].grid, (unsigned)fake.facts.sms);
+    }
+    /* memory the driver cannot size: no end for the last line, so terms (vec 0, about four a lane) */
+    {
+        struct cr_request r;
+        ck_assert_int_eq(cr_request_make(CURED_OP_EXACT_SUM, CURED_ALGO_AUTO, CURED_TYPE_FLOAT32, CURED_TYPE_FLOAT32, &r),
+                         CURED_SUCCESS);
+        struct cr_geometry g;
+        memset(&g, 0, sizeof g);
+        g.nout = 1 << 20, g.begin = IN_OK, g.end = IN_OK, g.limit = 64 << 20, g.limit_sized = 0;
+        struct cr_unit u;
+        cr_family_for(&r)->build(&r, &u);
+        struct cr_plan p;
+        fake_plan(&r, &u, &g, 0.0, &p);
+        struct cr_exact_job q;
+        memcpy(&q, p.l[0].params[0], sizeof q);
+        ck_assert_msg(!p.overflow && p.l[0].fn == 6 && q.vec == 0 && q.group == 16, "unsized: kernel %d, vec %u, group %u",
+                      p.l[0].fn, q.vec, q.group);
     }
     /* the tests' force: a shorter list, and grid 1 for every kernel */
     cr_exact_force.long_cap = 3;

@@ -1037,8 +1037,11 @@ END_TEST
 
 /* Segments in 16-byte lines (exact_quick_segments, vec 4): an aligned input that mostly ends inside a line, short
  * segments that start and end anywhere in their lines, many ending at the input's end (its last line is read
- * term by term: the first lane adds those terms, whatever the group), every group width, with and without the
- * list of long ones. Where doubles sum every segment exactly, no group may go to the lanes. */
+ * term by term: the first lane adds those terms, whatever the group), some of -0.0 terms only (a line's other
+ * terms must add as -0.0), every group width, with and without the list of long ones (lists that hold every
+ * piece, and short ones that end inside a warp's pieces: empty entries up to the cap). Past the
+ * input, NaN up to its line's end: a term read there shows. Where doubles sum every segment exactly, no group
+ * may go to the lanes. */
 START_TEST(test_segment_lines)
 {
     struct job_case c;
@@ -1058,15 +1061,24 @@ START_TEST(test_segment_lines)
     void *x = gx.p;
     const int mode = rnd_below(&r, 3) ? 2 : (int)rnd_below(&r, NMODES); /* mostly one binade: doubles sum it */
     fill(&r, c.t, mode, x, NULL, total);
+    const size_t zeros = 64; /* -0.0 terms first */
+    for (size_t i = 0; i < zeros; i++)
+        store_bits(c.t, x, i, sign_bit(c.t));
+    for (size_t i = total; i < (total * es + 15) / 16 * 16 / es; i++) /* the rest of the last line */
+        store_bits(c.t, x, i, nan_bits(c.t));
     guarded_alloc(&gb, nseg * 8);
     guarded_alloc(&ge, nseg * 8);
     for (uint64_t k = 0; k < nseg; k++) {
-        const uint64_t len = rnd_below(&r, 8)   ? rnd_below(&r, 3 * per_line + 2)
-                             : rnd_below(&r, 4) ? rnd_below(&r, 200)
-                                                : 300 + rnd_below(&r, 900);
+        /* the first 16 long (past any group's long_len): a warp's step lists many at once */
+        uint64_t len = k < 16             ? 1100 + rnd_below(&r, 100)
+                       : rnd_below(&r, 8) ? rnd_below(&r, 3 * per_line + 2)
+                       : rnd_below(&r, 4) ? rnd_below(&r, 200)
+                                          : 300 + rnd_below(&r, 900);
         long long b = (long long)rnd_below(&r, total + 1);
         if (rnd_below(&r, 4) == 0) /* ending at the input's end */
             b = len < total ? (long long)(total - len) : 0;
+        else if (rnd_below(&r, 12) == 0) /* -0.0 terms only */
+            b = (long long)rnd_below(&r, zeros), len = rnd_below(&r, zeros - (uint64_t)b + 1);
         const long long e = b + (long long)len;
         store_offsets(&gb, &ge, o32, k, b, e > (long long)total ? (long long)total : e);
     }
@@ -1090,10 +1102,13 @@ START_TEST(test_segment_lines)
         w->grid = (unsigned)(1 + rnd_below(&r, groups));
         w->quick_grid = (unsigned)(1 + rnd_below(&r, (groups * w->group + 31) / 32));
         w->finish_grid = 1;
-        if (rnd_below(&r, 2)) { /* the long ones listed, every piece held */
+        if (rnd_below(&r, 2)) { /* the long ones listed: every piece held, or 1-3 entries */
             w->long_len = cr_exact_long_len(w->group);
             w->long_piece = rnd_below(&r, 2) ? 100 : CR_EXACT_LONG_PIECE_BYTES / (unsigned)es;
-            w->long_cap = (unsigned)pieces_needed(&c.j, w->long_len, w->long_piece) + 1;
+            /* 9-48 entries: two to five pieces a segment (an eighth of the room), so that one that does not
+             * fit may start inside the list */
+            w->long_cap = rnd_below(&r, 3) ? (unsigned)pieces_needed(&c.j, w->long_len, w->long_piece) + 1
+                                           : 9 + (unsigned)rnd_below(&r, 40);
             w->long_grid = 1 + (unsigned)rnd_below(&r, 3);
         }
     }

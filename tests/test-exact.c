@@ -721,7 +721,7 @@ START_TEST(test_quick_plan)
     ck_assert_uint_eq(cr_exact_quick_group(&sg, 4), 1);
     sg.guard.limit = 1000 * 4096; /* 1025 lines: 32 lanes */
     ck_assert_uint_eq(cr_exact_quick_group(&sg, 4), 32);
-    sg.guard.limit = (uint64_t)1 << 34; /* 2^32 float32 lines, and an extent the driver cannot size: terms */
+    sg.guard.limit = (uint64_t)1 << 34; /* 2^32 float32 lines (a line's index is 32 bits): terms */
     ck_assert_int_eq(cr_exact_quick_vec(&sg, 4), 0);
     sg.guard.limit = ((uint64_t)1 << 34) - 1;
     ck_assert_int_eq(cr_exact_quick_vec(&sg, 4), 4);

@@ -361,18 +361,20 @@ START_TEST(test_segment_limit)
         const void *in, *out;
         int offsets_32;
         uint64_t want;
+        int sized; /* the limit is measured memory (exact_quick_segments reads lines up to it) */
     } cases[] = {
-        {"one allocation, the output elsewhere", x, before, 0, 1024},
-        {"from element 1000", x + 1000, before, 0, 24},
-        {"the output 100 elements in", x, x + 100, 0, 100},
-        {"the output 2 bytes in", x, (char *)x + 2, 0, 0},
-        {"the output in the next allocation", a, (char *)a + 8192 + 40, 0, 2048 + 10},
-        {"three adjacent allocations", a, before, 0, 3072},
-        {"two chunks back to back", two, before, 0, 8192},
-        {"from the second chunk", two + 16384, before, 0, 4096},
-        {"unsized memory", unsized, before, 0, (uint64_t)INT64_MAX},
-        {"unsized memory, int32 offsets", unsized, before, 1, (uint64_t)1 << 31},
-        {"int32 offsets, sized memory", x, before, 1, 1024},
+        {"one allocation, the output elsewhere", x, before, 0, 1024, 1},
+        {"from element 1000", x + 1000, before, 0, 24, 1},
+        {"the output 100 elements in", x, x + 100, 0, 100, 1},
+        {"the output 2 bytes in", x, (char *)x + 2, 0, 0, 1},
+        {"the output in the next allocation", a, (char *)a + 8192 + 40, 0, 2048 + 10, 1},
+        {"three adjacent allocations", a, before, 0, 3072, 1},
+        {"two chunks back to back", two, before, 0, 8192, 1},
+        {"from the second chunk", two + 16384, before, 0, 4096, 1},
+        {"unsized memory", unsized, before, 0, (uint64_t)INT64_MAX, 0},
+        {"unsized memory, int32 offsets", unsized, before, 1, (uint64_t)1 << 31, 0},
+        {"unsized memory, the output 100 elements in", unsized, unsized + 100, 0, 100, 0},
+        {"int32 offsets, sized memory", x, before, 1, 1024, 1},
     };
     for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
         struct cr_geometry g;
@@ -380,8 +382,9 @@ START_TEST(test_segment_limit)
         g.in_bytes = 4;
         g.offsets_32 = cases[k].offsets_32;
         expect(cr_segment_limit(h, cases[k].in, cases[k].out, &g), CURED_SUCCESS, cases[k].what);
-        ck_assert_msg(g.limit == cases[k].want, "%s: limit %llu, want %llu", cases[k].what,
-                      (unsigned long long)g.limit, (unsigned long long)cases[k].want);
+        ck_assert_msg(g.limit == cases[k].want && g.limit_sized == cases[k].sized,
+                      "%s: limit %llu (sized %d), want %llu (%d)", cases[k].what, (unsigned long long)g.limit,
+                      g.limit_sized, (unsigned long long)cases[k].want, cases[k].sized);
     }
     ck_assert_int_eq(cured_destroy(h), CURED_SUCCESS);
 }
