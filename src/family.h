@@ -156,8 +156,8 @@ struct cr_geometry {
     const void *begin, *end; /* SEGMENTS: device offset arrays */
     int offsets_32;          /* SEGMENTS: int32 offsets */
     uint64_t limit;          /* SEGMENTS: elements the offsets may index from the input (cr_segment_limit) */
-    int limit_sized;         /* SEGMENTS: 1 where limit is measured memory (or the output's start), 0 where the
-                                driver could not size the input's memory (limit is then only the offsets' bound) */
+    int limit_sized;         /* SEGMENTS: 1 where mapped memory was measured up to limit (which may be the output's
+                                start), 0 where the driver could not size it (limit is then only a bound) */
     size_t in_bytes, out_bytes, offset_bytes; /* the ranges the call reads and writes */
     const char *overlap;     /* what the output overlaps (refused after the range checks), or NULL */
 };
