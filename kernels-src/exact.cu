@@ -1042,11 +1042,12 @@ __device__ __forceinline__ void exact_quick_vectors(const T *x, const long long 
     }
 }
 
-// exact_quick's segments in 16-byte lines (j.vec 4, the planner's where the input is aligned): lane sub of a
-// group of G takes every G-th line that holds one of its K outputs' terms (len from base), K lines in flight;
-// the line's other terms become -0.0, which adds nothing. A lane loads 16 bytes where a term a lane loaded 4:
-// segments of a few dozen terms were bound by the bytes in flight (bench/NOTES.md). A line lies in the
-// input's elements [0, limit) but for the input's last, whose terms are read one by one.
+// exact_quick's segments in 16-byte lines (j.vec 4, the planner's where the input is aligned and its extent
+// measured): lane sub of a group of G takes every G-th line that holds one of its K outputs' terms (len from
+// base), K lines in flight; the line's other terms become -0.0, which adds nothing. A line puts four times a
+// term's bytes in flight a load, which segments of a few dozen terms need (bench/NOTES.md, "Segments in
+// lines"). A line lies in the input's elements [0, limit) but for the input's last, whose terms are read one
+// by one.
 template <class T, int K>
 __device__ __forceinline__ void exact_quick_lines(const T *x, u64 limit, const long long (&base)[K],
                                                  const unsigned (&len)[K], unsigned sub, unsigned G, double (&s)[K],
@@ -1224,9 +1225,8 @@ template <class T, int OP, unsigned L> __device__ __forceinline__ void exact_qui
 // fewer, longer pieces (at most an eighth of the room the warp sees), so that a few huge segments leave room
 // for the rest; which pieces a segment gets changes no bit. A warp lists its segments of one step together:
 // one read of the count and one atomic, the pieces in lane order, and a group's G lanes write its entries
-// side by side (a lane wrote a segment's entries alone, five stores an entry one after another: the 256
-// segments of 1 MiB spent ~18 us listing, bench/NOTES.md). Called by the whole warp; true for the group
-// whose segment is listed.
+// side by side, so that a segment of many pieces costs its warp no chain of stores (bench/NOTES.md, "Segments
+// in lines"). Called by the whole warp; true for the group whose segment is listed.
 __device__ __forceinline__ bool exact_list_long(const ExactJob &j, u64 o, long long b, u64 n, unsigned lane,
                                                 unsigned sub, unsigned G)
 {
