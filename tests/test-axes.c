@@ -496,6 +496,22 @@ START_TEST(test_plans_fit)
 }
 END_TEST
 
+/* The plan of a float32 EXACT_SUM over nout segments of an input of `limit` elements (limit_sized as given),
+ * and its first launch's job. */
+static void plan_exact_sum_segments(uint64_t nout, uint64_t limit, int sized, struct cr_plan *p, struct cr_exact_job *q)
+{
+    struct cr_request r;
+    ck_assert_int_eq(cr_request_make(CURED_OP_EXACT_SUM, CURED_ALGO_AUTO, CURED_TYPE_FLOAT32, CURED_TYPE_FLOAT32, &r),
+                     CURED_SUCCESS);
+    struct cr_geometry g;
+    memset(&g, 0, sizeof g);
+    g.nout = nout, g.begin = IN_OK, g.end = IN_OK, g.limit = limit, g.limit_sized = sized;
+    struct cr_unit u;
+    cr_family_for(&r)->build(&r, &u);
+    fake_plan(&r, &u, &g, 0.0, p);
+    memcpy(q, p->l[0].params[0], sizeof *q);
+}
+
 /* Exact SUM and MEAN over segments: exact_quick (listing the segments past cr_exact_long_len of its lanes an
  * output), exact_quick_long over one wave of its blocks, then the lanes over the groups they marked; and over
  * columns, exact_quick_columns' parts. */
@@ -569,43 +585,24 @@ START_TEST(test_plan_exact_segments)
         /* the fake kernel has no occupancy of its own: a block an SM */
         ck_assert_uint_eq(p.l[1].grid, (unsigned)fake.facts.sms);
     }
+    struct cr_plan p;
+    struct cr_exact_job q;
     /* memory the driver cannot size: no end for the last line, so terms (vec 0, about four a lane) */
-    {
-        struct cr_request r;
-        ck_assert_int_eq(cr_request_make(CURED_OP_EXACT_SUM, CURED_ALGO_AUTO, CURED_TYPE_FLOAT32, CURED_TYPE_FLOAT32, &r),
-                         CURED_SUCCESS);
-        struct cr_geometry g;
-        memset(&g, 0, sizeof g);
-        g.nout = 1 << 20, g.begin = IN_OK, g.end = IN_OK, g.limit = 64 << 20, g.limit_sized = 0;
-        struct cr_unit u;
-        cr_family_for(&r)->build(&r, &u);
-        struct cr_plan p;
-        fake_plan(&r, &u, &g, 0.0, &p);
-        struct cr_exact_job q;
-        memcpy(&q, p.l[0].params[0], sizeof q);
-        ck_assert_msg(!p.overflow && p.l[0].fn == 6 && q.vec == 0 && q.group == 16, "unsized: kernel %d, vec %u, group %u",
-                      p.l[0].fn, q.vec, q.group);
-    }
+    plan_exact_sum_segments(1 << 20, 64 << 20, 0, &p, &q);
+    ck_assert_msg(!p.overflow && p.l[0].fn == 6 && q.vec == 0 && q.group == 16, "unsized: kernel %d, vec %u, group %u",
+                  p.l[0].fn, q.vec, q.group);
     /* the tests' force: a shorter list, and grid 1 for every kernel */
     cr_exact_force.long_cap = 3;
     cr_exact_force.long_piece = 5;
     cr_exact_force.grid = 1;
-    struct cr_request r;
-    ck_assert_int_eq(cr_request_make(CURED_OP_EXACT_SUM, CURED_ALGO_AUTO, CURED_TYPE_FLOAT32, CURED_TYPE_FLOAT32, &r),
-                     CURED_SUCCESS);
-    struct cr_geometry g;
-    memset(&g, 0, sizeof g);
-    g.nout = 100000, g.begin = IN_OK, g.end = IN_OK, g.limit = 6400000;
-    struct cr_unit u;
-    cr_family_for(&r)->build(&r, &u);
-    struct cr_plan p;
-    fake_plan(&r, &u, &g, 0.0, &p);
-    struct cr_exact_job q;
-    memcpy(&q, p.l[0].params[0], sizeof q);
+    plan_exact_sum_segments(100000, 6400000, 0, &p, &q);
     ck_assert_msg(p.nlaunch == 3 && q.long_cap == 3 && q.long_piece == 5 && p.l[0].grid == 1 && p.l[1].grid == 1 &&
                       p.l[2].grid == 1,
                   "forced: %d launches, cap %u, pieces of %u", p.nlaunch, q.long_cap, q.long_piece);
     memset(&cr_exact_force, 0, sizeof cr_exact_force);
+    struct cr_request r;
+    struct cr_geometry g;
+    struct cr_unit u;
     /* columns for exact_quick_columns (the fifth kernel, first): few columns' thousands of parts meet in chunks of
      * CR_EXACT_COLS_FAN, their doubles and the chunks' inside the partials area, their tickets inside the slot's */
     static const struct {

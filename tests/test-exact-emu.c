@@ -952,6 +952,34 @@ START_TEST(test_segments)
 }
 END_TEST
 
+/* The head of test_long_pieces' and test_segment_lines' cases: SUM or MEAN of float16, bfloat16 or float32 by
+ * case i, int32 or int64 offsets, a result type drawn from the case's stream. */
+static void pieces_case(struct job_case *c, const char *name, int i, struct rng *r, int *o32)
+{
+    static const int types[3] = {ET_HALF, ET_BF16, ET_FLOAT};
+    memset(c, 0, sizeof *c);
+    c->t = types[i % 3];
+    c->op = i / 3 % 2 ? EOP_MEAN : EOP_SUM;
+    *o32 = i / 6 % 2;
+    rng_for(r, name, i);
+    c->rt = result_type(c->t, rnd(r));
+}
+
+/* An exact_quick variant of `group` lanes an output and `vec`: one part, the bits' groups and the grids drawn. */
+static void quick_variant(struct rng *r, struct variant *w, unsigned group, unsigned vec, uint64_t groups)
+{
+    memset(w, 0, sizeof *w);
+    w->quick = 1;
+    w->splits = 1;
+    w->part = (uint64_t)1 << 62;
+    w->group = group;
+    w->vec = vec;
+    w->per_bit = 1 + (unsigned)rnd_below(r, 3);
+    w->grid = (unsigned)(1 + rnd_below(r, groups));
+    w->quick_grid = (unsigned)(1 + rnd_below(r, (groups * group + 31) / 32));
+    w->finish_grid = 1;
+}
+
 /* Long segments in pieces: SUM and MEAN of many short segments and some of hundreds to thousands of terms that
  * a double sums exactly, under exact_quick's list (its pieces of a few terms to the planner's, lists that hold
  * every piece and lists that end inside a segment's pieces). Besides the bits, no group may go to the lanes
@@ -960,14 +988,9 @@ END_TEST
 START_TEST(test_long_pieces)
 {
     struct job_case c;
-    memset(&c, 0, sizeof c);
-    static const int types[3] = {ET_HALF, ET_BF16, ET_FLOAT};
-    c.t = types[_i % 3];
-    c.op = _i / 3 % 2 ? EOP_MEAN : EOP_SUM;
-    const int o32 = _i / 6 % 2;
     struct rng r;
-    rng_for(&r, "long pieces", _i);
-    c.rt = result_type(c.t, rnd(&r));
+    int o32;
+    pieces_case(&c, "long pieces", _i, &r, &o32);
     const size_t es = type_size(c.t), n = 6000 + rnd_below(&r, 30000), mis = rnd_below(&r, 16 / es);
     const uint64_t nseg = 32 + rnd_below(&r, 150);
     struct guarded gx, gb, ge;
@@ -1007,16 +1030,9 @@ START_TEST(test_long_pieces)
     const uint64_t groups = (nseg + 31) / 32;
     for (int k = 0; k < 4; k++) {
         struct variant *w = v + k;
-        memset(w, 0, sizeof *w);
-        w->quick = 1;
-        w->splits = 1;
-        w->part = (uint64_t)1 << 62;
-        w->group = 1u << rnd_below(&r, 6);
-        w->vec = k >= 2 ? (unsigned)cr_exact_quick_vec(j, es) : 0; /* lines where the input is aligned, or terms */
-        w->per_bit = 1 + (unsigned)rnd_below(&r, 3);
-        w->grid = (unsigned)(1 + rnd_below(&r, groups));
-        w->quick_grid = (unsigned)(1 + rnd_below(&r, (groups * w->group + 31) / 32));
-        w->finish_grid = 1;
+        const unsigned group = 1u << rnd_below(&r, 6);
+        /* lines where the input is aligned, or terms */
+        quick_variant(&r, w, group, k >= 2 ? (unsigned)cr_exact_quick_vec(j, es) : 0, groups);
         static const unsigned lens[] = {40, 64, 300};
         w->long_len = k % 2 ? lens[rnd_below(&r, 3)] : cr_exact_long_len(w->group);
         static const unsigned pieces[] = {61, 64, 100, 256}; /* (a block each in the emulation: not too many) */
@@ -1045,14 +1061,9 @@ END_TEST
 START_TEST(test_segment_lines)
 {
     struct job_case c;
-    memset(&c, 0, sizeof c);
-    static const int types[3] = {ET_HALF, ET_BF16, ET_FLOAT};
-    c.t = types[_i % 3];
-    c.op = _i / 3 % 2 ? EOP_MEAN : EOP_SUM;
-    const int o32 = _i / 6 % 2;
     struct rng r;
-    rng_for(&r, "segment lines", _i);
-    c.rt = result_type(c.t, rnd(&r));
+    int o32;
+    pieces_case(&c, "segment lines", _i, &r, &o32);
     const size_t es = type_size(c.t), per_line = 16 / es, n = 1000 + rnd_below(&r, 8000);
     const size_t total = rnd_below(&r, 4) ? n : n / per_line * per_line; /* mostly ending inside a line */
     const uint64_t nseg = 40 + rnd_below(&r, 600);
@@ -1092,17 +1103,8 @@ START_TEST(test_segment_lines)
     const uint64_t groups = (nseg + 31) / 32;
     for (int k = 0; k < 6; k++) {
         struct variant *w = v + k;
-        memset(w, 0, sizeof *w);
-        w->quick = 1;
-        w->splits = 1;
-        w->part = (uint64_t)1 << 62;
-        w->group = 1u << k;
-        w->vec = 4;
-        w->per_bit = 1 + (unsigned)rnd_below(&r, 3);
-        w->grid = (unsigned)(1 + rnd_below(&r, groups));
-        w->quick_grid = (unsigned)(1 + rnd_below(&r, (groups * w->group + 31) / 32));
-        w->finish_grid = 1;
-        if (rnd_below(&r, 2)) { /* the long ones listed: every piece held, or 1-3 entries */
+        quick_variant(&r, w, 1u << k, 4, groups);
+        if (rnd_below(&r, 2)) { /* the long ones listed: every piece held, or a short list */
             w->long_len = cr_exact_long_len(w->group);
             w->long_piece = rnd_below(&r, 2) ? 100 : CR_EXACT_LONG_PIECE_BYTES / (unsigned)es;
             /* 9-48 entries: two to five pieces a segment (an eighth of the room), so that one that does not
