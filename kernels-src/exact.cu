@@ -855,6 +855,39 @@ __device__ __forceinline__ void exact_two_sum(double &s, double v, bool &lost)
     s = t;
 }
 
+// N terms into s. 16-bit terms meet first a pair at a time in float32, by
+// TwoSum; where every pair's error is zero (it is unless one term is below
+// about 2^-13 (float16) or 2^-16 (bfloat16) of the other), the pairs' sums
+// go into the double, and otherwise each term. 16-bit terms arrive twice as
+// fast as float32's, and a term's conversion and TwoSum take the FP64 pipe:
+// a pair costs one of each instead of two (bench/NOTES.md, "16-bit terms in
+// pairs"). A term that is not finite makes an error NaN: its terms go one
+// by one, and the double loses.
+template <class T, unsigned N> __device__ __forceinline__ void exact_two_sum_terms(double &s, const T *v, bool &lost)
+{
+    if constexpr (sizeof(T) == 2) {
+        static_assert(N % 2 == 0, "pairs");
+        float f[N / 2];
+        bool inexact = false;
+#pragma unroll
+        for (unsigned q = 0; q < N; q += 2) {
+            const float x = widen<float, T>(v[q]), y = widen<float, T>(v[q + 1]);
+            f[q / 2] = x + y;
+            const float yf = f[q / 2] - x;
+            inexact |= !((x - (f[q / 2] - yf)) + (y - yf) == 0.0f);
+        }
+        if (!inexact) {
+#pragma unroll
+            for (unsigned q = 0; q < N / 2; q++)
+                exact_two_sum(s, (double)f[q], lost);
+            return;
+        }
+    }
+#pragma unroll
+    for (unsigned q = 0; q < N; q++)
+        exact_two_sum(s, widen<double, T>(v[q]), lost);
+}
+
 // A lane's output (splits 1, len > 0 terms) summed in a double by TwoSum:
 // when no addition loses a bit (the terms span fewer bits than a double
 // holds, as most float32, bfloat16 and float16 terms of one output do), the
@@ -1024,20 +1057,18 @@ __device__ __forceinline__ void exact_quick_vectors(const T *x, const long long 
                                                     bool (&lost)[K])
 {
     constexpr unsigned V = 16 / sizeof(T);
+    constexpr unsigned NEG0 = sizeof(T) == 4 ? 0x80000000u : 0x80008000u; // -0.0 in each of a word's terms
     for (unsigned i = sub; i * V < most; i += G) {
         uint4 w[K];
 #pragma unroll
         for (int k = 0; k < K; k++) {
-            w[k].x = w[k].y = w[k].z = w[k].w = 0u;
+            w[k].x = w[k].y = w[k].z = w[k].w = NEG0; // past output k's terms: -0.0, which adds nothing
             if (i * V < len[k])
                 w[k] = __ldg((const uint4 *)(x + base[k] + (long long)i * V));
         }
 #pragma unroll
         for (int k = 0; k < K; k++) {
-            const T *e = reinterpret_cast<const T *>(&w[k]);
-#pragma unroll
-            for (unsigned q = 0; q < V; q++)
-                exact_two_sum(s[k], i * V < len[k] ? widen<double, T>(e[q]) : -0.0, lost[k]);
+            exact_two_sum_terms<T, V>(s[k], reinterpret_cast<const T *>(&w[k]), lost[k]);
         }
     }
 }
@@ -1533,8 +1564,8 @@ __device__ __forceinline__ void exact_column_rows(const T *col, long long stride
         for (int k = 0; k < IN; k++)
             v[k] = p[k * d];
 #pragma unroll
-        for (int k = 0; k < IN; k++)
-            exact_two_sum(s, widen<double, T>(v[k]), lost);
+        for (int k = 0; k < IN; k += 2) // a pair at a time: fewer registers than all IN at once
+            exact_two_sum_terms<T, 2>(s, v + k, lost);
     }
     for (; r < r1; r += by, p += d)
         exact_two_sum(s, widen<double, T>(*p), lost);
