@@ -37,10 +37,9 @@ extern "C" __global__ void read4(const int4 *p, size_t n4, int *sink) {
 }
 """
 
-# cured.h values
-SUM, MAX, ARGMAX = 0, 3, 6
-MEAN_VAR, LOGSUMEXP = 22, 23
-T = {"int32": 0, "int64": 1, "bfloat16": 9, "float32": 10, "float64": 11}
+# the library's codes, from its tables
+SUM, MAX, ARGMAX, MEAN_VAR, LOGSUMEXP = (_lib.tables().ops[k] for k in ("SUM", "MAX", "ARGMAX", "MEAN_VAR", "LOGSUMEXP"))
+T = {name: entry[0] for name, entry in _lib.tables().types.items()}
 
 
 def ceiling_us(x, iters):

@@ -27,10 +27,7 @@ import statistics
 import sys
 
 BYTES = 256 << 20
-# include/cured.h
-T_INT32, T_INT64, T_INT8, T_BF16, T_FLOAT32 = 0, 1, 2, 9, 10
-OP_SUM, OP_MAX, OP_ARGMAX, OP_MEAN_VAR, OP_LOGSUMEXP = 0, 3, 6, 22, 23
-MAX_RANK = 8
+MAX_RANK = 8  # cured_layout's arrays (include/cured.h); main() checks it against cured_max_rank()
 
 
 class Layout(ctypes.Structure):
@@ -47,6 +44,19 @@ def load_cured():
                                             ctypes.POINTER(Layout), ctypes.c_uint32, ctypes.c_void_p, ctypes.c_int,
                                             ctypes.POINTER(Layout), ctypes.c_void_p]
     return lib
+
+
+def library_codes(lib):
+    """The library's operator and type codes by name, read from its tables (cured_op_name until
+    "UNKNOWN", cured_type_name while cured_type_size is not zero), as python/cured does."""
+    lib.cured_op_name.restype = lib.cured_type_name.restype = ctypes.c_char_p
+    lib.cured_type_size.restype = ctypes.c_size_t
+    ops, types = {}, {}
+    while lib.cured_op_name(len(ops)).decode() != "UNKNOWN":
+        ops[lib.cured_op_name(len(ops)).decode()] = len(ops)
+    while lib.cured_type_size(len(types)):
+        types[lib.cured_type_name(len(types)).decode()] = len(types)
+    return ops, types
 
 
 def median_us(torch, fn, iters):
@@ -80,6 +90,12 @@ def main():
     if cupy is not None:
         cupy.cuda.Device(args.device).use()
     lib = load_cured()
+    if lib.cured_max_rank() != MAX_RANK:
+        sys.exit("cured_max_rank() is %d; this script's cured_layout has %d" % (lib.cured_max_rank(), MAX_RANK))
+    ops, types = library_codes(lib)
+    T_INT32, T_INT64, T_INT8, T_BF16, T_FLOAT32 = (types[k] for k in ("int32", "int64", "int8", "bfloat16", "float32"))
+    OP_SUM, OP_MAX, OP_ARGMAX, OP_MEAN_VAR, OP_LOGSUMEXP = (
+        ops[k] for k in ("SUM", "MAX", "ARGMAX", "MEAN_VAR", "LOGSUMEXP"))
     h = ctypes.c_void_p()
     st = lib.cured_create(args.device, ctypes.byref(h))
     if st != 0:
