@@ -861,8 +861,8 @@ __device__ __forceinline__ void exact_two_sum(double &s, double v, bool &lost)
 // go into the double, and otherwise each term. 16-bit terms arrive twice as
 // fast as float32's, and a term's conversion and TwoSum take the FP64 pipe:
 // a pair costs one of each instead of two (bench/NOTES.md, "16-bit terms in
-// pairs"). A term that is not finite makes an error NaN: its terms go one
-// by one, and the double loses.
+// pairs"). A term that is not finite, or two bfloat16 terms whose sum
+// overflows float32, make an error NaN: their terms go one by one, as before.
 template <class T, unsigned N> __device__ __forceinline__ void exact_two_sum_terms(double &s, const T *v, bool &lost)
 {
     if constexpr (sizeof(T) == 2) {
