@@ -3,7 +3,7 @@
 
 Run by hand on a GPU host (not a dependency of the library):
 
-    CURED_LIBRARY=/path/to/libcured.so python3 bench/peer_axes.py [--iters 20] [--csv out.csv]
+    CURED_LIBRARY=/path/to/libcured.so PYTHONPATH=python python3 bench/peer_axes.py [--iters 20] [--csv out.csv]
 
 The shapes are those of `cured bench axes`: 256 MiB 2-D arrays, rows = 2^0,
 2^2, ..., 2^26 of float32 (the same bytes for bfloat16, int32, int8), each
@@ -46,19 +46,6 @@ def load_cured():
     return lib
 
 
-def library_codes(lib):
-    """The library's operator and type codes by name, read from its tables (cured_op_name until
-    "UNKNOWN", cured_type_name while cured_type_size is not zero), as python/cured does."""
-    lib.cured_op_name.restype = lib.cured_type_name.restype = ctypes.c_char_p
-    lib.cured_type_size.restype = ctypes.c_size_t
-    ops, types = {}, {}
-    while lib.cured_op_name(len(ops)).decode() != "UNKNOWN":
-        ops[lib.cured_op_name(len(ops)).decode()] = len(ops)
-    while lib.cured_type_size(len(types)):
-        types[lib.cured_type_name(len(types)).decode()] = len(types)
-    return ops, types
-
-
 def median_us(torch, fn, iters):
     fn()  # compiles (cured), warms caches and allocators (torch, cupy)
     torch.cuda.synchronize()
@@ -92,7 +79,8 @@ def main():
     lib = load_cured()
     if lib.cured_max_rank() != MAX_RANK:
         sys.exit("cured_max_rank() is %d; this script's cured_layout has %d" % (lib.cured_max_rank(), MAX_RANK))
-    ops, types = library_codes(lib)
+    from cured import _lib  # the library's own tables (python/cured, on PYTHONPATH)
+    ops, types = _lib.tables().ops, {name: entry[0] for name, entry in _lib.tables().types.items()}
     T_INT32, T_INT64, T_INT8, T_BF16, T_FLOAT32 = (types[k] for k in ("int32", "int64", "int8", "bfloat16", "float32"))
     OP_SUM, OP_MAX, OP_ARGMAX, OP_MEAN_VAR, OP_LOGSUMEXP = (
         ops[k] for k in ("SUM", "MAX", "ARGMAX", "MEAN_VAR", "LOGSUMEXP"))
